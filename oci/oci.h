@@ -1,0 +1,105 @@
+/* The image library's interface to the program: open the store, resolve a
+ * reference to an immutable image, inspect, import, remove and unpack it.
+ * Nothing here knows about namespaces or running processes. */
+#ifndef OCI_OCI_H
+#define OCI_OCI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+
+/* "sha256:" + 64 lowercase hex digits + NUL */
+#define OCI_DIGEST_LEN 72
+
+struct oci_store; /* opaque: $root/store (an OCI layout) and $root/cache */
+
+struct oci_platform {
+  char *os;
+  char *architecture;
+  char *variant; /* may be NULL */
+};
+
+struct oci_layer {
+  char digest[OCI_DIGEST_LEN];  /* compressed blob, as in the manifest */
+  char diff_id[OCI_DIGEST_LEN]; /* uncompressed tar, from config rootfs.diff_ids */
+  char *media_type;
+  int64_t size;
+};
+
+/* What the image config says about running it (OCI config "config" object). */
+struct oci_run_defaults {
+  char *user;        /* may be NULL */
+  char **env;        /* NULL-terminated, may be empty */
+  char **entrypoint; /* NULL-terminated or NULL */
+  char **cmd;        /* NULL-terminated or NULL */
+  char *working_dir; /* may be NULL */
+};
+
+/* An image reference resolved to immutable identities. Everything after
+ * resolution uses image_id / manifest_digest, never the name the user typed. */
+struct oci_image {
+  char image_id[OCI_DIGEST_LEN];        /* config digest */
+  char manifest_digest[OCI_DIGEST_LEN];
+  char *layout_path;  /* OCI layout the blobs are read from */
+  char **ref_names;   /* names in that layout pointing at this manifest, NULL-terminated */
+  char **repo_digests; /* "NAME@sha256:<manifest digest>", NULL-terminated */
+  struct oci_platform platform;
+  struct oci_layer *layers;
+  size_t n_layers;
+  struct oci_run_defaults defaults;
+};
+
+struct oci_unpack_options {
+  bool quiet; /* no progress output even on a terminal */
+};
+
+/* Opens (creating when missing) the store under root: root/store is an OCI
+ * image layout, root/cache holds unpacked rootfs trees. */
+int oci_store_open(const char *root, struct oci_store **out, oci_error_t *err);
+void oci_store_close(struct oci_store *store);
+const char *oci_store_root(const struct oci_store *store);
+
+/* Accepts: a ref name in the store ("python:3.13-slim"), an image ID
+ * ("sha256:<hex>" or a unique prefix of >= 12 hex digits, with or without
+ * "sha256:"), "NAME@sha256:<manifest digest>", or "oci:PATH[:REF]". */
+int oci_image_resolve(struct oci_store *store, const char *reference, struct oci_image **out,
+                      oci_error_t *err);
+void oci_image_free(struct oci_image *image);
+
+/* JSON for `image inspect`: id, manifest digest, repo digests, platform,
+ * layers (digest, size, diff_id, media type) and the run defaults. */
+cJSON *oci_image_inspect_json(const struct oci_image *image);
+
+/* One entry per ref name in the store's index. */
+struct oci_image_summary {
+  char *ref_name; /* may be NULL for an untagged manifest */
+  char image_id[OCI_DIGEST_LEN];
+  char manifest_digest[OCI_DIGEST_LEN];
+  int64_t size; /* sum of layer blob sizes */
+};
+int oci_image_list(struct oci_store *store, struct oci_image_summary **out, size_t *n_out,
+                   oci_error_t *err);
+void oci_image_summaries_free(struct oci_image_summary *list, size_t n);
+
+/* source: "oci:PATH[:REF]", "oci-archive:FILE[:REF]", "docker-archive:FILE[:REF]",
+ * or a plain path to a tarball (format detected). Blobs are verified on the
+ * way in; the index is replaced atomically. Names imported as ref_name
+ * unless as_name is given. */
+int oci_image_import(struct oci_store *store, const char *source, const char *as_name,
+                     oci_error_t *err);
+
+/* Removes a ref name (or every name of an image ID) and the blobs no longer
+ * referenced, and the cached rootfs of images no longer present. */
+int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t *err);
+
+/* Applies the image's layers into the cache (verified, content addressed,
+ * atomic) and returns the rootfs path in *rootfs (caller frees). A second
+ * call is a cache hit. */
+int oci_image_unpack(struct oci_store *store, const struct oci_image *image,
+                     const struct oci_unpack_options *options, char **rootfs, oci_error_t *err);
+
+#endif

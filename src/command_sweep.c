@@ -1,0 +1,12 @@
+/* `ocirun sweep`: placeholder until its issue lands. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "ocirun.h"
+
+int command_sweep(int argc, char **argv, const struct global_options *global)
+{
+  fprintf(stderr, "ocirun: sweep: not implemented yet\n");
+  return EXIT_FAILURE_GENERIC;
+}

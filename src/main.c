@@ -1,0 +1,94 @@
+/* ocirun's entry point: global options, then one subcommand. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocirun.h"
+
+static const struct {
+  const char *name;
+  command_fn fn;
+  const char *summary;
+} commands[] = {
+    {"image", command_image, "manage the image store: import, ls, inspect, rm, unpack"},
+    {"run", command_run, "run a command in an image behind ocirun's boundary"},
+    {"probe", command_probe, "run the isolation probe and write the evidence artifact"},
+    {"compare", command_compare, "compare two evidence artifacts side by side"},
+    {"seccomp-profile", command_seccomp_profile, "print the default seccomp profile (Docker JSON)"},
+    {"sweep", command_sweep, "clean up after runs whose runner crashed"},
+};
+
+static void usage(FILE *out)
+{
+  fprintf(out, "Usage: ocirun [--root DIR] [--quiet] COMMAND [ARGS...]\n"
+               "\n"
+               "A daemonless runner for OCI images already on this machine.\n"
+               "\n"
+               "Global options:\n"
+               "  --root DIR   image store, rootfs cache and run state\n"
+               "               (default $OCIRUN_ROOT, else /var/lib/ocirun)\n"
+               "  -q, --quiet  no progress output\n"
+               "  -h, --help   this help\n"
+               "  --version    print the version\n"
+               "\n"
+               "Commands:\n");
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    fprintf(out, "  %-16s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "\nRun 'ocirun COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+  static const struct option options[] = {
+      {"root", required_argument, NULL, 'r'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
+      {NULL, 0, NULL, 0},
+  };
+  struct global_options global = {.root = getenv("OCIRUN_ROOT"), .quiet = false};
+  int c;
+
+  if (global.root == NULL || global.root[0] == '\0')
+    global.root = "/var/lib/ocirun";
+
+  /* '+' stops at the first non-option: the command parses the rest. */
+  while ((c = getopt_long(argc, argv, "+qh", options, NULL)) != -1) {
+    switch (c) {
+    case 'r':
+      global.root = optarg;
+      break;
+    case 'q':
+      global.quiet = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return EXIT_OK;
+    case 'V':
+      printf("ocirun %s\n", PACKAGE_VERSION);
+      return EXIT_OK;
+    default:
+      usage(stderr);
+      return EXIT_USAGE;
+    }
+  }
+  if (optind >= argc) {
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+    if (strcmp(argv[optind], commands[i].name) == 0) {
+      /* Commands see argv[0] = their own name, and parse from optind = 1. */
+      int sub_argc = argc - optind;
+      char **sub_argv = argv + optind;
+      optind = 0; /* reset getopt for the command */
+      return commands[i].fn(sub_argc, sub_argv, &global);
+    }
+  }
+  fprintf(stderr, "ocirun: unknown command '%s'\n", argv[optind]);
+  usage(stderr);
+  return EXIT_USAGE;
+}

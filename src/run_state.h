@@ -1,0 +1,23 @@
+/* A small on-disk record of each live run (owner pid and its start time,
+ * cgroup path), so `ocirun sweep` can clean up after a crashed runner. */
+#ifndef RUN_STATE_H
+#define RUN_STATE_H
+
+#include "oci/error.h"
+
+struct run_record {
+  char *name;
+  int owner_pid;
+  unsigned long long owner_start_time; /* /proc/PID/stat field 22 */
+  char *cgroup_path;                   /* may be NULL */
+  char *run_dir;                       /* per-run scratch (overlay upper), may be NULL */
+};
+
+/* root/run/<name>.json, written atomically; fails if the name is taken by a live run. */
+int run_state_write(const char *root, const struct run_record *record, oci_error_t *err);
+int run_state_remove(const char *root, const char *name, oci_error_t *err);
+/* Removes records whose owner is gone, killing their cgroups and run dirs.
+ * Reports what it cleaned on stdout. */
+int run_state_sweep(const char *root, int *n_swept, oci_error_t *err);
+
+#endif
