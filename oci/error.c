@@ -65,8 +65,8 @@ int oci_error_wrap(oci_error_t *err, const char *fmt, ...)
   if (vasprintf(&prefix, fmt, ap) < 0)
     prefix = NULL;
   va_end(ap);
-  if (prefix != NULL && asprintf(&joined, "%s: %s", prefix, (*err)->message ? (*err)->message : "")
-      >= 0) {
+  if (prefix != NULL &&
+      asprintf(&joined, "%s: %s", prefix, (*err)->message ? (*err)->message : "") >= 0) {
     free((*err)->message);
     (*err)->message = joined;
   }

@@ -42,10 +42,10 @@ struct oci_run_defaults {
 /* An image reference resolved to immutable identities. Everything after
  * resolution uses image_id / manifest_digest, never the name the user typed. */
 struct oci_image {
-  char image_id[OCI_DIGEST_LEN];        /* config digest */
+  char image_id[OCI_DIGEST_LEN]; /* config digest */
   char manifest_digest[OCI_DIGEST_LEN];
-  char *layout_path;  /* OCI layout the blobs are read from */
-  char **ref_names;   /* names in that layout pointing at this manifest, NULL-terminated */
+  char *layout_path;   /* OCI layout the blobs are read from */
+  char **ref_names;    /* names in that layout pointing at this manifest, NULL-terminated */
   char **repo_digests; /* "NAME@sha256:<manifest digest>", NULL-terminated */
   struct oci_platform platform;
   struct oci_layer *layers;

@@ -43,8 +43,8 @@ struct run_config {
   char *hostname;
   bool interactive; /* -i */
   bool entrypoint_set;
-  char *entrypoint;   /* --entrypoint ("" clears the image's) */
-  char **command;     /* after IMAGE, NULL-terminated, may be empty */
+  char *entrypoint;       /* --entrypoint ("" clears the image's) */
+  char **command;         /* after IMAGE, NULL-terminated, may be empty */
   double timeout_seconds; /* --timeout, default 30 */
   char *cgroup_parent;    /* --cgroup-parent, default /sys/fs/cgroup/ocirun */
   bool dry_run;           /* --dry-run: print the plan, run nothing */

@@ -16,12 +16,12 @@ struct run_io {
 };
 
 struct run_result {
-  int exit_code;   /* docker's conventions: status, 128+signal, 125/126/127 */
-  bool exited;     /* exited normally (vs killed by a signal) */
-  int signal;      /* when killed */
-  bool oom_killed; /* the cgroup's memory.events counted an oom_kill */
-  bool timed_out;  /* killed at the --timeout deadline */
-  bool interrupted; /* SIGINT/SIGTERM to ocirun */
+  int exit_code;          /* docker's conventions: status, 128+signal, 125/126/127 */
+  bool exited;            /* exited normally (vs killed by a signal) */
+  int signal;             /* when killed */
+  bool oom_killed;        /* the cgroup's memory.events counted an oom_kill */
+  bool timed_out;         /* killed at the --timeout deadline */
+  bool interrupted;       /* SIGINT/SIGTERM to ocirun */
   bool teardown_verified; /* cgroup gone, no process left, state removed */
 };
 
@@ -30,7 +30,7 @@ struct run_result {
  * negative value with *err set when the boundary could not be built (nothing
  * ran, everything created was removed). */
 int runtime_run(struct oci_store *store, const struct oci_image *image, const char *rootfs,
-                const struct run_config *config, const struct run_io *io,
-                struct run_result *result, oci_error_t *err);
+                const struct run_config *config, const struct run_io *io, struct run_result *result,
+                oci_error_t *err);
 
 #endif

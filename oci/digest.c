@@ -1,0 +1,157 @@
+/* Digest validation, SHA-256 hashing and verified blob reads. */
+#include "config.h"
+#include "digest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "cleanup.h"
+
+bool oci_digest_valid(const char *digest)
+{
+  static const char prefix[] = "sha256:";
+  size_t i;
+
+  if (digest == NULL || strncmp(digest, prefix, sizeof(prefix) - 1) != 0)
+    return false;
+  digest += sizeof(prefix) - 1;
+  for (i = 0; digest[i] != '\0'; i++) {
+    char c = digest[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+      return false;
+  }
+  return i == 64;
+}
+
+struct oci_sha256 {
+  EVP_MD_CTX *context;
+};
+
+struct oci_sha256 *oci_sha256_new(void)
+{
+  struct oci_sha256 *hash = calloc(1, sizeof(*hash));
+  if (hash == NULL)
+    return NULL;
+  hash->context = EVP_MD_CTX_new();
+  if (hash->context == NULL || EVP_DigestInit_ex(hash->context, EVP_sha256(), NULL) != 1) {
+    EVP_MD_CTX_free(hash->context);
+    free(hash);
+    return NULL;
+  }
+  return hash;
+}
+
+void oci_sha256_update(struct oci_sha256 *hash, const void *data, size_t length)
+{
+  /* EVP_DigestUpdate only fails on a broken context, which _new rules out. */
+  EVP_DigestUpdate(hash->context, data, length);
+}
+
+static void digest_format(const unsigned char *raw, char out[OCI_DIGEST_LEN])
+{
+  static const char hex[] = "0123456789abcdef";
+  memcpy(out, "sha256:", 7);
+  for (int i = 0; i < 32; i++) {
+    out[7 + 2 * i] = hex[raw[i] >> 4];
+    out[8 + 2 * i] = hex[raw[i] & 15];
+  }
+  out[71] = '\0';
+}
+
+void oci_sha256_final(struct oci_sha256 *hash, char out[OCI_DIGEST_LEN])
+{
+  unsigned char raw[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(hash->context, raw, &length);
+  digest_format(raw, out);
+}
+
+void oci_sha256_free(struct oci_sha256 *hash)
+{
+  if (hash == NULL)
+    return;
+  EVP_MD_CTX_free(hash->context);
+  free(hash);
+}
+
+void oci_sha256_buffer(const void *data, size_t length, char out[OCI_DIGEST_LEN])
+{
+  unsigned char raw[EVP_MAX_MD_SIZE];
+  unsigned int raw_length = 0;
+  EVP_Digest(data, length, raw, &raw_length, EVP_sha256(), NULL);
+  digest_format(raw, out);
+}
+
+int oci_blob_open(int layout_dir_fd, const char *digest, oci_error_t *err)
+{
+  char path[128];
+  struct open_how how = {
+      .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
+      .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
+  };
+  int fd;
+
+  /* The digest is validated before it becomes part of a path. */
+  if (!oci_digest_valid(digest))
+    return oci_error_set(err, 0, "malformed digest '%.80s' (want sha256:<64 hex digits>)",
+                         digest ? digest : "(null)");
+  snprintf(path, sizeof(path), "blobs/sha256/%s", digest + 7);
+  fd = (int)syscall(SYS_openat2, layout_dir_fd, path, &how, sizeof(how));
+  if (fd < 0)
+    return oci_error_errno(err, "open blob %s", digest);
+  return fd;
+}
+
+int oci_blob_read_verified(int layout_dir_fd, const char *digest, int64_t expected_size,
+                           size_t max_size, char **out, size_t *length, oci_error_t *err)
+{
+  cleanup_close int fd = -1;
+  cleanup_free char *buffer = NULL;
+  char actual[OCI_DIGEST_LEN];
+  struct stat st;
+  size_t done = 0;
+
+  fd = oci_blob_open(layout_dir_fd, digest, err);
+  if (fd < 0)
+    return -1;
+  if (fstat(fd, &st) < 0)
+    return oci_error_errno(err, "stat blob %s", digest);
+  if (!S_ISREG(st.st_mode))
+    return oci_error_set(err, 0, "blob %s is not a regular file", digest);
+  if (expected_size >= 0 && st.st_size != expected_size)
+    return oci_error_set(err, 0, "blob %s: size %lld does not match descriptor size %lld", digest,
+                         (long long)st.st_size, (long long)expected_size);
+  if ((uint64_t)st.st_size > max_size)
+    return oci_error_set(err, 0, "blob %s: size %lld exceeds the limit of %zu bytes", digest,
+                         (long long)st.st_size, max_size);
+  buffer = malloc((size_t)st.st_size + 1);
+  if (buffer == NULL)
+    return oci_error_errno(err, "read blob %s", digest);
+  while (done < (size_t)st.st_size) {
+    ssize_t n = read(fd, buffer + done, (size_t)st.st_size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return oci_error_errno(err, "read blob %s", digest);
+    if (n == 0)
+      return oci_error_set(err, 0, "blob %s: truncated while reading", digest);
+    done += (size_t)n;
+  }
+  buffer[done] = '\0';
+  oci_sha256_buffer(buffer, done, actual);
+  if (strcmp(actual, digest) != 0)
+    return oci_error_set(err, 0, "blob %s: content digest is %s", digest, actual);
+  *out = steal_pointer(&buffer);
+  if (length != NULL)
+    *length = done;
+  return 0;
+}
