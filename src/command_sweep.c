@@ -1,12 +1,52 @@
-/* `ocirun sweep`: placeholder until its issue lands. */
+/* `ocirun sweep`: cleans up after runs whose runner crashed (its pid gone or
+ * reused): kills and removes their cgroups, run dirs and records. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "ocirun.h"
+#include "run_state.h"
+
+static void sweep_usage(FILE *out)
+{
+  fprintf(out, "Usage: ocirun sweep [--help]\n"
+               "\n"
+               "Finds run records under ROOT/run whose runner is gone (or whose pid now\n"
+               "belongs to another process), kills and removes their cgroup, unmounts and\n"
+               "removes their run directory, and removes the record. Live runs are left\n"
+               "alone. Prints one line per run swept.\n");
+}
 
 int command_sweep(int argc, char **argv, const struct global_options *global)
 {
-  fprintf(stderr, "ocirun: sweep: not implemented yet\n");
-  return EXIT_FAILURE_GENERIC;
+  static const struct option options[] = {
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  oci_error_t err = NULL;
+  int n_swept = 0, c;
+
+  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    switch (c) {
+    case 'h':
+      sweep_usage(stdout);
+      return EXIT_OK;
+    default:
+      sweep_usage(stderr);
+      return EXIT_USAGE;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "ocirun: sweep: unexpected argument '%s'\n", argv[optind]);
+    sweep_usage(stderr);
+    return EXIT_USAGE;
+  }
+  if (run_state_sweep(global->root, &n_swept, &err) < 0) {
+    oci_error_print(&err);
+    return EXIT_FAILURE_GENERIC;
+  }
+  if (!global->quiet)
+    printf("swept %d run%s\n", n_swept, n_swept == 1 ? "" : "s");
+  return EXIT_OK;
 }

@@ -13,11 +13,18 @@ struct run_record {
   char *run_dir;                       /* per-run scratch (overlay upper), may be NULL */
 };
 
-/* root/run/<name>.json, written atomically; fails if the name is taken by a live run. */
+/* root/run/<name>.json, written atomically; fails if the name is taken by a live run
+ * (a dead run's record of the same name is swept first). owner_pid <= 0 means
+ * the calling process; owner_start_time 0 means read it from /proc. */
 int run_state_write(const char *root, const struct run_record *record, oci_error_t *err);
+/* Removes the record (not the cgroup or run dir); a missing record is fine. */
 int run_state_remove(const char *root, const char *name, oci_error_t *err);
 /* Removes records whose owner is gone, killing their cgroups and run dirs.
  * Reports what it cleaned on stdout. */
 int run_state_sweep(const char *root, int *n_swept, oci_error_t *err);
+
+/* Field 22 of /proc/PID/stat (clock ticks after boot): with the pid, it
+ * identifies a process even after its pid is reused. */
+int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err);
 
 #endif
