@@ -1,0 +1,576 @@
+#!/usr/bin/env python3
+"""Writes hostile and broken OCI image layouts, one per case, for tests/hostile.sh.
+
+Usage: make-hostile.py OUTDIR. Each OUTDIR/<case>/ is an OCI layout whose
+image is tagged hostile:latest, with an `expect` file saying what ocirun must
+do with it (format below). Built with tarfile, gzip, json and hashlib only, so
+the layouts do not depend on ocirun or on any OCI library.
+"""
+import gzip
+import hashlib
+import io
+import json
+import os
+import platform
+import re
+import sys
+import tarfile
+
+EXPECT_HEADER = """\
+# What ocirun must do with this layout (read by tests/hostile.sh).
+#   outcome refuse|contain|succeed
+#     refuse: import and/or unpack exits non-zero; contain: exit 0 is allowed
+#     only if nothing escaped; succeed: unpack must exit 0 (and nothing escaped)
+#   refuse_at import|any  import must already fail (import), or may succeed
+#     as long as unpacking the imported image then fails (any)
+#   match ERE      every line applies, case-insensitive, to the one-line error
+#   canary NAME    no file named NAME* may exist outside the final rootfs
+#                  (searched in /tmp and the test's directory)
+#   guard PATH     a host file: created by the test if missing, must be
+#                  unchanged after (content, link count)
+#   no_devices     the rootfs has no device nodes
+#   present_in_rootfs PATH  after a successful unpack, PATH exists in the rootfs
+"""
+
+GZIP_LAYER = "application/vnd.oci.image.layer.v1.tar+gzip"
+MANIFEST = "application/vnd.oci.image.manifest.v1+json"
+INDEX = "application/vnd.oci.image.index.v1+json"
+CONFIG = "application/vnd.oci.image.config.v1+json"
+REF = "hostile:latest"
+ARCH = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def entry(name, kind="file", data=b"", target="", mode=None, **extra):
+    """A tar member as a (TarInfo, data) pair."""
+    info = tarfile.TarInfo(name)
+    info.mtime = 1700000000
+    info.type = {
+        "file": tarfile.REGTYPE,
+        "dir": tarfile.DIRTYPE,
+        "symlink": tarfile.SYMTYPE,
+        "hardlink": tarfile.LNKTYPE,
+        "char": tarfile.CHRTYPE,
+        "block": tarfile.BLKTYPE,
+        "fifo": tarfile.FIFOTYPE,
+    }[kind]
+    info.mode = mode if mode is not None else (0o755 if kind == "dir" else 0o644)
+    info.linkname = target
+    info.size = len(data)
+    for key, value in extra.items():
+        setattr(info, key, value)
+    return info, data
+
+
+def hardlink_with_data(info, data):
+    """tarfile zeroes the size of link entries, so build this header as a
+    regular file's and then turn its type into a hardlink (checksum redone)."""
+    info.type = tarfile.REGTYPE
+    header = bytearray(info.tobuf(tarfile.USTAR_FORMAT))
+    header[156:157] = tarfile.LNKTYPE
+    header[148:156] = b" " * 8
+    header[148:156] = b"%06o\0 " % sum(header[:512])
+    padding = b"\0" * (-len(data) % tarfile.BLOCKSIZE)
+    return bytes(header) + data + padding
+
+
+def make_tar(entries):
+    """Tar bytes with the entries exactly as given: no name cleaning."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for info, data in entries:
+            if info.type == tarfile.LNKTYPE and data:
+                raw = hardlink_with_data(info, data)
+                tar.fileobj.write(raw)
+                tar.offset += len(raw)
+                continue
+            tar.addfile(info, io.BytesIO(data) if data else None)
+    return buf.getvalue()
+
+
+def gz(data):
+    return gzip.compress(data, compresslevel=6, mtime=0)
+
+
+class Layout:
+    """An OCI layout being written; blobs are named by their digest unless told."""
+
+    def __init__(self, path):
+        self.path = path
+        os.makedirs(os.path.join(path, "blobs", "sha256"))
+        with open(os.path.join(path, "oci-layout"), "w") as f:
+            json.dump({"imageLayoutVersion": "1.0.0"}, f)
+
+    def blob(self, data, name=None):
+        digest = "sha256:" + sha256(data)
+        algo, _, hexpart = (name or digest).partition(":")
+        os.makedirs(os.path.join(self.path, "blobs", algo), exist_ok=True)
+        with open(os.path.join(self.path, "blobs", algo, hexpart), "wb") as f:
+            f.write(data)
+        return digest
+
+    def json_blob(self, obj):
+        data = json.dumps(obj, separators=(",", ":")).encode()
+        return {"digest": self.blob(data), "size": len(data)}
+
+    def index(self, manifests, raw=None):
+        with open(os.path.join(self.path, "index.json"), "wb") as f:
+            f.write(raw if raw is not None else json.dumps(
+                {"schemaVersion": 2, "mediaType": INDEX, "manifests": manifests}).encode())
+
+
+def standard_image(path, layer_tars, tweak=None):
+    """A well-formed single-platform image of the given uncompressed layers.
+    tweak(parts) may change the descriptors, config or blobs before writing."""
+    layout = Layout(path)
+    parts = {
+        "layers": [{"mediaType": GZIP_LAYER, "tar": t, "blob": gz(t)} for t in layer_tars],
+        "manifest_media_type": MANIFEST,
+        "index_extra": {},
+    }
+    for layer in parts["layers"]:
+        layer["digest"] = "sha256:" + sha256(layer["blob"])
+        layer["size"] = len(layer["blob"])
+        layer["write"] = layer["blob"]
+        layer["name"] = None
+    parts["config"] = {
+        "architecture": ARCH,
+        "os": "linux",
+        "config": {"Cmd": ["/bin/sh"], "Env": ["PATH=/bin"]},
+        "rootfs": {"type": "layers", "diff_ids": ["sha256:" + sha256(t) for t in layer_tars]},
+    }
+    parts["config_bytes"] = None
+    if tweak:
+        tweak(parts)
+    for layer in parts["layers"]:
+        if layer["write"] is not None:
+            layout.blob(layer["write"], layer["name"])
+    config_bytes = parts["config_bytes"] or json.dumps(parts["config"]).encode()
+    config_digest = layout.blob(config_bytes)
+    manifest = {
+        "schemaVersion": 2,
+        "mediaType": parts["manifest_media_type"],
+        "config": {"mediaType": CONFIG, "digest": config_digest, "size": len(config_bytes)},
+        "layers": [{"mediaType": l["mediaType"], "digest": l["digest"], "size": l["size"]}
+                   for l in parts["layers"]],
+    }
+    manifest_bytes = json.dumps(manifest).encode()
+    manifest_digest = layout.blob(manifest_bytes)
+    descriptor = {"mediaType": parts["manifest_media_type"], "digest": manifest_digest,
+                  "size": len(manifest_bytes), "annotations": {"org.opencontainers.image.ref.name": REF}}
+    descriptor.update(parts["index_extra"])
+    layout.index([descriptor])
+    return {"layout": layout, "config_digest": config_digest, "config_bytes": config_bytes,
+            "manifest_digest": manifest_digest, "manifest_bytes": manifest_bytes,
+            "parts": parts}
+
+
+def hex12(digest):
+    return digest.split(":", 1)[1][:12]
+
+
+def base_layer():
+    return make_tar([entry("etc", "dir"), entry("etc/hostname", data=b"hostile\n")])
+
+
+# --- cases: each returns the expect lines; the layout is written to path ---
+CASES = {}
+
+
+def case(name):
+    def register(fn):
+        CASES[name] = fn
+        return fn
+    return register
+
+
+def escape_case(path, name, layers, regex, extra=()):
+    """A layer-content case: the blobs are valid, the entries are hostile."""
+    standard_image(path, [base_layer()] + layers)
+    return ["outcome contain", f"canary ocirun-escape-{name}", f"match {regex}", *extra]
+
+
+@case("dotdot")
+def _(path):
+    c = "ocirun-escape-dotdot"
+    return escape_case(path, "dotdot", [make_tar([
+        entry("../../../../../../../../../../../../tmp/" + c, data=b"escaped\n"),
+        entry("etc/../../" + c + "-1", data=b"escaped one level\n"),
+        entry("./../" + c + "-2", data=b"escaped\n"),
+        entry("etc/../../../../../../../../../../../../tmp/" + c + "-dir", "dir"),
+    ])], r"\.\.|ocirun-escape-dotdot")
+
+
+@case("absolute")
+def _(path):
+    c = "ocirun-escape-absolute"
+    return escape_case(path, "absolute", [make_tar([
+        entry("/tmp/" + c, data=b"absolute\n"),
+        entry("/tmp/" + c + "-dir", "dir"),
+        entry("/tmp/" + c + "-dir/file", data=b"absolute\n"),
+    ])], r"ocirun-escape-absolute|absolute")
+
+
+@case("symlink-write-same-layer")
+def _(path):
+    c = "ocirun-escape-symlink-write-same-layer"
+    return escape_case(path, "symlink-write-same-layer", [make_tar([
+        entry("evil", "symlink", target="/tmp"),
+        entry("evil/" + c, data=b"written through a symlink\n"),
+        entry("evil-rel", "symlink", target="../../../../../../../../../../../../tmp"),
+        entry("evil-rel/" + c + "-rel", data=b"written through a relative symlink\n"),
+        entry("evil-dir", "symlink", target="/tmp"),
+        entry("evil-dir/" + c + "-dir", "dir"),
+        entry("evil-dir/" + c + "-dir/file", data=b"x\n"),
+        entry("etc/evil-parent", "symlink", target="../../../../../../../../../../../../tmp"),
+        entry("etc/evil-parent/" + c + "-parent", data=b"x\n"),
+    ])], r"evil|ocirun-escape-symlink|symlink")
+
+
+@case("symlink-write-cross-layer")
+def _(path):
+    c = "ocirun-escape-symlink-write-cross-layer"
+    return escape_case(path, "symlink-write-cross-layer", [
+        make_tar([entry("evil", "symlink", target="/tmp"),
+                  entry("evil-rel", "symlink", target="../../../../../../../../../../../../tmp")]),
+        make_tar([entry("evil/" + c, data=b"written through an earlier layer's symlink\n"),
+                  entry("evil-rel/" + c + "-rel", data=b"x\n")]),
+    ], r"evil|ocirun-escape-symlink|symlink")
+
+
+@case("symlink-replaced-file")
+def _(path):
+    # A regular file in layer 2 replaces a symlink to a host file: the
+    # symlink itself must be replaced, the host file left alone.
+    target = "/tmp/ocirun-hostile-target-symlink-replaced"
+    standard_image(path, [base_layer(),
+                          make_tar([entry("victim", "symlink", target=target)]),
+                          make_tar([entry("victim", data=b"overwritten\n")])])
+    return ["outcome contain", f"guard {target}", "match victim"]
+
+
+@case("hardlink-outside-relative")
+def _(path):
+    return escape_case(path, "hardlink-outside-relative", [make_tar([
+        entry("passwd-link", "hardlink", target="../../../../../../../../../../../../etc/passwd"),
+        entry("guard-link", "hardlink",
+              target="../../../../../../../../../../../../tmp/ocirun-hostile-target-hardlink-relative"),
+    ])], r"passwd-link|guard-link|etc/passwd|hardlink|link",
+        ["guard /etc/passwd", "guard /tmp/ocirun-hostile-target-hardlink-relative"])
+
+
+@case("hardlink-outside-absolute")
+def _(path):
+    return escape_case(path, "hardlink-outside-absolute", [make_tar([
+        entry("passwd-link", "hardlink", target="/etc/passwd"),
+        entry("guard-link", "hardlink", target="/tmp/ocirun-hostile-target-hardlink-absolute"),
+    ])], r"passwd-link|guard-link|/etc/passwd|hardlink|link",
+        ["guard /etc/passwd", "guard /tmp/ocirun-hostile-target-hardlink-absolute"])
+
+
+@case("hardlink-with-data")
+def _(path):
+    # A hardlink entry that carries data: extractors that write it would
+    # overwrite the link's target, here a host file.
+    target = "/tmp/ocirun-hostile-target-hardlink-data"
+    return escape_case(path, "hardlink-with-data", [make_tar([
+        entry("data-link", "hardlink", target=target, data=b"overwritten through a hardlink\n"),
+    ])], r"data-link|hardlink|link", [f"guard {target}"])
+
+
+@case("hardlink-through-symlink")
+def _(path):
+    target = "/tmp/ocirun-hostile-target-hardlink-symlink"
+    return escape_case(path, "hardlink-through-symlink", [
+        make_tar([entry("tmplink", "symlink", target="/tmp")]),
+        make_tar([entry("sneaky", "hardlink", target="tmplink/" + os.path.basename(target)),
+                  entry("tmplink-hardlink", "hardlink", target="tmplink")]),
+    ], r"sneaky|tmplink|hardlink|link", [f"guard {target}"])
+
+
+@case("whiteout-through-symlink")
+def _(path):
+    target = "/tmp/ocirun-hostile-target-whiteout"
+    return escape_case(path, "whiteout-through-symlink", [
+        make_tar([entry("tmplink", "symlink", target="/tmp")]),
+        make_tar([entry("tmplink/.wh." + os.path.basename(target)),
+                  entry("../../../../../../../../../../../../tmp/.wh." + os.path.basename(target)),
+                  entry("/tmp/.wh." + os.path.basename(target))]),
+    ], r"tmplink|\.wh\.|whiteout|\.\.", [f"guard {target}"])
+
+
+@case("opaque-through-symlink")
+def _(path):
+    guarded = "/tmp/ocirun-hostile-dir-opaque/keep"
+    return escape_case(path, "opaque-through-symlink", [
+        make_tar([entry("dirlink", "symlink", target="/tmp/ocirun-hostile-dir-opaque")]),
+        make_tar([entry("dirlink/.wh..wh..opq"),
+                  entry("/tmp/ocirun-hostile-dir-opaque/.wh..wh..opq")]),
+    ], r"dirlink|\.wh\.\.wh\.\.opq|opaque", [f"guard {guarded}"])
+
+
+@case("long-path")
+def _(path):
+    long = "/".join(["d" * 200] * 25)  # 5024 characters: longer than PATH_MAX
+    return escape_case(path, "long-path", [make_tar([
+        entry(long + "/ocirun-escape-long-path", data=b"deep\n"),
+    ])], r"too long|ENAMETOOLONG|name|path|ddddddddd")
+
+
+@case("long-component")
+def _(path):
+    return escape_case(path, "long-component", [make_tar([
+        entry("etc/" + "n" * 300, data=b"component longer than NAME_MAX\n"),
+        entry("ocirun-escape-long-component-" + "x" * 300, data=b"x\n"),
+    ])], r"too long|ENAMETOOLONG|nnnnnnnnn|xxxxxxxxx")
+
+
+@case("symlink-loop")
+def _(path):
+    return escape_case(path, "symlink-loop", [make_tar([
+        entry("loop-a", "symlink", target="loop-b"),
+        entry("loop-b", "symlink", target="loop-a"),
+        entry("self", "symlink", target="self"),
+        entry("loop-a/ocirun-escape-symlink-loop", data=b"x\n"),
+        entry("self/ocirun-escape-symlink-loop-self", data=b"x\n"),
+    ])], r"loop|self|too many levels|ELOOP")
+
+
+@case("device-node")
+def _(path):
+    standard_image(path, [base_layer(), make_tar([
+        entry("dev", "dir"),
+        entry("dev/null-copy", "char", devmajor=1, devminor=3, mode=0o666),
+        entry("dev/sda-copy", "block", devmajor=8, devminor=0, mode=0o660),
+        entry("mem-copy", "char", devmajor=1, devminor=1, mode=0o666),
+        entry("after-devices", data=b"the layer goes on after the device nodes\n"),
+    ])])
+    return ["outcome succeed", "canary ocirun-escape-device-node", "no_devices",
+            "present_in_rootfs /after-devices", "present_in_rootfs /etc/hostname"]
+
+
+# --- broken layouts: the content is harmless, the layout lies ---
+
+def refused(regexes, at="import"):
+    return ["outcome refuse", f"refuse_at {at}"] + [f"match {r}" for r in regexes]
+
+
+@case("layer-digest-mismatch")
+def _(path):
+    def tweak(p):
+        blob = bytearray(p["layers"][0]["blob"])
+        blob[len(blob) // 2] ^= 0xFF  # same size, other content
+        p["layers"][0]["write"] = bytes(blob)
+        p["layers"][0]["name"] = p["layers"][0]["digest"]
+    img = standard_image(path, [base_layer()], tweak)
+    d = img["parts"]["layers"][0]["digest"]
+    return refused([hex12(d), "digest|sha256|mismatch|verif"])
+
+
+@case("layer-size-mismatch")
+def _(path):
+    def tweak(p):
+        p["layers"][0]["size"] += 1
+    img = standard_image(path, [base_layer()], tweak)
+    return refused([hex12(img["parts"]["layers"][0]["digest"]), "size"])
+
+
+@case("diff-id-mismatch")
+def _(path):
+    def tweak(p):
+        p["config"]["rootfs"]["diff_ids"][0] = "sha256:" + sha256(b"not this layer")
+    img = standard_image(path, [base_layer()], tweak)
+    return refused([r"diff.?id", "|".join([hex12(img["parts"]["layers"][0]["digest"]),
+                                          hex12("sha256:" + sha256(b"not this layer"))])], "any")
+
+
+@case("diff-ids-count")
+def _(path):
+    def tweak(p):
+        p["config"]["rootfs"]["diff_ids"].pop()
+    standard_image(path, [base_layer(), make_tar([entry("second", data=b"2\n")])], tweak)
+    return refused([r"diff.?id|layer"], "any")
+
+
+@case("truncated-gzip")
+def _(path):
+    def tweak(p):
+        layer = p["layers"][0]
+        blob = layer["blob"][: len(layer["blob"]) * 2 // 3]  # digest and size match the cut blob
+        layer.update(blob=blob, write=blob, digest="sha256:" + sha256(blob), size=len(blob))
+    tar = make_tar([entry("big", data=os.urandom(64 * 1024)), entry("after", data=b"x\n")])
+    img = standard_image(path, [tar], tweak)
+    return refused([hex12(img["parts"]["layers"][0]["digest"]),
+                    "gzip|truncat|unexpected|end of|decompress|corrupt|short|eof"], "any")
+
+
+@case("unknown-layer-media-type")
+def _(path):
+    def tweak(p):
+        p["layers"][0]["mediaType"] = "application/vnd.example.layer.v1.tar+lz4"
+    standard_image(path, [base_layer()], tweak)
+    return refused([r"application/vnd\.example\.layer\.v1\.tar\+lz4"], "any")
+
+
+@case("unknown-manifest-media-type")
+def _(path):
+    def tweak(p):
+        p["manifest_media_type"] = "application/vnd.example.manifest.v9+json"
+    standard_image(path, [base_layer()], tweak)
+    return refused([r"application/vnd\.example\.manifest\.v9\+json"])
+
+
+@case("missing-blob")
+def _(path):
+    def tweak(p):
+        p["layers"][0]["write"] = None
+    img = standard_image(path, [base_layer()], tweak)
+    return refused([hex12(img["parts"]["layers"][0]["digest"]),
+                    "missing|no such|not found|absent|enoent"])
+
+
+@case("digest-traversal")
+def _(path):
+    # A digest naming a path outside blobs/: a layer that would unpack fine
+    # sits there, so only digest validation can refuse it.
+    bad = "sha256:../../outside-blob"
+    def tweak(p):
+        p["layers"][0]["digest"] = bad
+        p["layers"][0]["write"] = None
+    img = standard_image(path, [base_layer()], tweak)
+    with open(os.path.join(path, "outside-blob"), "wb") as f:
+        f.write(img["parts"]["layers"][0]["blob"])
+    return refused([r"outside-blob", "digest"])
+
+
+@case("digest-uppercase")
+def _(path):
+    def tweak(p):
+        layer = p["layers"][0]
+        layer["digest"] = "sha256:" + layer["digest"][7:].upper()
+        layer["name"] = layer["digest"]  # the blob is there under that name too
+    img = standard_image(path, [base_layer()], tweak)
+    return refused([img["parts"]["layers"][0]["digest"][7:19], "digest"])
+
+
+@case("digest-short")
+def _(path):
+    def tweak(p):
+        p["layers"][0]["digest"] = "sha256:abc123"
+        p["layers"][0]["name"] = "sha256:abc123"
+    standard_image(path, [base_layer()], tweak)
+    return refused([r"sha256:abc123", "digest"])
+
+
+@case("digest-algorithm")
+def _(path):
+    def tweak(p):
+        layer = p["layers"][0]
+        layer["digest"] = "sha512:" + hashlib.sha512(layer["blob"]).hexdigest()
+        layer["name"] = layer["digest"]
+    standard_image(path, [base_layer()], tweak)
+    return refused([r"sha512", "digest|algorithm|unsupported"])
+
+
+@case("config-not-json")
+def _(path):
+    def tweak(p):
+        p["config_bytes"] = b"this is not JSON {"
+    img = standard_image(path, [base_layer()], tweak)
+    return refused([hex12(img["config_digest"]), "json|pars|config"])
+
+
+@case("manifest-not-json")
+def _(path):
+    layout = Layout(path)
+    data = b"\x00\x01 not a manifest"
+    digest = layout.blob(data)
+    layout.index([{"mediaType": MANIFEST, "digest": digest, "size": len(data),
+                   "annotations": {"org.opencontainers.image.ref.name": REF}}])
+    return refused([hex12(digest), "json|pars|manifest"])
+
+
+@case("index-not-json")
+def _(path):
+    standard_image(path, [base_layer()])
+    with open(os.path.join(path, "index.json"), "wb") as f:
+        f.write(b"<html>not an index</html>")
+    return refused([r"index\.json|index", "json|pars"])
+
+
+@case("config-digest-mismatch")
+def _(path):
+    img = standard_image(path, [base_layer()])
+    config_path = os.path.join(path, "blobs", "sha256", img["config_digest"][7:])
+    with open(config_path, "wb") as f:
+        f.write(img["config_bytes"].replace(b'"/bin/sh"', b'"/bin/xx"'))
+    return refused([hex12(img["config_digest"]), "digest|sha256|mismatch|verif"])
+
+
+@case("manifest-digest-mismatch")
+def _(path):
+    img = standard_image(path, [base_layer()])
+    manifest_path = os.path.join(path, "blobs", "sha256", img["manifest_digest"][7:])
+    with open(manifest_path, "wb") as f:
+        f.write(img["manifest_bytes"].replace(b'"schemaVersion": 2', b'"schemaVersion":  2'))
+    return refused([hex12(img["manifest_digest"]), "digest|sha256|mismatch|verif|size"])
+
+
+@case("no-matching-platform")
+def _(path):
+    img = standard_image(path, [base_layer()])
+    layout = img["layout"]
+    other = "arm" if ARCH != "arm" else "s390x"
+    index = {"schemaVersion": 2, "mediaType": INDEX, "manifests": [{
+        "mediaType": MANIFEST, "digest": img["manifest_digest"], "size": len(img["manifest_bytes"]),
+        "platform": {"os": "linux", "architecture": other}}]}
+    data = json.dumps(index).encode()
+    digest = layout.blob(data)
+    layout.index([{"mediaType": INDEX, "digest": digest, "size": len(data),
+                   "annotations": {"org.opencontainers.image.ref.name": REF}}])
+    return refused(["platform|architecture|" + ARCH])
+
+
+@case("index-too-deep")
+def _(path):
+    img = standard_image(path, [base_layer()])
+    layout = img["layout"]
+    desc = {"mediaType": MANIFEST, "digest": img["manifest_digest"],
+            "size": len(img["manifest_bytes"]), "platform": {"os": "linux", "architecture": ARCH}}
+    for _ in range(64):
+        data = json.dumps({"schemaVersion": 2, "mediaType": INDEX, "manifests": [desc]}).encode()
+        desc = {"mediaType": INDEX, "digest": layout.blob(data), "size": len(data)}
+    desc["annotations"] = {"org.opencontainers.image.ref.name": REF}
+    layout.index([desc])
+    return refused(["depth|nest|deep|too many|levels"])
+
+
+@case("index-points-at-non-json")
+def _(path):
+    # The index's manifest descriptor points at the (gzip) layer blob.
+    img = standard_image(path, [base_layer()])
+    layer = img["parts"]["layers"][0]
+    img["layout"].index([{"mediaType": MANIFEST, "digest": layer["digest"], "size": layer["size"],
+                          "annotations": {"org.opencontainers.image.ref.name": REF}}])
+    return refused([hex12(layer["digest"]), "json|pars|manifest"])
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: make-hostile.py OUTDIR")
+    out = sys.argv[1]
+    os.makedirs(out)
+    for name, build in CASES.items():
+        path = os.path.join(out, name)
+        lines = build(path)
+        with open(os.path.join(path, "expect"), "w") as f:
+            f.write(f"# case {name}\n" + EXPECT_HEADER + "\n".join(lines) + "\n")
+        for line in lines:  # the test reads these with the shell: keep them simple
+            assert re.fullmatch(r"[a-z_]+( \S.*)?", line), line
+
+
+if __name__ == "__main__":
+    main()
