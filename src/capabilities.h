@@ -8,14 +8,20 @@
 
 #include "oci/error.h"
 
-/* "CAP_NET_RAW", "net_raw", "ALL" (returns -2 for ALL) -> capability number */
+enum { CAPABILITY_ALL = -2 };
+/* "CAP_NET_RAW", "net_raw" (case-insensitive) -> capability number;
+ * "ALL" -> CAPABILITY_ALL (-2); unknown -> -1. */
 int capability_from_name(const char *name);
+/* 13 -> "NET_RAW" (without "CAP_"), NULL when unknown. */
+const char *capability_name(int cap);
 /* Docker's default capability set as a bit mask. */
 uint64_t capabilities_docker_default(void);
 /* In the child: bounding set reduced to keep, setgroups, setgid, setuid
- * (in that order, keeping caps across setuid), then permitted, effective,
- * inheritable and ambient set to keep (effective/permitted empty for a
- * non-root uid, as Docker does). */
+ * (in that order, keeping caps across setuid), then permitted and effective
+ * set to keep for uid 0 and emptied for any other uid; inheritable and
+ * ambient empty for everyone, as Docker does since CVE-2022-24769.
+ * Uses only prctl, setgroups, setresgid, setresuid and capset, which the
+ * default seccomp filter allows, so it may run before or after the load. */
 int capabilities_switch_user(uid_t uid, gid_t gid, const gid_t *groups, size_t n_groups,
                              uint64_t keep, oci_error_t *err);
 

@@ -1,8 +1,8 @@
 /* The seccomp filter: Docker's default profile as a data table (or a
  * Docker/OCI JSON profile from a file), compiled with libseccomp for every
  * architecture the host can execute. */
-#ifndef OCIRUN_SECCOMP_H
-#define OCIRUN_SECCOMP_H
+#ifndef OCIRUN_SECCOMP_FILTER_H
+#define OCIRUN_SECCOMP_FILTER_H
 
 #include <stdint.h>
 #include <stdio.h>
