@@ -1,0 +1,144 @@
+#!/bin/bash
+# ocirun compare: side-by-side output, difference marks, exit codes and --json;
+# and the artifact schema: the fixtures that should validate do, the broken don't.
+. "$top_srcdir/tests/lib.sh"
+
+fixtures="$top_srcdir/tests/fixtures"
+schema="$top_srcdir/docs/artifact.schema.json"
+validate="$top_srcdir/scripts/validate-artifact"
+recipe="$fixtures/recipe-artifact.json"
+direct="$fixtures/direct-artifact.json"
+docker_differs="$fixtures/docker-artifact-differs.json"
+
+# variant SOURCE NAME PYTHON-STATEMENT: a copy of SOURCE edited through `a`.
+variant() {
+  python3 - "$1" "$TEST_TMP/$2" "$3" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(a, open(sys.argv[2], "w"), indent=2)
+PY
+  echo "$TEST_TMP/$2"
+}
+# out_has REGEX DESCRIPTION: the last command's stdout has a matching line.
+out_has() { if grep -Eq -- "$1" "$TEST_TMP/out"; then ok "$2"; else not_ok "$2"; sed 's/^/# /' "$TEST_TMP/out" | head -40; fi; }
+err_has() { if grep -Fq -- "$1" "$TEST_TMP/err"; then ok "$2"; else not_ok "$2"; sed 's/^/# /' "$TEST_TMP/err"; fi; }
+# json_true EXPR DESCRIPTION: a Python expression over `j`, the last stdout parsed as JSON.
+json_true() {
+  if python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
+    "$TEST_TMP/out" "$1"; then ok "$2"; else not_ok "$2"; sed 's/^/# /' "$TEST_TMP/out" | head -40; fi
+}
+
+# --- equal observations, both teardowns verified: exit 0 ---
+expect_exit 0 "recipe vs recipe: match" "$OCIRUN" compare "$recipe" "$recipe"
+out_has '^result: match$' "recipe vs recipe says match"
+out_has '^  observed\.uid +65534 +65534$' "an equal observation is shown on both sides, unmarked"
+expect_exit 0 "recipe vs direct-shaped artifact with equal observations: match" \
+  "$OCIRUN" compare "$recipe" "$direct"
+out_has '^\* backend +\(absent\) +direct$' "a key only ocirun writes is shown absent on the recipe's side and marked"
+out_has '^\* docker_server +28\.0\.4 +null$' "docker_server: engine version vs null, marked"
+out_has '^\* engine\.kernel +\(absent\) +6\.1\.0-28-amd64$' "the engine's kernel is shown"
+out_has '^\* flags\[1\] +isolation-probe-3f9c2a71d0be +ocirun-probe-8d41c07a2e55$' \
+  "flags token by token: the differing container name is marked"
+out_has '^  flags\[20\] +/tmp:rw,noexec,nosuid,size=1048576 +/tmp:rw,noexec,nosuid,size=1048576$' \
+  "flags token by token: equal tokens unmarked"
+out_has '^  observed\.cgroup_v2\.memory\.max +134217728 +134217728$' "cgroup_v2 is compared per file"
+out_has '^\* observed_extra\.masked_paths\./proc/kcore +\(absent\) +masked$' "observed_extra keys are shown when present"
+out_has '^\* checks\.pids\.max\.passed +\(absent\) +true$' "checks are shown by name"
+expect_exit 0 "direct-shaped vs recipe (other order): match" "$OCIRUN" compare "$direct" "$recipe"
+expect_exit 0 "--json recipe vs direct: exit 0" "$OCIRUN" compare --json "$recipe" "$direct"
+json_true 'j["equal"] is True and j["match"] is True and j["teardown_verified"] == {"a": True, "b": True}' \
+  "--json: equal, match, both teardowns"
+json_true '{"path": "backend", "observation": False, "b": "direct"} in j["differences"]' \
+  "--json: a field absent on one side has no member for that side"
+json_true 'not any(d["observation"] for d in j["differences"])' "--json: no observation differs"
+
+# --- a differing observation: exit 1, marked in text and in --json ---
+expect_exit 1 "direct vs docker with pids.max differing: no match" "$OCIRUN" compare "$direct" "$docker_differs"
+out_has '^! observed\.cgroup_v2\.pids\.max +32 +max$' "the differing observation is marked '!'"
+out_has '^observations: DIFFERENT \(1 differ\)$' "the summary counts one differing observation"
+out_has '^result: NO MATCH$' "the summary says no match"
+expect_exit 1 "--json direct vs docker: exit 1" "$OCIRUN" compare --json "$direct" "$docker_differs"
+json_true 'j["equal"] is False and j["match"] is False' "--json: not equal"
+json_true '[d for d in j["differences"] if d["observation"]] == [{"path": "observed.cgroup_v2.pids.max", "observation": True, "a": "32", "b": "max"}]' \
+  "--json: exactly the one observation difference, with both values"
+uid_root=$(variant "$recipe" uid-root.json 'a["observed"]["uid"] = 0')
+expect_exit 1 "recipe vs recipe with uid 0: no match" "$OCIRUN" compare "$recipe" "$uid_root"
+out_has '^! observed\.uid +65534 +0$' "uid difference marked"
+ifaces=$(variant "$direct" eth0.json 'a["observed"]["network_interfaces"] = ["eth0", "lo"]')
+expect_exit 1 "an extra network interface: no match" "$OCIRUN" compare --json "$ifaces" "$recipe"
+json_true '{"path": "observed.network_interfaces", "observation": True, "a": ["eth0", "lo"], "b": ["lo"]} in j["differences"]' \
+  "--json: the interface lists are both given"
+
+# --- teardown not verified: exit 1 even with equal observations ---
+no_teardown=$(variant "$direct" no-teardown.json '
+a["teardown_verified"] = a["passed"] = False
+a["failed_checks"] = ["teardown"]
+[c for c in a["checks"] if c["name"] == "teardown"][0].update(passed=False, seen=False)')
+expect_exit 1 "teardown false on one side: no match" "$OCIRUN" compare "$recipe" "$no_teardown"
+out_has '^teardown verified: A yes, B NO$' "the summary names the unverified side"
+out_has '^\* teardown_verified +true +false$' "teardown_verified is shown and marked"
+out_has '^\* checks\.teardown\.passed +\(absent\) +false$' "the failed teardown check is shown"
+expect_exit 1 "--json teardown false: exit 1" "$OCIRUN" compare --json "$no_teardown" "$no_teardown"
+json_true 'j["equal"] is True and j["match"] is False and j["teardown_verified"] == {"a": False, "b": False}' \
+  "--json: observations equal, teardowns false, no match"
+
+# --- a different flag list alone does not fail the comparison, but is shown ---
+short_flags=$(variant "$direct" short-flags.json 'a["flags"].remove("--read-only")')
+expect_exit 0 "a missing flag token with equal observations: still a match" \
+  "$OCIRUN" compare "$direct" "$short_flags"
+out_has '^\* flags\[4\] +--read-only +--memory$' "the flag lists are compared token by token"
+out_has '^\* flags\[20\] +/tmp:rw,noexec,nosuid,size=1048576 +\(absent\)$' "the shorter list shows absent tokens"
+
+# --- unreadable or invalid input: exit 2 naming the file (and the key) ---
+expect_exit 2 "missing file: exit 2" "$OCIRUN" compare "$recipe" "$TEST_TMP/nonexistent.json"
+err_has "$TEST_TMP/nonexistent.json" "missing file: the message names the file"
+expect_exit 2 "not JSON: exit 2" "$OCIRUN" compare "$fixtures/broken-not-json.json" "$recipe"
+err_has "broken-not-json.json: not valid JSON" "not JSON: the message names the file"
+expect_exit 2 "missing observed: exit 2" "$OCIRUN" compare "$recipe" "$fixtures/broken-missing-observed.json"
+err_has 'broken-missing-observed.json: missing required key "observed"' "missing observed: file and key named"
+expect_exit 2 "missing observed.capabilities: exit 2" \
+  "$OCIRUN" compare "$fixtures/broken-missing-capabilities.json" "$recipe"
+err_has 'broken-missing-capabilities.json: missing required key "observed.capabilities"' \
+  "missing observation: file and key named"
+no_cgroup_file=$(variant "$recipe" no-cpu-max.json 'del a["observed"]["cgroup_v2"]["cpu.max"]')
+expect_exit 2 "missing cgroup_v2 file: exit 2" "$OCIRUN" compare "$recipe" "$no_cgroup_file"
+err_has 'no-cpu-max.json: missing required key "observed.cgroup_v2.cpu.max"' "missing cgroup file: key named"
+expect_exit 2 "teardown_verified not a boolean: exit 2" "$OCIRUN" compare "$fixtures/broken-types.json" "$recipe"
+err_has 'broken-types.json: key "teardown_verified" must be a boolean' "wrong type: file and key named"
+echo '[1, 2]' >"$TEST_TMP/array.json"
+expect_exit 2 "a JSON array: exit 2" "$OCIRUN" compare "$recipe" "$TEST_TMP/array.json"
+err_has "array.json: not a JSON object" "a JSON array: named"
+expect_exit 2 "a directory: exit 2" "$OCIRUN" compare "$recipe" "$TEST_TMP"
+expect_exit 2 "one argument: usage error" "$OCIRUN" compare "$recipe"
+expect_exit 2 "unknown option: usage error" "$OCIRUN" compare --bogus "$recipe" "$recipe"
+expect_exit 0 "--help exits 0" "$OCIRUN" compare --help
+out_has '^Usage: ocirun compare' "--help prints usage"
+
+# --- the schema: good fixtures validate, broken ones fail naming file and path ---
+for f in recipe-artifact.json direct-artifact.json docker-artifact-differs.json; do
+  expect_exit 0 "schema: $f validates" "$validate" "$schema" "$fixtures/$f"
+done
+for f in "$fixtures"/broken-*.json; do
+  expect_exit 1 "schema: $(basename "$f") does not validate" "$validate" "$schema" "$f"
+  out_has "^$f: " "schema: the failure names $(basename "$f")"
+done
+expect_exit 1 "schema: names the failing path" "$validate" "$schema" "$fixtures/broken-missing-capabilities.json"
+out_has "broken-missing-capabilities.json: /observed: 'capabilities' is a required property" \
+  "schema: /observed and the missing key are named"
+expect_exit 1 "schema: bad taxonomy tag rejected" "$validate" "$schema" "$fixtures/broken-extra-keys.json"
+out_has "/taxonomy_tags/uid/1: 'score:9'" "schema: the bad tag's path is named"
+for v in "$uid_root" "$ifaces" "$no_teardown" "$short_flags"; do
+  expect_exit 0 "schema: variant $(basename "$v") validates" "$validate" "$schema" "$v"
+done
+extra_observed=$(variant "$recipe" extra-observed.json 'a["observed"]["seccomp_mode"] = 2')
+expect_exit 1 "schema: an eighth key in observed is rejected" "$validate" "$schema" "$extra_observed"
+docker_null=$(variant "$docker_differs" docker-null.json 'a["docker_server"] = None')
+expect_exit 1 "schema: docker backend with a null docker_server is rejected" "$validate" "$schema" "$docker_null"
+false_pass=$(variant "$docker_differs" false-pass.json 'a["passed"] = True')
+expect_exit 1 "schema: passed true with a failed check is rejected" "$validate" "$schema" "$false_pass"
+python_null=$(variant "$recipe" python-null.json 'a["provenance"]["python"] = None')
+expect_exit 0 "schema: provenance.python may be null" "$validate" "$schema" "$python_null"
+four=$(variant "$recipe" three-exclusions.json 'a["provenance"]["exclusions"].remove("production credentials")')
+expect_exit 1 "schema: the recipe's four exclusions are required" "$validate" "$schema" "$four"
+tap_done
