@@ -1,11 +1,195 @@
-/* oci_image_unpack: turns a resolved image into a cached rootfs by applying
- * its verified layers in order (see cache.c for the atomic placement). */
+/* oci_image_unpack: turns a resolved image into a cached rootfs. Every layer
+ * is decoded on its own thread (decompress.c), applied by the tar-reading
+ * thread (apply.c), and both its blob digest and its diff_id must match
+ * before the rootfs is committed to the cache (cache.c). */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+
+#include "apply.h"
+#include "cache.h"
+#include "cleanup.h"
+#include "decompress.h"
+#include "digest.h"
 #include "oci.h"
+#include "progress.h"
+
+struct layer_reader {
+  struct decompress_stream *stream;
+  bool failed; /* decoding failed: its error explains more than libarchive's */
+};
+
+static la_ssize_t layer_read(struct archive *archive, void *data, const void **buffer)
+{
+  struct layer_reader *reader = data;
+  ssize_t length = decompress_stream_next(reader->stream, buffer);
+
+  if (length < 0) {
+    reader->failed = true;
+    archive_set_error(archive, EIO, "layer decoding failed");
+    return -1;
+  }
+  return length;
+}
+
+static int layer_verify(const struct oci_layer *layer, const char *blob_digest, const char *diff_id,
+                        int64_t blob_size, oci_error_t *err)
+{
+  if (blob_size != layer->size)
+    return oci_error_set(err, 0, "layer %s: blob is %lld bytes, the manifest says %lld",
+                         layer->digest, (long long)blob_size, (long long)layer->size);
+  if (strcmp(blob_digest, layer->digest) != 0)
+    return oci_error_set(err, 0, "layer %s: blob content digest is %s", layer->digest, blob_digest);
+  if (strcmp(diff_id, layer->diff_id) != 0)
+    return oci_error_set(err, 0,
+                         "layer %s: uncompressed content digest is %s, the config's diff_id is %s",
+                         layer->digest, diff_id, layer->diff_id);
+  return 0;
+}
+
+static int layer_unpack(int layout_fd, const struct oci_layer *layer, int rootfs_fd,
+                        struct progress *progress, oci_error_t *err)
+{
+  struct layer_reader reader = {0};
+  enum layer_compression compression;
+  char blob_digest[OCI_DIGEST_LEN], diff_id[OCI_DIGEST_LEN];
+  int64_t blob_size = 0;
+  struct archive *archive;
+  struct stat st;
+  int blob_fd, status;
+
+  if (layer_compression_from_media_type(layer->media_type, &compression, err) < 0)
+    return oci_error_wrap(err, "layer %s", layer->digest);
+  blob_fd = oci_blob_open(layout_fd, layer->digest, err);
+  if (blob_fd < 0)
+    return -1;
+  /* Refuse a wrong size before spending time on the content. */
+  if (fstat(blob_fd, &st) < 0) {
+    oci_error_errno(err, "layer %s: stat blob", layer->digest);
+    close(blob_fd);
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode) || st.st_size != layer->size) {
+    close(blob_fd);
+    if (!S_ISREG(st.st_mode))
+      return oci_error_set(err, 0, "layer %s: blob is not a regular file", layer->digest);
+    return oci_error_set(err, 0, "layer %s: blob is %lld bytes, the manifest says %lld",
+                         layer->digest, (long long)st.st_size, (long long)layer->size);
+  }
+  posix_fadvise(blob_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  if (decompress_stream_start(blob_fd, compression, progress, &reader.stream, err) < 0)
+    return oci_error_wrap(err, "layer %s", layer->digest);
+
+  archive = archive_read_new();
+  if (archive == NULL) {
+    decompress_stream_abort(reader.stream);
+    return oci_error_set(err, ENOMEM, "layer %s: create tar reader", layer->digest);
+  }
+  /* Only the tar format and no libarchive filters: decoding is ours. */
+  archive_read_support_format_tar(archive);
+  if (archive_read_open(archive, &reader, NULL, layer_read, NULL) != ARCHIVE_OK)
+    status = oci_error_set(err, 0, "layer %s: read tar: %s", layer->digest,
+                           archive_error_string(archive));
+  else
+    status = layer_apply(rootfs_fd, archive, layer->digest, err);
+  archive_read_free(archive);
+
+  if (status < 0 && !reader.failed) {
+    decompress_stream_abort(reader.stream);
+    return -1;
+  }
+  if (status < 0)
+    oci_error_free(err);
+  if (decompress_stream_finish(reader.stream, blob_digest, diff_id, &blob_size, err) < 0)
+    return oci_error_wrap(err, "layer %s", layer->digest);
+  if (status < 0)
+    return oci_error_set(err, 0, "layer %s: tar stream ended early", layer->digest);
+  return layer_verify(layer, blob_digest, diff_id, blob_size, err);
+}
+
+static int image_check_layers(const struct oci_image *image, oci_error_t *err)
+{
+  for (size_t i = 0; i < image->n_layers; i++) {
+    const struct oci_layer *layer = &image->layers[i];
+    enum layer_compression compression;
+
+    if (!oci_digest_valid(layer->digest))
+      return oci_error_set(err, 0, "layer %zu: malformed digest '%.80s'", i + 1, layer->digest);
+    if (!oci_digest_valid(layer->diff_id))
+      return oci_error_set(err, 0, "layer %s: malformed diff_id '%.80s'", layer->digest,
+                           layer->diff_id);
+    if (layer_compression_from_media_type(layer->media_type, &compression, err) < 0)
+      return oci_error_wrap(err, "layer %s", layer->digest);
+  }
+  return 0;
+}
+
+static int image_build_rootfs(int root_fd, const struct oci_image *image, const char *chain_id,
+                              const struct oci_unpack_options *options, oci_error_t *err)
+{
+  struct cache_build build;
+  struct progress progress;
+  cleanup_close int layout_fd = -1;
+
+  layout_fd = open(image->layout_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (layout_fd < 0)
+    return oci_error_errno(err, "open image layout %s", image->layout_path);
+  if (cache_build_begin(root_fd, &build, err) < 0)
+    return -1;
+  progress_init(&progress, options != NULL && options->quiet);
+  for (size_t i = 0; i < image->n_layers; i++) {
+    progress_layer_begin(&progress, i, image->n_layers, image->layers[i].digest,
+                         image->layers[i].size);
+    if (layer_unpack(layout_fd, &image->layers[i], build.rootfs_fd, &progress, err) < 0) {
+      progress_layer_end(&progress);
+      cache_build_discard(root_fd, &build);
+      return -1;
+    }
+    progress_layer_end(&progress);
+  }
+  if (cache_build_commit(root_fd, &build, chain_id, err) < 0) {
+    cache_build_discard(root_fd, &build);
+    return -1;
+  }
+  return 0;
+}
 
 int oci_image_unpack(struct oci_store *store, const struct oci_image *image,
                      const struct oci_unpack_options *options, char **rootfs, oci_error_t *err)
 {
-  return oci_error_set(err, 0, "unpack %s: not implemented yet", image->image_id);
+  const char *root = oci_store_root(store);
+  char chain_id[OCI_DIGEST_LEN];
+  cleanup_close int root_fd = -1;
+  cleanup_close int lock_fd = -1;
+  cleanup_free char *path = NULL;
+
+  if (image_check_layers(image, err) < 0)
+    return oci_error_wrap(err, "unpack %s", image->image_id);
+  cache_chain_id(image, chain_id);
+  if (asprintf(&path, "%s/cache/%s/rootfs", root, chain_id + 7) < 0)
+    return oci_error_errno(err, "unpack %s", image->image_id);
+  root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0)
+    return oci_error_errno(err, "open store root %s", root);
+
+  /* Cache hit: no lock needed, a marker only exists in a complete entry. */
+  if (!cache_entry_present(root_fd, chain_id)) {
+    lock_fd = cache_entry_lock(root_fd, chain_id, err);
+    if (lock_fd < 0)
+      return oci_error_wrap(err, "unpack %s", image->image_id);
+    /* Someone else may have built it while we waited for the lock. */
+    if (!cache_entry_present(root_fd, chain_id) &&
+        image_build_rootfs(root_fd, image, chain_id, options, err) < 0)
+      return oci_error_wrap(err, "unpack %s", image->image_id);
+  }
+  *rootfs = steal_pointer(&path);
+  return 0;
 }

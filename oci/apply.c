@@ -1,0 +1,563 @@
+/* The layer applier (see apply.h). Each entry's name is normalised
+ * lexically, its parent directory is opened with openat2(RESOLVE_IN_ROOT |
+ * RESOLVE_NO_MAGICLINKS) from the rootfs fd, and the last component is only
+ * ever touched with *at() calls that do not follow it. So ".." and absolute
+ * names stay inside, and a symlink left by an earlier entry or layer is
+ * either replaced or resolved as if the rootfs were "/". */
+#include "config.h"
+#include "apply.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <archive_entry.h>
+
+#include "cleanup.h"
+#include "remove_tree.h"
+
+#define WHITEOUT_PREFIX ".wh."
+#define OPAQUE_MARKER ".wh..wh..opq"
+
+/* Paths this layer has created so far (and their ancestors), as 64-bit
+ * hashes: an opaque marker removes only what lower layers put there. Eight
+ * bytes a path keeps even a huge layer far below the memory budget; a
+ * collision would only keep one lower-layer file visible. */
+struct path_set {
+  uint64_t *slots; /* 0 = empty */
+  size_t capacity, count;
+};
+
+#define PATH_HASH_START UINT64_C(0xcbf29ce484222325)
+
+static uint64_t path_hash_add(uint64_t hash, const char *bytes, size_t length)
+{
+  for (size_t i = 0; i < length; i++)
+    hash = (hash ^ (unsigned char)bytes[i]) * UINT64_C(0x100000001b3);
+  return hash;
+}
+
+static uint64_t path_hash_key(uint64_t hash)
+{
+  /* Spread FNV's low bits before they index the table; 0 marks empty. */
+  hash ^= hash >> 33;
+  hash *= UINT64_C(0xff51afd7ed558ccd);
+  hash ^= hash >> 33;
+  return hash ? hash : 1;
+}
+
+static bool path_set_contains(const struct path_set *set, uint64_t hash)
+{
+  uint64_t key = path_hash_key(hash);
+  if (set->capacity == 0)
+    return false;
+  for (size_t i = key & (set->capacity - 1);; i = (i + 1) & (set->capacity - 1)) {
+    if (set->slots[i] == 0)
+      return false;
+    if (set->slots[i] == key)
+      return true;
+  }
+}
+
+static int path_set_insert_key(struct path_set *set, uint64_t key)
+{
+  size_t i;
+  for (i = key & (set->capacity - 1); set->slots[i] != 0; i = (i + 1) & (set->capacity - 1))
+    if (set->slots[i] == key)
+      return 0;
+  set->slots[i] = key;
+  set->count++;
+  return 0;
+}
+
+static int path_set_insert(struct path_set *set, uint64_t hash)
+{
+  if ((set->count + 1) * 2 > set->capacity) {
+    struct path_set bigger = {0};
+    bigger.capacity = set->capacity ? set->capacity * 2 : 1024;
+    bigger.slots = calloc(bigger.capacity, sizeof(uint64_t));
+    if (bigger.slots == NULL)
+      return -1;
+    for (size_t i = 0; i < set->capacity; i++)
+      if (set->slots[i] != 0)
+        path_set_insert_key(&bigger, set->slots[i]);
+    free(set->slots);
+    *set = bigger;
+  }
+  return path_set_insert_key(set, path_hash_key(hash));
+}
+
+struct applier {
+  int rootfs_fd;
+  struct archive *archive;
+  const char *layer_name;
+  struct path_set created;
+  char path[PATH_MAX]; /* the current entry's normalised name */
+  const char *raw_name;
+};
+
+static int entry_error(struct applier *applier, oci_error_t *err, int errno_value, const char *step)
+{
+  return oci_error_set(err, errno_value, "layer %s: entry '%.300s': %s", applier->layer_name,
+                       applier->raw_name, step);
+}
+
+/* Rewrites name as a relative path without empty, "." or ".." components
+ * (".." drops the previous one and stops at the root). "" means the root. */
+static int path_normalize(const char *name, char out[PATH_MAX])
+{
+  size_t length = 0;
+
+  out[0] = '\0';
+  while (*name != '\0') {
+    const char *end = strchrnul(name, '/');
+    size_t component = (size_t)(end - name);
+
+    if (component == 0 || (component == 1 && name[0] == '.')) {
+      /* empty or "." */
+    } else if (component == 2 && name[0] == '.' && name[1] == '.') {
+      char *slash = memrchr(out, '/', length);
+      length = slash ? (size_t)(slash - out) : 0;
+      out[length] = '\0';
+    } else {
+      if (component > NAME_MAX)
+        return -ENAMETOOLONG;
+      if (length + (length ? 1 : 0) + component >= PATH_MAX)
+        return -ENAMETOOLONG;
+      if (length)
+        out[length++] = '/';
+      memcpy(out + length, name, component);
+      length += component;
+      out[length] = '\0';
+    }
+    name = *end ? end + 1 : end;
+  }
+  return 0;
+}
+
+static int open_in_root(int rootfs_fd, const char *path, int flags)
+{
+  struct open_how how = {
+      .flags = (uint64_t)(flags | O_CLOEXEC),
+      .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+  };
+  int fd;
+  int attempts = 0;
+
+  /* openat2 asks for a retry when a rename raced with ".." resolution. */
+  do
+    fd = (int)syscall(SYS_openat2, rootfs_fd, *path ? path : ".", &how, sizeof(how));
+  while (fd < 0 && errno == EAGAIN && ++attempts < 16);
+  return fd;
+}
+
+/* Records path and each of its ancestors as created by this layer. */
+static int record_created(struct applier *applier, const char *path)
+{
+  uint64_t hash = PATH_HASH_START;
+  const char *start = path;
+
+  for (const char *p = path;; p++) {
+    if (*p == '/' || *p == '\0') {
+      hash = path_hash_add(hash, start, (size_t)(p - start));
+      if (path_set_insert(&applier->created, hash) < 0)
+        return -1;
+      if (*p == '\0')
+        return 0;
+      start = p;
+    }
+  }
+}
+
+/* Opens the directory `parent` (a normalised path) inside the rootfs,
+ * creating missing directories the way tar does (0755, root-owned). */
+static int open_parent(struct applier *applier, const char *parent, oci_error_t *err)
+{
+  char prefix[PATH_MAX];
+  int fd = open_in_root(applier->rootfs_fd, parent, O_RDONLY | O_DIRECTORY);
+  int dir_fd;
+
+  if (fd >= 0 || errno != ENOENT) {
+    if (fd < 0)
+      return entry_error(applier, err, errno, "open parent directory");
+    return fd;
+  }
+
+  dir_fd = open_in_root(applier->rootfs_fd, "", O_RDONLY | O_DIRECTORY);
+  if (dir_fd < 0)
+    return entry_error(applier, err, errno, "open rootfs");
+  for (const char *p = parent;;) {
+    const char *end = strchrnul(p, '/');
+    size_t length = (size_t)(end - parent);
+    cleanup_free char *component = strndup(p, (size_t)(end - p));
+    int next;
+
+    memcpy(prefix, parent, length);
+    prefix[length] = '\0';
+    next = open_in_root(applier->rootfs_fd, prefix, O_RDONLY | O_DIRECTORY);
+    if (next < 0 && errno == ENOENT && component != NULL) {
+      if (mkdirat(dir_fd, component, 0755) < 0) {
+        int saved = errno;
+        close(dir_fd);
+        /* EEXIST here is a dangling symlink in the way: refuse it. */
+        return entry_error(applier, err, saved, "create parent directory");
+      }
+      next = open_in_root(applier->rootfs_fd, prefix, O_RDONLY | O_DIRECTORY);
+    }
+    if (next < 0) {
+      int saved = errno;
+      close(dir_fd);
+      return entry_error(applier, err, saved, "open parent directory");
+    }
+    close(dir_fd);
+    dir_fd = next;
+    if (*end == '\0')
+      return dir_fd;
+    p = end + 1;
+  }
+}
+
+/* Makes room for a new entry called name: removes what is there, except a
+ * directory when keep_directory (directories merge across layers). Returns
+ * 1 when a directory was kept. */
+static int clear_name(struct applier *applier, int parent_fd, const char *name, bool keep_directory,
+                      oci_error_t *err)
+{
+  struct stat st;
+
+  if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+    if (errno == ENOENT)
+      return 0;
+    return entry_error(applier, err, errno, "stat existing entry");
+  }
+  if (keep_directory && S_ISDIR(st.st_mode))
+    return 1;
+  if (remove_tree_at(parent_fd, name, err) < 0)
+    return oci_error_wrap(err, "layer %s: entry '%.300s': replace existing entry",
+                          applier->layer_name, applier->raw_name);
+  return 0;
+}
+
+static int set_xattrs(struct applier *applier, int fd, struct archive_entry *entry,
+                      oci_error_t *err)
+{
+  const char *name;
+  const void *value;
+  size_t size;
+
+  archive_entry_xattr_reset(entry);
+  while (archive_entry_xattr_next(entry, &name, &value, &size) == ARCHIVE_OK) {
+    if (fsetxattr(fd, name, value, size, 0) < 0 && errno != EOPNOTSUPP) {
+      int saved = errno;
+      oci_error_set(err, saved, "layer %s: entry '%.300s': set xattr '%.100s'", applier->layer_name,
+                    applier->raw_name, name);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static void entry_times(struct archive_entry *entry, struct timespec times[2])
+{
+  times[1].tv_sec = archive_entry_mtime(entry);
+  times[1].tv_nsec = archive_entry_mtime_is_set(entry) ? archive_entry_mtime_nsec(entry) : 0;
+  if (archive_entry_atime_is_set(entry)) {
+    times[0].tv_sec = archive_entry_atime(entry);
+    times[0].tv_nsec = archive_entry_atime_nsec(entry);
+  } else {
+    times[0] = times[1];
+  }
+  if (times[1].tv_nsec < 0 || times[1].tv_nsec > 999999999)
+    times[1].tv_nsec = 0;
+  if (times[0].tv_nsec < 0 || times[0].tv_nsec > 999999999)
+    times[0].tv_nsec = 0;
+}
+
+/* Owner, then mode (chown clears set-id bits), then xattrs (chown also
+ * drops security.capability), then times (the others touch ctime only). */
+static int set_metadata(struct applier *applier, int fd, struct archive_entry *entry,
+                        oci_error_t *err)
+{
+  struct timespec times[2];
+
+  if (fchown(fd, (uid_t)archive_entry_uid(entry), (gid_t)archive_entry_gid(entry)) < 0)
+    return entry_error(applier, err, errno, "chown");
+  if (fchmod(fd, archive_entry_perm(entry) & 07777) < 0)
+    return entry_error(applier, err, errno, "chmod");
+  if (set_xattrs(applier, fd, entry, err) < 0)
+    return -1;
+  entry_times(entry, times);
+  if (futimens(fd, times) < 0)
+    return entry_error(applier, err, errno, "set times");
+  return 0;
+}
+
+static int write_all(int fd, const char *data, size_t size, int64_t offset, int64_t *position)
+{
+  while (size > 0) {
+    ssize_t n = offset == *position ? write(fd, data, size) : pwrite(fd, data, size, (off_t)offset);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -1;
+    if (offset == *position)
+      *position += n;
+    data += n;
+    size -= (size_t)n;
+    offset += n;
+  }
+  return 0;
+}
+
+static int apply_regular(struct applier *applier, int parent_fd, const char *name,
+                         struct archive_entry *entry, oci_error_t *err)
+{
+  cleanup_close int fd = -1;
+  int64_t position = 0, end = 0;
+
+  fd = openat(parent_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0 && errno == EEXIST) {
+    if (clear_name(applier, parent_fd, name, false, err) < 0)
+      return -1;
+    fd = openat(parent_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  }
+  if (fd < 0)
+    return entry_error(applier, err, errno, "create file");
+
+  for (;;) {
+    const void *data;
+    size_t size;
+    int64_t offset;
+    int status = archive_read_data_block(applier->archive, &data, &size, &offset);
+
+    if (status == ARCHIVE_EOF)
+      break;
+    if (status < ARCHIVE_WARN)
+      return oci_error_set(err, 0, "layer %s: entry '%.300s': read data: %s", applier->layer_name,
+                           applier->raw_name, archive_error_string(applier->archive));
+    if (write_all(fd, data, size, offset, &position) < 0)
+      return entry_error(applier, err, errno, "write file");
+    if (offset + (int64_t)size > end)
+      end = offset + (int64_t)size;
+  }
+  /* A sparse file may end in a hole. */
+  if (archive_entry_size_is_set(entry) && archive_entry_size(entry) > end &&
+      ftruncate(fd, (off_t)archive_entry_size(entry)) < 0)
+    return entry_error(applier, err, errno, "truncate file");
+  return set_metadata(applier, fd, entry, err);
+}
+
+static int apply_directory(struct applier *applier, int parent_fd, const char *name,
+                           struct archive_entry *entry, oci_error_t *err)
+{
+  cleanup_close int fd = -1;
+  int kept = clear_name(applier, parent_fd, name, true, err);
+
+  if (kept < 0)
+    return -1;
+  if (!kept && mkdirat(parent_fd, name, 0700) < 0)
+    return entry_error(applier, err, errno, "create directory");
+  fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return entry_error(applier, err, errno, "open directory");
+  return set_metadata(applier, fd, entry, err);
+}
+
+static int apply_symlink(struct applier *applier, int parent_fd, const char *name,
+                         struct archive_entry *entry, oci_error_t *err)
+{
+  const char *target = archive_entry_symlink(entry);
+  struct timespec times[2];
+
+  if (target == NULL || *target == '\0')
+    return entry_error(applier, err, 0, "symlink has no target");
+  if (clear_name(applier, parent_fd, name, false, err) < 0)
+    return -1;
+  if (symlinkat(target, parent_fd, name) < 0)
+    return entry_error(applier, err, errno, "create symlink");
+  if (fchownat(parent_fd, name, (uid_t)archive_entry_uid(entry), (gid_t)archive_entry_gid(entry),
+               AT_SYMLINK_NOFOLLOW) < 0)
+    return entry_error(applier, err, errno, "chown symlink");
+  /* xattrs on symlinks would need a path through /proc: not applied. */
+  entry_times(entry, times);
+  if (utimensat(parent_fd, name, times, AT_SYMLINK_NOFOLLOW) < 0)
+    return entry_error(applier, err, errno, "set symlink times");
+  return 0;
+}
+
+static int apply_hardlink(struct applier *applier, int parent_fd, const char *name,
+                          const char *raw_target, oci_error_t *err)
+{
+  char target[PATH_MAX];
+  cleanup_close int target_parent_fd = -1;
+  const char *slash, *target_name;
+
+  if (path_normalize(raw_target, target) < 0)
+    return entry_error(applier, err, ENAMETOOLONG, "hardlink target");
+  if (target[0] == '\0')
+    return entry_error(applier, err, 0, "hardlink to the rootfs itself");
+  /* A link to itself is already in place. */
+  if (strcmp(target, applier->path) == 0)
+    return 0;
+  slash = strrchr(target, '/');
+  target_name = slash ? slash + 1 : target;
+  if (slash)
+    target[slash - target] = '\0';
+  target_parent_fd = open_in_root(applier->rootfs_fd, slash ? target : "", O_PATH | O_DIRECTORY);
+  if (target_parent_fd < 0)
+    return entry_error(applier, err, errno, "open hardlink target's directory");
+  if (clear_name(applier, parent_fd, name, false, err) < 0)
+    return -1;
+  /* No AT_SYMLINK_FOLLOW: a symlink target is linked itself, never followed. */
+  if (linkat(target_parent_fd, target_name, parent_fd, name, 0) < 0)
+    return entry_error(applier, err, errno, "create hardlink");
+  return 0;
+}
+
+/* Removes every child of dir_fd (the directory dir_path) that this layer
+ * has not created, passing again until nothing is left to remove, since
+ * removing while reading a directory may hide some names from readdir. */
+static int apply_opaque(struct applier *applier, int dir_fd, const char *dir_path, oci_error_t *err)
+{
+  uint64_t dir_hash = path_hash_add(PATH_HASH_START, dir_path, strlen(dir_path));
+  if (*dir_path != '\0')
+    dir_hash = path_hash_add(dir_hash, "/", 1);
+
+  for (;;) {
+    cleanup_dir DIR *dir = NULL;
+    struct dirent *child;
+    size_t removed = 0;
+    int fd = dup(dir_fd);
+
+    if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
+      if (fd >= 0)
+        close(fd);
+      return entry_error(applier, err, errno, "read opaque directory");
+    }
+    rewinddir(dir);
+    while ((errno = 0, child = readdir(dir)) != NULL) {
+      if (strcmp(child->d_name, ".") == 0 || strcmp(child->d_name, "..") == 0)
+        continue;
+      if (path_set_contains(&applier->created,
+                            path_hash_add(dir_hash, child->d_name, strlen(child->d_name))))
+        continue;
+      if (remove_tree_at(dir_fd, child->d_name, err) < 0)
+        return oci_error_wrap(err, "layer %s: entry '%.300s': opaque directory",
+                              applier->layer_name, applier->raw_name);
+      removed++;
+    }
+    if (errno != 0)
+      return entry_error(applier, err, errno, "read opaque directory");
+    if (removed == 0)
+      return 0;
+  }
+}
+
+static int apply_root_entry(struct applier *applier, struct archive_entry *entry, oci_error_t *err)
+{
+  cleanup_close int fd = -1;
+
+  if (archive_entry_filetype(entry) != AE_IFDIR)
+    return entry_error(applier, err, 0, "only a directory may name the rootfs itself");
+  fd = open_in_root(applier->rootfs_fd, "", O_RDONLY | O_DIRECTORY);
+  if (fd < 0)
+    return entry_error(applier, err, errno, "open rootfs");
+  return set_metadata(applier, fd, entry, err);
+}
+
+static int apply_entry(struct applier *applier, struct archive_entry *entry, oci_error_t *err)
+{
+  cleanup_close int parent_fd = -1;
+  char parent[PATH_MAX];
+  const char *name, *slash, *hardlink;
+  mode_t type = archive_entry_filetype(entry);
+
+  applier->raw_name = archive_entry_pathname(entry);
+  if (applier->raw_name == NULL)
+    return oci_error_set(err, 0, "layer %s: an entry has no usable name", applier->layer_name);
+  if (path_normalize(applier->raw_name, applier->path) < 0)
+    return entry_error(applier, err, ENAMETOOLONG, "name");
+  if (applier->path[0] == '\0')
+    return apply_root_entry(applier, entry, err);
+
+  slash = strrchr(applier->path, '/');
+  name = slash ? slash + 1 : applier->path;
+  memcpy(parent, applier->path, slash ? (size_t)(slash - applier->path) : 0);
+  parent[slash ? slash - applier->path : 0] = '\0';
+
+  /* Device nodes, fifos and sockets: the runtime provides /dev. */
+  hardlink = archive_entry_hardlink(entry);
+  if (hardlink == NULL && type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
+    return 0;
+
+  parent_fd = open_parent(applier, parent, err);
+  if (parent_fd < 0)
+    return -1;
+
+  if (strncmp(name, WHITEOUT_PREFIX, sizeof(WHITEOUT_PREFIX) - 1) == 0) {
+    const char *hidden = name + sizeof(WHITEOUT_PREFIX) - 1;
+    if (strcmp(name, OPAQUE_MARKER) == 0)
+      return apply_opaque(applier, parent_fd, parent, err);
+    /* Other ".wh..wh." names are AUFS bookkeeping with nothing to apply. */
+    if (strncmp(hidden, WHITEOUT_PREFIX, sizeof(WHITEOUT_PREFIX) - 1) == 0)
+      return 0;
+    if (*hidden == '\0' || strcmp(hidden, ".") == 0 || strcmp(hidden, "..") == 0)
+      return entry_error(applier, err, 0, "malformed whiteout");
+    if (remove_tree_at(parent_fd, hidden, err) < 0)
+      return oci_error_wrap(err, "layer %s: entry '%.300s': whiteout", applier->layer_name,
+                            applier->raw_name);
+    return 0;
+  }
+
+  if (record_created(applier, applier->path) < 0)
+    return entry_error(applier, err, ENOMEM, "record entry");
+  if (hardlink != NULL)
+    return apply_hardlink(applier, parent_fd, name, hardlink, err);
+  switch (type) {
+  case AE_IFREG:
+    return apply_regular(applier, parent_fd, name, entry, err);
+  case AE_IFDIR:
+    return apply_directory(applier, parent_fd, name, entry, err);
+  default:
+    return apply_symlink(applier, parent_fd, name, entry, err);
+  }
+}
+
+int layer_apply(int rootfs_fd, struct archive *archive, const char *layer_name, oci_error_t *err)
+{
+  struct applier *applier = calloc(1, sizeof(*applier));
+  struct archive_entry *entry;
+  int ret = -1;
+
+  if (applier == NULL)
+    return oci_error_errno(err, "layer %s: allocate", layer_name);
+  applier->rootfs_fd = rootfs_fd;
+  applier->archive = archive;
+  applier->layer_name = layer_name;
+  for (;;) {
+    int status = archive_read_next_header(archive, &entry);
+    if (status == ARCHIVE_EOF) {
+      ret = 0;
+      break;
+    }
+    if (status < ARCHIVE_WARN) {
+      oci_error_set(err, 0, "layer %s: read tar: %s", layer_name, archive_error_string(archive));
+      break;
+    }
+    if (apply_entry(applier, entry, err) < 0)
+      break;
+  }
+  free(applier->created.slots);
+  free(applier);
+  return ret;
+}

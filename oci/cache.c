@@ -1,0 +1,239 @@
+/* The rootfs cache (see cache.h): chain IDs, entry locks, private build
+ * directories and their atomic commit. A build directory is flock()ed by
+ * the process filling it; one that can be locked by someone else belongs to
+ * a process that died, and is swept. */
+#include "config.h"
+#include "cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "digest.h"
+#include "remove_tree.h"
+
+#define CACHE_DIR "cache"
+#define TEMP_DIR "tmp"
+#define BUILD_PREFIX "unpack-"
+#define MARKER "complete"
+/* Held shared while a build directory is created and locked, exclusively
+ * while sweeping, so the sweep never takes a directory not yet locked. */
+#define SWEEP_LOCK ".unpack.lock"
+
+void cache_chain_id(const struct oci_image *image, char chain_id[OCI_DIGEST_LEN])
+{
+  if (image->n_layers == 0) {
+    oci_sha256_buffer("", 0, chain_id);
+    return;
+  }
+  memcpy(chain_id, image->layers[0].diff_id, OCI_DIGEST_LEN);
+  for (size_t i = 1; i < image->n_layers; i++) {
+    char joined[2 * OCI_DIGEST_LEN];
+    int length = snprintf(joined, sizeof(joined), "%s %s", chain_id, image->layers[i].diff_id);
+    oci_sha256_buffer(joined, (size_t)length, chain_id);
+  }
+}
+
+static int ensure_dir(int root_fd, const char *name, oci_error_t *err)
+{
+  if (mkdirat(root_fd, name, 0700) < 0 && errno != EEXIST)
+    return oci_error_errno(err, "create %s directory", name);
+  return 0;
+}
+
+bool cache_entry_present(int root_fd, const char *chain_id)
+{
+  char path[128];
+  snprintf(path, sizeof(path), CACHE_DIR "/%s/" MARKER, chain_id + 7);
+  return faccessat(root_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static int flock_retry(int fd, int operation)
+{
+  int status;
+  do
+    status = flock(fd, operation);
+  while (status < 0 && errno == EINTR);
+  return status;
+}
+
+int cache_entry_lock(int root_fd, const char *chain_id, oci_error_t *err)
+{
+  char path[128];
+  int fd;
+
+  if (ensure_dir(root_fd, CACHE_DIR, err) < 0)
+    return -1;
+  snprintf(path, sizeof(path), CACHE_DIR "/%s.lock", chain_id + 7);
+  fd = openat(root_fd, path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return oci_error_errno(err, "open cache lock %s", path);
+  if (flock_retry(fd, LOCK_EX) < 0) {
+    oci_error_errno(err, "lock %s", path);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* Removes the build directories of dead processes (those nobody locks). */
+static void sweep_stale_builds(int temp_fd)
+{
+  cleanup_dir DIR *dir = NULL;
+  struct dirent *entry;
+  int fd = openat(temp_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
+    if (fd >= 0)
+      close(fd);
+    return;
+  }
+  while ((entry = readdir(dir)) != NULL) {
+    cleanup_close int build_fd = -1;
+    oci_error_t ignored = NULL;
+
+    if (strncmp(entry->d_name, BUILD_PREFIX, sizeof(BUILD_PREFIX) - 1) != 0)
+      continue;
+    build_fd = openat(temp_fd, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (build_fd < 0 || flock_retry(build_fd, LOCK_EX | LOCK_NB) < 0)
+      continue;
+    /* Best effort: a leftover that cannot be removed now is tried again
+     * next time and is never used meanwhile. */
+    remove_tree_at(temp_fd, entry->d_name, &ignored);
+    oci_error_free(&ignored);
+  }
+}
+
+static int create_build_dir(int temp_fd, struct cache_build *build, oci_error_t *err)
+{
+  static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+  for (int attempt = 0; attempt < 100; attempt++) {
+    unsigned char random[6];
+    if (getrandom(random, sizeof(random), 0) != (ssize_t)sizeof(random))
+      return oci_error_errno(err, "getrandom");
+    memcpy(build->name, BUILD_PREFIX, sizeof(BUILD_PREFIX) - 1);
+    for (size_t i = 0; i < sizeof(random); i++)
+      build->name[sizeof(BUILD_PREFIX) - 1 + i] = letters[random[i] % (sizeof(letters) - 1)];
+    build->name[sizeof(BUILD_PREFIX) - 1 + sizeof(random)] = '\0';
+    if (mkdirat(temp_fd, build->name, 0700) == 0)
+      return 0;
+    if (errno != EEXIST)
+      return oci_error_errno(err, "create build directory " TEMP_DIR "/%s", build->name);
+  }
+  return oci_error_set(err, EEXIST, "create build directory in " TEMP_DIR);
+}
+
+int cache_build_begin(int root_fd, struct cache_build *build, oci_error_t *err)
+{
+  cleanup_close int temp_fd = -1;
+  cleanup_close int sweep_fd = -1;
+
+  build->dir_fd = build->rootfs_fd = -1;
+  build->name[0] = '\0';
+  if (ensure_dir(root_fd, TEMP_DIR, err) < 0)
+    return -1;
+  temp_fd = openat(root_fd, TEMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (temp_fd < 0)
+    return oci_error_errno(err, "open " TEMP_DIR " directory");
+  sweep_fd = openat(temp_fd, SWEEP_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (sweep_fd < 0)
+    return oci_error_errno(err, "open " TEMP_DIR "/" SWEEP_LOCK);
+  if (flock_retry(sweep_fd, LOCK_EX | LOCK_NB) == 0)
+    sweep_stale_builds(temp_fd);
+  if (flock_retry(sweep_fd, LOCK_SH) < 0)
+    return oci_error_errno(err, "lock " TEMP_DIR "/" SWEEP_LOCK);
+
+  if (create_build_dir(temp_fd, build, err) < 0)
+    return -1;
+  build->dir_fd = openat(temp_fd, build->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (build->dir_fd < 0 || flock_retry(build->dir_fd, LOCK_EX) < 0 ||
+      mkdirat(build->dir_fd, "rootfs", 0755) < 0) {
+    oci_error_errno(err, "prepare build directory " TEMP_DIR "/%s", build->name);
+    cache_build_discard(root_fd, build);
+    return -1;
+  }
+  build->rootfs_fd =
+      openat(build->dir_fd, "rootfs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (build->rootfs_fd < 0) {
+    oci_error_errno(err, "open " TEMP_DIR "/%s/rootfs", build->name);
+    cache_build_discard(root_fd, build);
+    return -1;
+  }
+  return 0;
+}
+
+int cache_build_commit(int root_fd, struct cache_build *build, const char *chain_id,
+                       oci_error_t *err)
+{
+  cleanup_close int marker_fd = -1;
+  cleanup_close int temp_fd = -1;
+  cleanup_close int cache_fd = -1;
+  const char *hex = chain_id + 7;
+
+  /* The marker goes in before the rename: the entry appears complete or
+   * not at all. */
+  marker_fd = openat(build->dir_fd, MARKER, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (marker_fd < 0 || write(marker_fd, chain_id, strlen(chain_id)) != (ssize_t)strlen(chain_id))
+    return oci_error_errno(err, "write cache marker in " TEMP_DIR "/%s", build->name);
+  temp_fd = openat(root_fd, TEMP_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  cache_fd = openat(root_fd, CACHE_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (temp_fd < 0 || cache_fd < 0)
+    return oci_error_errno(err, "open cache directories");
+  if (renameat(temp_fd, build->name, cache_fd, hex) < 0) {
+    /* Only an incomplete entry can be in the way (the caller holds the lock
+     * and saw no marker): drop it. */
+    if (errno != EEXIST && errno != ENOTEMPTY)
+      return oci_error_errno(err, "rename build directory into " CACHE_DIR "/%s", hex);
+    if (remove_tree_at(cache_fd, hex, err) < 0)
+      return oci_error_wrap(err, "remove incomplete cache entry %s", hex);
+    if (renameat(temp_fd, build->name, cache_fd, hex) < 0)
+      return oci_error_errno(err, "rename build directory into " CACHE_DIR "/%s", hex);
+  }
+  close(build->rootfs_fd);
+  close(build->dir_fd);
+  build->rootfs_fd = build->dir_fd = -1;
+  build->name[0] = '\0';
+  return 0;
+}
+
+void cache_build_discard(int root_fd, struct cache_build *build)
+{
+  if (build->name[0] != '\0') {
+    cleanup_close int temp_fd = openat(root_fd, TEMP_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    oci_error_t ignored = NULL;
+    /* If this fails the next unpack's sweep removes it. */
+    if (temp_fd >= 0)
+      remove_tree_at(temp_fd, build->name, &ignored);
+    oci_error_free(&ignored);
+  }
+  if (build->rootfs_fd >= 0)
+    close(build->rootfs_fd);
+  if (build->dir_fd >= 0)
+    close(build->dir_fd);
+  build->rootfs_fd = build->dir_fd = -1;
+  build->name[0] = '\0';
+}
+
+int cache_entry_remove(int root_fd, const char *chain_id, oci_error_t *err)
+{
+  char path[128];
+  cleanup_close int cache_fd = -1;
+
+  if (!oci_digest_valid(chain_id))
+    return oci_error_set(err, 0, "malformed chain ID '%.80s'", chain_id);
+  snprintf(path, sizeof(path), CACHE_DIR "/%s/" MARKER, chain_id + 7);
+  if (unlinkat(root_fd, path, 0) < 0 && errno != ENOENT)
+    return oci_error_errno(err, "remove %s", path);
+  cache_fd = openat(root_fd, CACHE_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (cache_fd < 0)
+    return errno == ENOENT ? 0 : oci_error_errno(err, "open " CACHE_DIR " directory");
+  return remove_tree_at(cache_fd, chain_id + 7, err);
+}

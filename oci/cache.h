@@ -1,0 +1,46 @@
+/* The unpacked-rootfs cache under $ROOT/cache, addressed by the layer chain
+ * ID (OCI image spec: chain(L1) = diff_id(L1), chain(Ln) = sha256 of
+ * "chain(Ln-1) diff_id(Ln)"). An entry is $ROOT/cache/<hex>/rootfs plus the
+ * marker $ROOT/cache/<hex>/complete; entries are built in
+ * $ROOT/tmp/unpack-XXXXXX and renamed into place whole, under the lock
+ * $ROOT/cache/<hex>.lock, so an entry with its marker is always complete.
+ * To remove an entry, unlink its marker first. */
+#ifndef OCI_CACHE_H
+#define OCI_CACHE_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "oci.h"
+
+/* The chain ID of the image's whole layer stack, as "sha256:<hex>".
+ * diff_ids must already be valid digests. */
+void cache_chain_id(const struct oci_image *image, char chain_id[OCI_DIGEST_LEN]);
+
+/* True when a complete entry exists for chain_id. */
+bool cache_entry_present(int root_fd, const char *chain_id);
+
+/* Takes the entry's lock (blocking); returns the lock fd. */
+int cache_entry_lock(int root_fd, const char *chain_id, oci_error_t *err);
+
+/* A fresh private build directory $ROOT/tmp/unpack-XXXXXX holding an empty
+ * "rootfs" directory, locked for as long as *dir_fd stays open. Build
+ * directories left by a crashed run (unlocked) are removed first. */
+struct cache_build {
+  int dir_fd;    /* the build directory, flock held */
+  int rootfs_fd; /* its rootfs */
+  char name[32]; /* "unpack-XXXXXX", under $ROOT/tmp */
+};
+int cache_build_begin(int root_fd, struct cache_build *build, oci_error_t *err);
+/* Writes the marker and renames the build directory into the cache (call
+ * with the entry's lock held). */
+int cache_build_commit(int root_fd, struct cache_build *build, const char *chain_id,
+                       oci_error_t *err);
+/* Removes an uncommitted build directory and closes its fds. */
+void cache_build_discard(int root_fd, struct cache_build *build);
+
+/* Removes a cache entry: marker first, so a half-removed entry is never
+ * used. Missing is not an error. */
+int cache_entry_remove(int root_fd, const char *chain_id, oci_error_t *err);
+
+#endif
