@@ -139,6 +139,19 @@ false_pass=$(variant "$docker_differs" false-pass.json 'a["passed"] = True')
 expect_exit 1 "schema: passed true with a failed check is rejected" "$validate" "$schema" "$false_pass"
 python_null=$(variant "$recipe" python-null.json 'a["provenance"]["python"] = None')
 expect_exit 0 "schema: provenance.python may be null" "$validate" "$schema" "$python_null"
+never_ran=$(variant "$direct" never-ran.json '
+for k in a["observed"]:
+    a["observed"][k] = None
+a["observed"]["cgroup_v2"] = {"memory.max": None, "pids.max": None, "cpu.max": None}
+a["observed_extra"] = {}
+a["passed"], a["probe_exit_code"], a["error"] = False, None, "engine failed"
+for c in a["checks"]:
+    c.update(passed=c["name"] == "teardown", seen=None if c["name"] != "teardown" else True)
+a["failed_checks"] = [c["name"] for c in a["checks"] if not c["passed"]]')
+expect_exit 0 "schema: an artifact whose probe never ran (null observations) validates" \
+  "$validate" "$schema" "$never_ran"
+expect_exit 1 "compare: null observations vs the recipe's: no match" "$OCIRUN" compare "$recipe" "$never_ran"
+out_has '^! observed\.uid +65534 +null$' "compare: a null observation is shown as null and marked"
 four=$(variant "$recipe" three-exclusions.json 'a["provenance"]["exclusions"].remove("production credentials")')
 expect_exit 1 "schema: the recipe's four exclusions are required" "$validate" "$schema" "$four"
 tap_done
