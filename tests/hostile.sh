@@ -1,0 +1,225 @@
+#!/bin/bash
+# Hostile and broken images (scripts/images/make-hostile.py): each one is
+# refused with one clear message or contained in its rootfs, by both the
+# import path and the external-layout unpack path, and leaves no trace: no
+# file outside the rootfs, nothing in the store's tmp, no new cache entry, an
+# unchanged index, and host files untouched.
+. "$top_srcdir/tests/lib.sh"
+
+# The cases aim at fixed host paths (guards and canaries in /tmp): one run at
+# a time on this machine, or two runs would see each other's files.
+exec 9>/tmp/ocirun-hostile-test.lock
+flock 9
+
+if ! "$top_srcdir/scripts/make-test-images" busybox hostile "$TEST_IMAGES" >"$TEST_TMP/images.log" 2>&1; then
+  sed 's/^/# /' "$TEST_TMP/images.log"
+  not_ok "test images built"
+  tap_done
+  exit 1
+fi
+
+# ocirun with a time limit: a symlink loop must not hang it.
+run() {
+  timeout 120 "$OCIRUN" --quiet "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+  rc=$?
+}
+show_err() { sed 's/^/#   /' "$TEST_TMP/err" | head -10; }
+sha_of() { sha256sum "$1" 2>/dev/null | cut -d' ' -f1; }
+index_sha() { sha_of "$OCIRUN_ROOT/store/index.json"; }
+cache_list() { ls -A "$OCIRUN_ROOT/cache" 2>/dev/null; }
+
+# A good image first: without a working store every refusal below would be
+# meaningless, so the cases are only run when this works.
+run image import "oci:$TEST_IMAGES/busybox:busybox:latest"
+if [ "$rc" -ne 0 ]; then
+  not_ok "a good image imports (exit $rc); hostile cases not run"
+  show_err
+  tap_done
+  exit 1
+fi
+ok "a good image imports"
+
+# --- reading a case's expect file ---
+load_expect() {
+  outcome= refuse_at=any no_devices=no
+  matches=() canaries=() guards=() present=()
+  local key value
+  while read -r key value; do
+    case $key in
+    '#'* | '') ;;
+    outcome) outcome=$value ;;
+    refuse_at) refuse_at=$value ;;
+    match) matches+=("$value") ;;
+    canary) canaries+=("$value") ;;
+    guard) guards+=("$value") ;;
+    no_devices) no_devices=yes ;;
+    present_in_rootfs) present+=("$value") ;;
+    *) echo "# unknown expect key '$key' in $1" ;;
+    esac
+  done <"$1"
+}
+
+# Guards are host files a hostile layer aims at: made here when missing,
+# compared (content and link count) after every command.
+guards_made=()
+prepare_guards() {
+  local g
+  guard_state=()
+  for g in "${guards[@]}"; do
+    if [ ! -e "$g" ]; then
+      mkdir -p "$(dirname "$g")"
+      echo "guard $case_name" >"$g"
+      guards_made+=("$g")
+    fi
+    guard_state+=("$(sha_of "$g") $(stat -c %h "$g")")
+  done
+}
+cleanup_guards() {
+  local g
+  for g in "${guards_made[@]}"; do rm -f "$g" && rmdir "$(dirname "$g")" 2>/dev/null; done
+  guards_made=()
+}
+trap 'cleanup_guards; rm -rf "$TEST_TMP"' EXIT
+
+# Everything that must hold after any command on a case. rootfs is the
+# unpacked tree when the command succeeded (excluded from the canary search).
+check_no_trace() {
+  local what=$1 rootfs=$2 index_before=$3 cache_before=$4 failed=$5
+  local problems=() i g found c
+  for i in "${!guards[@]}"; do
+    g=${guards[$i]}
+    if [ "$(sha_of "$g") $(stat -c %h "$g" 2>/dev/null)" != "${guard_state[$i]}" ]; then
+      problems+=("host file $g changed, removed or hardlinked")
+    fi
+  done
+  for c in "${canaries[@]}"; do
+    # Other tests' private roots are theirs; ours is searched whole but for
+    # the rootfs the image was allowed to fill.
+    found=$(find /tmp "${TMPDIR:-/tmp}" "$TEST_TMP" -xdev \
+      \( -path "/tmp/ocirun-test.*" -a ! -path "$TEST_TMP" -a ! -path "$TEST_TMP/*" -prune \) -o \
+      \( -path "${rootfs:-/nonexistent}" -prune \) -o \
+      -name "$c*" -print 2>/dev/null | sort -u | head -5)
+    if [ -n "$found" ]; then
+      problems+=("escaped: $(echo $found)")
+      # Reported once: removed so the next case and the next run start clean.
+      echo "$found" | while read -r f; do rm -rf "$f"; done
+    fi
+  done
+  if [ -d "$OCIRUN_ROOT/tmp" ] && [ -n "$(ls -A "$OCIRUN_ROOT/tmp")" ]; then
+    problems+=("store tmp not empty: $(ls -A "$OCIRUN_ROOT/tmp" | head -3 | tr '\n' ' ')")
+  fi
+  if [ "$failed" = yes ]; then
+    [ "$(index_sha)" = "$index_before" ] || problems+=("index.json changed")
+    [ "$(cache_list)" = "$cache_before" ] || problems+=("cache changed: $(cache_list | tr '\n' ' ')")
+  fi
+  if [ ${#problems[@]} -eq 0 ]; then ok "$what: no trace left"; else
+    not_ok "$what: no trace left"
+    printf '#   %s\n' "${problems[@]}"
+  fi
+}
+
+# A refusal: a clean non-zero exit (no crash, no hang) and one line on
+# stderr that matches every expected pattern.
+check_refusal() {
+  local what=$1 re lines missing=()
+  if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then
+    not_ok "$what: refused cleanly (exit $rc)"
+    show_err
+    return
+  fi
+  ok "$what: refused cleanly (exit $rc)"
+  lines=$(grep -c . "$TEST_TMP/err")
+  for re in "${matches[@]}"; do grep -Eqi -- "$re" "$TEST_TMP/err" || missing+=("$re"); done
+  if [ "$lines" -eq 1 ] && [ ${#missing[@]} -eq 0 ]; then ok "$what: one clear message"; else
+    not_ok "$what: one clear message ($lines lines; unmatched: ${missing[*]:-none})"
+    show_err
+  fi
+}
+
+# After a successful unpack of a contained or succeed case.
+check_rootfs() {
+  local what=$1 rootfs=$2 p devices
+  if [ ! -d "$rootfs" ]; then
+    not_ok "$what: unpack printed a rootfs directory ('$rootfs')"
+    return
+  fi
+  if [ "$no_devices" = yes ]; then
+    devices=$(find "$rootfs" -xdev \( -type b -o -type c \) -print | head -3)
+    [ -z "$devices" ] && ok "$what: no device nodes created" ||
+      not_ok "$what: no device nodes created ($devices)"
+  fi
+  for p in "${present[@]}"; do
+    [ -e "$rootfs/$p" ] && ok "$what: $p unpacked" || not_ok "$what: $p unpacked"
+  done
+}
+
+# The outcome of one unpack (or import) command against the expectation.
+judge() {
+  local what=$1 verb=$2 index_before=$3 cache_before=$4 rootfs=
+  case $outcome in
+  refuse)
+    if [ "$verb" = import ] && [ "$refuse_at" = any ] && [ "$rc" -eq 0 ]; then
+      check_no_trace "$what" "" "$index_before" "$cache_before" no
+      return 0
+    fi
+    check_refusal "$what"
+    ;;
+  contain | succeed)
+    if [ "$rc" -eq 0 ]; then
+      [ "$verb" = unpack ] && rootfs=$(tail -n 1 "$TEST_TMP/out")
+      ok "$what: exit 0"
+      [ -n "$rootfs" ] && check_rootfs "$what" "$rootfs"
+    elif [ "$outcome" = succeed ]; then
+      not_ok "$what: exit 0 (got $rc)"
+      show_err
+    else
+      check_refusal "$what"
+    fi
+    ;;
+  *) not_ok "$what: expect file has an outcome ('$outcome')" ;;
+  esac
+  check_no_trace "$what" "$rootfs" "$index_before" "$cache_before" "$([ "$rc" -eq 0 ] && echo no || echo yes)"
+}
+
+for dir in "$TEST_IMAGES"/hostile/*/; do
+  dir=${dir%/}
+  case_name=${dir##*/}
+  load_expect "$dir/expect"
+  prepare_guards
+
+  # 1. Straight from the external layout.
+  index_before=$(index_sha) cache_before=$(cache_list)
+  run image unpack "oci:$dir:hostile:latest"
+  judge "$case_name: unpack oci:" unpack "$index_before" "$cache_before"
+
+  # 2. Through the store: import, then unpack what was imported.
+  index_before=$(index_sha) cache_before=$(cache_list)
+  run image import "oci:$dir:hostile:latest"
+  import_rc=$rc
+  if [ "$import_rc" -ne 0 ] || { [ "$outcome" = refuse ] && [ "$refuse_at" = import ]; }; then
+    judge "$case_name: import" import "$index_before" "$cache_before"
+  elif [ "$import_rc" -eq 0 ]; then
+    index_before=$(index_sha) cache_before=$(cache_list)
+    run image unpack hostile:latest
+    judge "$case_name: unpack imported" unpack "$index_before" "$cache_before"
+  fi
+  if [ "$import_rc" -eq 0 ]; then
+    run image rm hostile:latest
+    [ "$rc" -eq 0 ] && ok "$case_name: imported image removed" ||
+      { not_ok "$case_name: imported image removed (exit $rc)"; show_err; }
+  fi
+  cleanup_guards
+done
+
+# The store still works after all that.
+run image unpack busybox:latest
+rootfs=$(tail -n 1 "$TEST_TMP/out")
+if [ "$rc" -eq 0 ] && [ -x "$rootfs/bin/busybox" ]; then ok "the good image still unpacks"; else
+  not_ok "the good image still unpacks (exit $rc)"
+  show_err
+fi
+run image ls
+grep -q 'busybox:latest' "$TEST_TMP/out" && ! grep -q 'hostile' "$TEST_TMP/out" &&
+  ok "image ls shows the good image and no hostile one" ||
+  not_ok "image ls shows the good image and no hostile one"
+tap_done
