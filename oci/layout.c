@@ -1,0 +1,413 @@
+/* An OCI image layout on disk: the oci-layout marker, index.json read and
+ * atomic replacement, verified blob writes, and the temporary-file helpers
+ * that keep a failed step from leaving anything behind. */
+#include "config.h"
+#include "layout.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "digest.h"
+
+#define COPY_CHUNK ((size_t)1 << 20)
+
+/* Opens a file of the layout itself: never through a symlink, never out. */
+static int open_beneath(int dir_fd, const char *name, int flags)
+{
+  struct open_how how = {
+      .flags = (uint64_t)(flags | O_CLOEXEC | O_NOCTTY),
+      .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
+  };
+  return (int)syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
+}
+
+static int write_all(int fd, const void *data, size_t length)
+{
+  const char *p = data;
+  while (length > 0) {
+    ssize_t n = write(fd, p, length);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -1;
+    p += n;
+    length -= (size_t)n;
+  }
+  return 0;
+}
+
+/* Reads a small file of the layout into a NUL-terminated buffer. */
+static int read_small_file(int dir_fd, const char *name, const char *path, size_t max_size,
+                           char **out, size_t *length, oci_error_t *err)
+{
+  cleanup_close int fd = open_beneath(dir_fd, name, O_RDONLY);
+  cleanup_free char *buffer = NULL;
+  struct stat st;
+  size_t done = 0;
+
+  if (fd < 0)
+    return oci_error_errno(err, "open %s/%s", path, name);
+  if (fstat(fd, &st) < 0)
+    return oci_error_errno(err, "stat %s/%s", path, name);
+  if (!S_ISREG(st.st_mode))
+    return oci_error_set(err, 0, "%s/%s is not a regular file", path, name);
+  if ((uint64_t)st.st_size > max_size)
+    return oci_error_set(err, 0, "%s/%s: size %lld exceeds the limit of %zu bytes", path, name,
+                         (long long)st.st_size, max_size);
+  buffer = malloc((size_t)st.st_size + 1);
+  if (buffer == NULL)
+    return oci_error_errno(err, "read %s/%s", path, name);
+  while (done < (size_t)st.st_size) {
+    ssize_t n = read(fd, buffer + done, (size_t)st.st_size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return oci_error_errno(err, "read %s/%s", path, name);
+    if (n == 0)
+      break;
+    done += (size_t)n;
+  }
+  buffer[done] = '\0';
+  *out = steal_pointer(&buffer);
+  *length = done;
+  return 0;
+}
+
+int oci_temp_name(char *buffer, size_t size, const char *prefix)
+{
+  uint32_t random_part = 0;
+  if (getrandom(&random_part, sizeof(random_part), 0) != sizeof(random_part))
+    random_part = (uint32_t)rand();
+  if (snprintf(buffer, size, "%s-%d-%08x", prefix, (int)getpid(), random_part) >= (int)size)
+    return -1;
+  return 0;
+}
+
+int oci_layout_open(const char *path, oci_error_t *err)
+{
+  cleanup_close int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  cleanup_free char *text = NULL;
+  cleanup_cjson cJSON *marker = NULL;
+  const cJSON *version;
+  size_t length;
+
+  if (fd < 0)
+    return oci_error_errno(err, "open OCI layout %s", path);
+  if (read_small_file(fd, "oci-layout", path, 4096, &text, &length, err) < 0)
+    return oci_error_wrap(err, "%s is not an OCI image layout", path);
+  marker = cJSON_ParseWithLength(text, length);
+  version = cJSON_GetObjectItemCaseSensitive(marker, "imageLayoutVersion");
+  if (!cJSON_IsString(version) || strncmp(version->valuestring, "1.", 2) != 0)
+    return oci_error_set(err, 0, "%s/oci-layout: no supported imageLayoutVersion (want 1.x)", path);
+  return steal_fd(&fd);
+}
+
+/* Creates dir_fd/name with the given content unless it exists, via a
+ * temporary name so a crash never leaves a half-written file. */
+static int create_file_once(int dir_fd, const char *name, const char *path, const char *content,
+                            oci_error_t *err)
+{
+  char temp[64];
+  cleanup_close int fd = -1;
+
+  if (faccessat(dir_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+    return 0;
+  if (oci_temp_name(temp, sizeof(temp), ".init") < 0)
+    return oci_error_set(err, ENAMETOOLONG, "temporary name in %s", path);
+  fd = openat(dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return oci_error_errno(err, "create %s/%s", path, temp);
+  if (write_all(fd, content, strlen(content)) < 0 || fsync(fd) < 0) {
+    oci_error_errno(err, "write %s/%s", path, name);
+    unlinkat(dir_fd, temp, 0);
+    return -1;
+  }
+  if (renameat2(dir_fd, temp, dir_fd, name, RENAME_NOREPLACE) < 0) {
+    int saved = errno;
+    unlinkat(dir_fd, temp, 0);
+    if (saved == EEXIST)
+      return 0;
+    errno = saved;
+    return oci_error_errno(err, "rename %s/%s", path, name);
+  }
+  return 0;
+}
+
+int oci_layout_init(int dir_fd, const char *path, oci_error_t *err)
+{
+  if (mkdirat(dir_fd, "blobs", 0755) < 0 && errno != EEXIST)
+    return oci_error_errno(err, "mkdir %s/blobs", path);
+  if (mkdirat(dir_fd, "blobs/sha256", 0755) < 0 && errno != EEXIST)
+    return oci_error_errno(err, "mkdir %s/blobs/sha256", path);
+  if (create_file_once(dir_fd, "oci-layout", path, "{\"imageLayoutVersion\":\"1.0.0\"}", err) < 0)
+    return -1;
+  return create_file_once(dir_fd, "index.json", path, "{\"schemaVersion\":2,\"manifests\":[]}",
+                          err);
+}
+
+int oci_layout_read_index(int layout_fd, const char *path, cJSON **out, oci_error_t *err)
+{
+  cleanup_free char *text = NULL;
+  cJSON *index;
+  size_t length;
+
+  if (read_small_file(layout_fd, "index.json", path, OCI_INDEX_MAX, &text, &length, err) < 0)
+    return -1;
+  index = cJSON_ParseWithLength(text, length);
+  if (!cJSON_IsObject(index)) {
+    cJSON_Delete(index);
+    return oci_error_set(err, 0, "%s/index.json is not a JSON object", path);
+  }
+  if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(index, "manifests"))) {
+    cJSON_Delete(index);
+    return oci_error_set(err, 0, "%s/index.json has no \"manifests\" array", path);
+  }
+  *out = index;
+  return 0;
+}
+
+int oci_layout_read_index_text(int layout_fd, const char *path, char **out, size_t *length,
+                               oci_error_t *err)
+{
+  return read_small_file(layout_fd, "index.json", path, OCI_INDEX_MAX, out, length, err);
+}
+
+int oci_layout_lock(int dir_fd, const char *name, oci_error_t *err)
+{
+  cleanup_close int fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return oci_error_errno(err, "open lock file %s", name);
+  while (flock(fd, LOCK_EX) < 0) {
+    if (errno != EINTR)
+      return oci_error_errno(err, "lock %s", name);
+  }
+  return steal_fd(&fd);
+}
+
+int oci_layout_write_index(int layout_fd, int tmp_fd, const cJSON *index, oci_error_t *err)
+{
+  cleanup_free char *text = cJSON_PrintUnformatted(index);
+  cleanup_close int fd = -1;
+  char temp[64];
+
+  if (text == NULL)
+    return oci_error_set(err, ENOMEM, "serialise index.json");
+  if (oci_temp_name(temp, sizeof(temp), "index.json") < 0)
+    return oci_error_set(err, ENAMETOOLONG, "temporary index name");
+  fd = openat(tmp_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return oci_error_errno(err, "create temporary index %s", temp);
+  if (write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
+    oci_error_errno(err, "write temporary index %s", temp);
+    unlinkat(tmp_fd, temp, 0);
+    return -1;
+  }
+  /* rename() is the commit point: readers see the old or the new index. */
+  if (renameat(tmp_fd, temp, layout_fd, "index.json") < 0) {
+    oci_error_errno(err, "replace index.json");
+    unlinkat(tmp_fd, temp, 0);
+    return -1;
+  }
+  if (fsync(layout_fd) < 0)
+    return oci_error_errno(err, "fsync the store directory");
+  return 0;
+}
+
+bool oci_layout_has_blob(int layout_fd, const char *digest, int64_t size)
+{
+  cleanup_close int fd = -1;
+  struct stat st;
+  oci_error_t ignored = NULL;
+
+  fd = oci_blob_open(layout_fd, digest, &ignored);
+  oci_error_free(&ignored);
+  if (fd < 0 || fstat(fd, &st) < 0)
+    return false;
+  return S_ISREG(st.st_mode) && (size < 0 || st.st_size == size);
+}
+
+int oci_blob_copy_verified(int src_fd, const char *digest, int64_t size, int dst_dir_fd,
+                           const char *what, oci_error_t *err)
+{
+  cleanup_free char *buffer = NULL;
+  cleanup_close int fd = -1;
+  struct oci_sha256 *hash = NULL;
+  char temp[64], actual[OCI_DIGEST_LEN];
+  int64_t total = 0;
+
+  if (!oci_digest_valid(digest))
+    return oci_error_set(err, 0, "%s: malformed digest '%.80s'", what, digest);
+  buffer = malloc(COPY_CHUNK);
+  hash = oci_sha256_new();
+  if (buffer == NULL || hash == NULL) {
+    oci_sha256_free(hash);
+    return oci_error_set(err, ENOMEM, "copy %s %s", what, digest);
+  }
+  if (oci_temp_name(temp, sizeof(temp), ".blob") < 0) {
+    oci_sha256_free(hash);
+    return oci_error_set(err, ENAMETOOLONG, "temporary blob name");
+  }
+  fd = openat(dst_dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    oci_sha256_free(hash);
+    return oci_error_errno(err, "create temporary file for %s %s", what, digest);
+  }
+  for (;;) {
+    ssize_t n = read(src_fd, buffer, COPY_CHUNK);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      oci_error_errno(err, "read %s %s", what, digest);
+      goto fail;
+    }
+    if (n == 0)
+      break;
+    total += n;
+    if (size >= 0 && total > size) {
+      oci_error_set(err, 0, "%s %s: blob is larger than the descriptor size %lld", what, digest,
+                    (long long)size);
+      goto fail;
+    }
+    oci_sha256_update(hash, buffer, (size_t)n);
+    if (write_all(fd, buffer, (size_t)n) < 0) {
+      oci_error_errno(err, "write %s %s", what, digest);
+      goto fail;
+    }
+  }
+  if (size >= 0 && total != size) {
+    oci_error_set(err, 0, "%s %s: size %lld does not match descriptor size %lld", what, digest,
+                  (long long)total, (long long)size);
+    goto fail;
+  }
+  oci_sha256_final(hash, actual);
+  if (strcmp(actual, digest) != 0) {
+    oci_error_set(err, 0, "%s %s: content digest is %s", what, digest, actual);
+    goto fail;
+  }
+  if (fsync(fd) < 0) {
+    oci_error_errno(err, "fsync %s %s", what, digest);
+    goto fail;
+  }
+  if (renameat(dst_dir_fd, temp, dst_dir_fd, digest + 7) < 0) {
+    oci_error_errno(err, "rename %s %s into place", what, digest);
+    goto fail;
+  }
+  oci_sha256_free(hash);
+  return 0;
+fail:
+  oci_sha256_free(hash);
+  unlinkat(dst_dir_fd, temp, 0);
+  return -1;
+}
+
+int oci_blob_write_buffer(int dst_dir_fd, const void *data, size_t length,
+                          char digest[OCI_DIGEST_LEN], oci_error_t *err)
+{
+  cleanup_close int fd = -1;
+  char temp[64];
+
+  oci_sha256_buffer(data, length, digest);
+  if (oci_temp_name(temp, sizeof(temp), ".blob") < 0)
+    return oci_error_set(err, ENAMETOOLONG, "temporary blob name");
+  fd = openat(dst_dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return oci_error_errno(err, "create blob %s", digest);
+  if (write_all(fd, data, length) < 0 || fsync(fd) < 0 ||
+      renameat(dst_dir_fd, temp, dst_dir_fd, digest + 7) < 0) {
+    oci_error_errno(err, "write blob %s", digest);
+    unlinkat(dst_dir_fd, temp, 0);
+    return -1;
+  }
+  return 0;
+}
+
+int oci_make_temp_dir(int dir_fd, const char *prefix, char **name, oci_error_t *err)
+{
+  char candidate[96];
+
+  for (int attempt = 0; attempt < 16; attempt++) {
+    int fd;
+    if (oci_temp_name(candidate, sizeof(candidate), prefix) < 0)
+      return oci_error_set(err, ENAMETOOLONG, "temporary directory name");
+    if (mkdirat(dir_fd, candidate, 0700) < 0) {
+      if (errno == EEXIST)
+        continue;
+      return oci_error_errno(err, "create temporary directory %s", candidate);
+    }
+    fd = openat(dir_fd, candidate, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      oci_error_errno(err, "open temporary directory %s", candidate);
+      unlinkat(dir_fd, candidate, AT_REMOVEDIR);
+      return -1;
+    }
+    *name = strdup(candidate);
+    if (*name == NULL) {
+      close(fd);
+      unlinkat(dir_fd, candidate, AT_REMOVEDIR);
+      return oci_error_set(err, ENOMEM, "temporary directory name");
+    }
+    return fd;
+  }
+  return oci_error_set(err, EEXIST, "create temporary directory %s-*", prefix);
+}
+
+/* Empties the directory open as fd; one fd per level of depth. */
+static int remove_contents(int fd, const char *name, oci_error_t *err)
+{
+  int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  cleanup_dir DIR *dir = NULL;
+  struct dirent *entry;
+
+  if (dup_fd < 0)
+    return oci_error_errno(err, "remove %s", name);
+  dir = fdopendir(dup_fd);
+  if (dir == NULL) {
+    close(dup_fd);
+    return oci_error_errno(err, "read directory %s", name);
+  }
+  while ((errno = 0, entry = readdir(dir)) != NULL) {
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+      continue;
+    if (unlinkat(fd, entry->d_name, 0) == 0 || errno == ENOENT)
+      continue;
+    if (errno != EISDIR && errno != EPERM)
+      return oci_error_errno(err, "remove %s/%s", name, entry->d_name);
+    if (oci_remove_tree(fd, entry->d_name, err) < 0)
+      return -1;
+  }
+  if (errno != 0)
+    return oci_error_errno(err, "read directory %s", name);
+  return 0;
+}
+
+int oci_remove_tree(int dir_fd, const char *name, oci_error_t *err)
+{
+  cleanup_close int fd = -1;
+  struct stat st;
+
+  if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return errno == ENOENT ? 0 : oci_error_errno(err, "stat %s", name);
+  if (!S_ISDIR(st.st_mode)) {
+    if (unlinkat(dir_fd, name, 0) < 0 && errno != ENOENT)
+      return oci_error_errno(err, "remove %s", name);
+    return 0;
+  }
+  fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return oci_error_errno(err, "open %s", name);
+  if (remove_contents(fd, name, err) < 0)
+    return -1;
+  if (unlinkat(dir_fd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+    return oci_error_errno(err, "remove directory %s", name);
+  return 0;
+}

@@ -1,0 +1,460 @@
+/* The image store under $OCIRUN_ROOT: root/store is an OCI image layout
+ * (so skopeo can copy straight into it), root/tmp the only place temporary
+ * files go. Listing, committing an import, removing images and collecting
+ * the blobs no image uses any more. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "digest.h"
+#include "layout.h"
+#include "manifest.h"
+#include "oci.h"
+#include "store.h"
+
+/* Creates path and its missing parents (the root is the user's choice). */
+static int make_directories(const char *path, oci_error_t *err)
+{
+  cleanup_free char *copy = strdup(path);
+  if (copy == NULL)
+    return oci_error_set(err, ENOMEM, "mkdir %s", path);
+  for (char *p = copy + 1; *p != '\0'; p++) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+      return oci_error_errno(err, "mkdir %s", copy);
+    *p = '/';
+  }
+  if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+    return oci_error_errno(err, "mkdir %s", copy);
+  return 0;
+}
+
+static int open_subdirectory(int dir_fd, const char *name, mode_t mode, const char *root,
+                             oci_error_t *err)
+{
+  int fd;
+  if (mkdirat(dir_fd, name, mode) < 0 && errno != EEXIST)
+    return oci_error_errno(err, "mkdir %s/%s", root, name);
+  fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return oci_error_errno(err, "open %s/%s", root, name);
+  return fd;
+}
+
+int oci_store_lock(struct oci_store *store, oci_error_t *err)
+{
+  return oci_layout_lock(store->root_fd, "store.lock", err);
+}
+
+void oci_store_close(struct oci_store *store)
+{
+  if (store == NULL)
+    return;
+  if (store->root_fd >= 0)
+    close(store->root_fd);
+  if (store->store_fd >= 0)
+    close(store->store_fd);
+  if (store->tmp_fd >= 0)
+    close(store->tmp_fd);
+  free(store->root);
+  free(store->store_path);
+  free(store);
+}
+
+const char *oci_store_root(const struct oci_store *store)
+{
+  return store->root;
+}
+
+int oci_store_open(const char *root, struct oci_store **out, oci_error_t *err)
+{
+  struct oci_store *store = calloc(1, sizeof(*store));
+  int cache_fd;
+
+  if (store == NULL)
+    return oci_error_set(err, ENOMEM, "open store %s", root);
+  store->root_fd = store->store_fd = store->tmp_fd = -1;
+  store->root = strdup(root);
+  if (store->root == NULL || asprintf(&store->store_path, "%s/store", root) < 0) {
+    store->store_path = NULL;
+    oci_store_close(store);
+    return oci_error_set(err, ENOMEM, "open store %s", root);
+  }
+  if (make_directories(root, err) < 0)
+    goto fail;
+  store->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (store->root_fd < 0) {
+    oci_error_errno(err, "open %s", root);
+    goto fail;
+  }
+  store->store_fd = open_subdirectory(store->root_fd, "store", 0755, root, err);
+  if (store->store_fd < 0)
+    goto fail;
+  store->tmp_fd = open_subdirectory(store->root_fd, "tmp", 0700, root, err);
+  if (store->tmp_fd < 0)
+    goto fail;
+  cache_fd = open_subdirectory(store->root_fd, "cache", 0700, root, err);
+  if (cache_fd < 0)
+    goto fail;
+  close(cache_fd);
+  if (faccessat(store->store_fd, "index.json", F_OK, AT_SYMLINK_NOFOLLOW) < 0 ||
+      faccessat(store->store_fd, "oci-layout", F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+    cleanup_close int lock_fd = oci_store_lock(store, err);
+    if (lock_fd < 0 || oci_layout_init(store->store_fd, store->store_path, err) < 0)
+      goto fail;
+  }
+  *out = store;
+  return 0;
+fail:
+  oci_store_close(store);
+  return -1;
+}
+
+int oci_image_list(struct oci_store *store, struct oci_image_summary **out, size_t *n_out,
+                   oci_error_t *err)
+{
+  struct oci_index_doc index;
+  struct oci_image_summary *list;
+
+  if (oci_layout_index_doc(store->store_fd, store->store_path, &index, err) < 0)
+    return -1;
+  list = calloc(index.n_manifests + 1, sizeof(*list));
+  if (list == NULL) {
+    oci_index_doc_clear(&index);
+    return oci_error_set(err, ENOMEM, "list images");
+  }
+  for (size_t i = 0; i < index.n_manifests; i++) {
+    struct oci_image *image = NULL;
+    oci_error_t ignored = NULL;
+    list[i].ref_name = index.manifests[i].ref_name;
+    index.manifests[i].ref_name = NULL;
+    /* A broken image is listed with an empty ID rather than hiding the rest. */
+    if (oci_resolve_entry(store->store_fd, store->store_path, &index, i, &image, &ignored) < 0) {
+      oci_error_free(&ignored);
+      memcpy(list[i].manifest_digest, index.manifests[i].digest, OCI_DIGEST_LEN);
+      list[i].size = -1;
+      continue;
+    }
+    memcpy(list[i].image_id, image->image_id, OCI_DIGEST_LEN);
+    memcpy(list[i].manifest_digest, image->manifest_digest, OCI_DIGEST_LEN);
+    for (size_t k = 0; k < image->n_layers; k++)
+      list[i].size += image->layers[k].size;
+    oci_image_free(image);
+  }
+  *n_out = index.n_manifests;
+  *out = list;
+  oci_index_doc_clear(&index);
+  return 0;
+}
+
+void oci_image_summaries_free(struct oci_image_summary *list, size_t n)
+{
+  if (list == NULL)
+    return;
+  for (size_t i = 0; i < n; i++)
+    free(list[i].ref_name);
+  free(list);
+}
+
+static bool is_blob_name(const char *name)
+{
+  size_t i;
+  for (i = 0; name[i] != '\0'; i++)
+    if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+      return false;
+  return i == 64;
+}
+
+static cJSON *index_entry_json(const struct oci_descriptor *manifest, const char *name)
+{
+  cJSON *entry = cJSON_CreateObject();
+  if (entry == NULL)
+    return NULL;
+  cJSON_AddStringToObject(entry, "mediaType", manifest->media_type);
+  cJSON_AddStringToObject(entry, "digest", manifest->digest);
+  cJSON_AddNumberToObject(entry, "size", (double)manifest->size);
+  if (name != NULL) {
+    cJSON *annotations = cJSON_AddObjectToObject(entry, "annotations");
+    cJSON_AddStringToObject(annotations, OCI_REF_NAME_ANNOTATION, name);
+  }
+  return entry;
+}
+
+static const char *entry_ref_name(const cJSON *entry)
+{
+  const cJSON *annotations = cJSON_GetObjectItemCaseSensitive(entry, "annotations");
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(annotations, OCI_REF_NAME_ANNOTATION);
+  return cJSON_IsString(name) ? name->valuestring : NULL;
+}
+
+static const char *entry_digest(const cJSON *entry)
+{
+  const cJSON *digest = cJSON_GetObjectItemCaseSensitive(entry, "digest");
+  return cJSON_IsString(digest) ? digest->valuestring : NULL;
+}
+
+static int move_blobs_into_store(struct oci_store *store, int staging_fd, oci_error_t *err)
+{
+  cleanup_close int blobs_fd = -1;
+  cleanup_dir DIR *dir = NULL;
+  struct dirent *entry;
+  int dup_fd;
+
+  blobs_fd =
+      openat(store->store_fd, "blobs/sha256", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (blobs_fd < 0)
+    return oci_error_errno(err, "open %s/blobs/sha256", store->store_path);
+  dup_fd = fcntl(staging_fd, F_DUPFD_CLOEXEC, 0);
+  if (dup_fd < 0 || (dir = fdopendir(dup_fd)) == NULL) {
+    if (dup_fd >= 0)
+      close(dup_fd);
+    return oci_error_errno(err, "read staging directory");
+  }
+  while ((errno = 0, entry = readdir(dir)) != NULL) {
+    if (!is_blob_name(entry->d_name))
+      continue;
+    /* A blob already in the store has the same content by its name. */
+    if (renameat2(staging_fd, entry->d_name, blobs_fd, entry->d_name, RENAME_NOREPLACE) < 0 &&
+        errno != EEXIST)
+      return oci_error_errno(err, "move blob sha256:%s into the store", entry->d_name);
+  }
+  if (errno != 0)
+    return oci_error_errno(err, "read staging directory");
+  if (fsync(blobs_fd) < 0)
+    return oci_error_errno(err, "fsync %s/blobs/sha256", store->store_path);
+  return 0;
+}
+
+int oci_store_commit(struct oci_store *store, int staging_fd, const struct oci_descriptor *manifest,
+                     char *const *names, size_t n_names, oci_error_t *err)
+{
+  cleanup_close int lock_fd = -1;
+  cleanup_cjson cJSON *index = NULL;
+  cJSON *manifests, *entry, *next;
+
+  for (size_t i = 0; i < n_names; i++)
+    if (!oci_ref_name_valid(names[i]))
+      return oci_error_set(err, 0, "'%s' is not a valid image name", names[i]);
+  lock_fd = oci_store_lock(store, err);
+  if (lock_fd < 0)
+    return -1;
+  /* Blobs before the index: the index never names a blob that is missing. */
+  if (move_blobs_into_store(store, staging_fd, err) < 0)
+    return -1;
+  if (oci_layout_read_index(store->store_fd, store->store_path, &index, err) < 0)
+    return -1;
+  manifests = cJSON_GetObjectItemCaseSensitive(index, "manifests");
+  for (entry = manifests->child; entry != NULL; entry = next) {
+    const char *name = entry_ref_name(entry), *digest = entry_digest(entry);
+    bool drop = false;
+    next = entry->next;
+    for (size_t i = 0; name != NULL && i < n_names; i++)
+      drop = drop || strcmp(name, names[i]) == 0;
+    /* Importing an image again without a name does not duplicate it. */
+    if (n_names == 0 && name == NULL && digest && strcmp(digest, manifest->digest) == 0)
+      drop = true;
+    if (drop)
+      cJSON_Delete(cJSON_DetachItemViaPointer(manifests, entry));
+  }
+  for (size_t i = 0; i < (n_names ? n_names : 1); i++) {
+    cJSON *new_entry = index_entry_json(manifest, n_names ? names[i] : NULL);
+    if (new_entry == NULL)
+      return oci_error_set(err, ENOMEM, "update index");
+    cJSON_AddItemToArray(manifests, new_entry);
+  }
+  return oci_layout_write_index(store->store_fd, store->tmp_fd, index, err);
+}
+
+/* --- removal and garbage collection --- */
+
+struct digest_set {
+  char (*digests)[OCI_DIGEST_LEN];
+  size_t n, capacity;
+};
+
+static int digest_set_add(struct digest_set *set, const char *digest)
+{
+  for (size_t i = 0; i < set->n; i++)
+    if (strcmp(set->digests[i], digest) == 0)
+      return 0;
+  if (set->n == set->capacity) {
+    size_t capacity = set->capacity ? set->capacity * 2 : 64;
+    void *grown = realloc(set->digests, capacity * sizeof(*set->digests));
+    if (grown == NULL)
+      return -1;
+    set->digests = grown;
+    set->capacity = capacity;
+  }
+  memcpy(set->digests[set->n++], digest, OCI_DIGEST_LEN);
+  return 0;
+}
+
+static bool digest_set_has(const struct digest_set *set, const char *digest)
+{
+  for (size_t i = 0; i < set->n; i++)
+    if (strcmp(set->digests[i], digest) == 0)
+      return true;
+  return false;
+}
+
+/* Marks everything a descriptor keeps alive. A blob that is missing keeps
+ * nothing alive; one that cannot be read makes collection stop (returns -1)
+ * because its children are unknown. */
+static int mark_reachable(int layout_fd, const struct oci_descriptor *descriptor, int depth,
+                          struct digest_set *set, oci_error_t *err)
+{
+  enum oci_media_kind kind = oci_media_kind(descriptor->media_type);
+  int ret = 0;
+
+  if (digest_set_add(set, descriptor->digest) < 0)
+    return oci_error_set(err, ENOMEM, "collect blobs");
+  if (!oci_layout_has_blob(layout_fd, descriptor->digest, -1))
+    return 0;
+  if (kind == OCI_KIND_INDEX) {
+    struct oci_index_doc index;
+    if (depth >= OCI_INDEX_MAX_DEPTH)
+      return oci_error_set(err, 0, "index %s: nested too deep", descriptor->digest);
+    if (oci_index_load(layout_fd, descriptor, &index, err) < 0)
+      return -1;
+    for (size_t i = 0; ret == 0 && i < index.n_manifests; i++)
+      ret = mark_reachable(layout_fd, &index.manifests[i], depth + 1, set, err);
+    oci_index_doc_clear(&index);
+  } else if (kind == OCI_KIND_MANIFEST) {
+    struct oci_manifest_doc manifest;
+    if (oci_manifest_load(layout_fd, descriptor, &manifest, NULL, NULL, err) < 0)
+      return -1;
+    if (digest_set_add(set, manifest.config.digest) < 0)
+      ret = oci_error_set(err, ENOMEM, "collect blobs");
+    for (size_t i = 0; ret == 0 && i < manifest.n_layers; i++)
+      if (digest_set_add(set, manifest.layers[i].digest) < 0)
+        ret = oci_error_set(err, ENOMEM, "collect blobs");
+    oci_manifest_doc_clear(&manifest);
+  }
+  return ret;
+}
+
+/* Deletes the blobs that no entry of the index reaches. The caller holds
+ * the store lock. */
+static int collect_garbage(struct oci_store *store, oci_error_t *err)
+{
+  struct digest_set set = {0};
+  struct oci_index_doc index;
+  cleanup_close int blobs_fd = -1;
+  cleanup_dir DIR *dir = NULL;
+  struct dirent *entry;
+  int ret = 0, dup_fd;
+
+  if (oci_layout_index_doc(store->store_fd, store->store_path, &index, err) < 0)
+    return -1;
+  for (size_t i = 0; ret == 0 && i < index.n_manifests; i++)
+    ret = mark_reachable(store->store_fd, &index.manifests[i], 0, &set, err);
+  oci_index_doc_clear(&index);
+  if (ret < 0) {
+    free(set.digests);
+    return oci_error_wrap(err, "blob collection skipped");
+  }
+  blobs_fd =
+      openat(store->store_fd, "blobs/sha256", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  dup_fd = blobs_fd >= 0 ? fcntl(blobs_fd, F_DUPFD_CLOEXEC, 0) : -1;
+  if (dup_fd < 0 || (dir = fdopendir(dup_fd)) == NULL) {
+    if (dup_fd >= 0)
+      close(dup_fd);
+    free(set.digests);
+    return oci_error_errno(err, "read %s/blobs/sha256", store->store_path);
+  }
+  while ((errno = 0, entry = readdir(dir)) != NULL) {
+    char digest[OCI_DIGEST_LEN];
+    if (!is_blob_name(entry->d_name))
+      continue;
+    snprintf(digest, sizeof(digest), "sha256:%.64s", entry->d_name);
+    if (digest_set_has(&set, digest))
+      continue;
+    if (unlinkat(blobs_fd, entry->d_name, 0) < 0 && errno != ENOENT) {
+      ret = oci_error_errno(err, "remove blob %s", digest);
+      break;
+    }
+  }
+  if (ret == 0 && errno != 0)
+    ret = oci_error_errno(err, "read %s/blobs/sha256", store->store_path);
+  free(set.digests);
+  return ret;
+}
+
+int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t *err)
+{
+  cleanup_close int lock_fd = -1;
+  cleanup_cjson cJSON *index_json = NULL;
+  cleanup_free char *index_text = NULL;
+  size_t index_length;
+  struct oci_index_doc index;
+  struct oci_image *image = NULL;
+  enum oci_match_kind kind;
+  size_t entry;
+  bool *drop = NULL;
+  cJSON *manifests, *item, *next;
+  size_t position = 0;
+  int ret = -1;
+
+  if (strncmp(reference, "oci:", 4) == 0)
+    return oci_error_set(err, 0, "'%s' is outside the store: nothing to remove", reference);
+  lock_fd = oci_store_lock(store, err);
+  if (lock_fd < 0)
+    return -1;
+  /* One read for both views, so their entries line up one to one. */
+  if (oci_layout_read_index_text(store->store_fd, store->store_path, &index_text, &index_length,
+                                 err) < 0)
+    return -1;
+  index_json = cJSON_ParseWithLength(index_text, index_length);
+  if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(index_json, "manifests")))
+    return oci_error_set(err, 0, "%s/index.json is not a valid index", store->store_path);
+  if (oci_index_parse(index_text, index_length, &index, err) < 0)
+    return oci_error_wrap(err, "%s/index.json", store->store_path);
+  if (oci_resolve_in_index(store->store_fd, store->store_path, &index, reference, true, &image,
+                           &entry, &kind, err) < 0) {
+    oci_error_wrap(err, "image '%s'", reference);
+    goto out;
+  }
+  drop = calloc(index.n_manifests + 1, sizeof(*drop));
+  if (drop == NULL) {
+    oci_error_set(err, ENOMEM, "remove %s", reference);
+    goto out;
+  }
+  drop[entry] = true;
+  /* By ID, every name of that image goes; by name, only that name. */
+  for (size_t i = 0; kind == OCI_MATCH_ID && i < index.n_manifests; i++) {
+    struct oci_image *other = NULL;
+    oci_error_t ignored = NULL;
+    if (oci_resolve_entry(store->store_fd, store->store_path, &index, i, &other, &ignored) < 0) {
+      oci_error_free(&ignored);
+      continue;
+    }
+    drop[i] = drop[i] || strcmp(other->image_id, image->image_id) == 0;
+    oci_image_free(other);
+  }
+  manifests = cJSON_GetObjectItemCaseSensitive(index_json, "manifests");
+  for (item = manifests->child; item != NULL; item = next, position++) {
+    next = item->next;
+    if (position < index.n_manifests && drop[position])
+      cJSON_Delete(cJSON_DetachItemViaPointer(manifests, item));
+  }
+  if (oci_layout_write_index(store->store_fd, store->tmp_fd, index_json, err) < 0)
+    goto out;
+  /* The image is gone once the index says so; what is left is only space. */
+  ret = collect_garbage(store, err);
+  if (ret < 0)
+    oci_error_wrap(err, "'%s' was removed from the index but its blobs were kept", reference);
+out:
+  free(drop);
+  oci_image_free(image);
+  oci_index_doc_clear(&index);
+  return ret;
+}
