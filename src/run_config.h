@@ -22,6 +22,7 @@ struct tmpfs_mount {
 struct run_config {
   char *image_reference; /* as typed; resolved before anything is created */
   char *name;            /* --name, or generated "ocirun-<12 hex>" */
+  bool name_generated;   /* then the hostname defaults to the 12 hex digits */
   bool read_only;
   int64_t memory_bytes;      /* -1: unset */
   int64_t memory_swap_bytes; /* -1: unset (docker: twice memory); -2: unlimited ("-1") */
@@ -57,6 +58,9 @@ struct run_config {
  * *next gets the index of IMAGE in argv. Unknown options are errors. */
 int run_options_parse(int argc, char **argv, struct run_config *config, int *next,
                       oci_error_t *err);
+/* Sets image_reference and command (copies) from what follows the options. */
+int run_config_set_command(struct run_config *config, const char *image, char *const *command,
+                           size_t n_command, oci_error_t *err);
 void run_config_init(struct run_config *config);
 void run_config_clear(struct run_config *config);
 

@@ -1,0 +1,565 @@
+/* How the run's filesystem is set up: the plan (a table built from the
+ * config) and the one loop that applies it. Every target inside the image is
+ * opened with openat2(RESOLVE_IN_ROOT) on the new root and mounted through
+ * the new mount API on that fd, never through a joined path string.
+ * The root is always an overlay whose lower layer is the cached rootfs, so a
+ * run never writes the cache, and mount points missing from the image can be
+ * created (in the upper layer) even for --read-only, which is applied last. */
+#include "config.h"
+
+#include "mount_plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "oci/cleanup.h"
+
+#define RO_NOSUID_NODEV_NOEXEC                                                                     \
+  (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
+
+/* Hidden from the container: they leak host state or kernel memory. */
+static const char *const masked_paths[] = {
+    "/proc/acpi",        "/proc/asound",        "/proc/interrupts", "/proc/kcore",
+    "/proc/keys",        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
+    "/proc/sched_debug", "/proc/scsi",
+};
+static const char *const masked_sys_paths[] = {
+    "/sys/firmware",
+    "/sys/devices/virtual/powercap",
+};
+/* Kernel knobs the container may read but never write. */
+static const char *const read_only_paths[] = {
+    "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
+};
+static const char *const host_devices[] = {"null", "zero", "full", "random", "urandom", "tty"};
+static const struct {
+  const char *target;
+  const char *link;
+} dev_symlinks[] = {
+    {"/dev/ptmx", "pts/ptmx"},          {"/dev/fd", "/proc/self/fd"},
+    {"/dev/stdin", "/proc/self/fd/0"},  {"/dev/stdout", "/proc/self/fd/1"},
+    {"/dev/stderr", "/proc/self/fd/2"},
+};
+
+static const char *const kind_names[] = {
+    [MOUNT_OP_MAKE_PRIVATE] = "private",
+    [MOUNT_OP_ROOT_OVERLAY] = "root-overlay",
+    [MOUNT_OP_FILESYSTEM] = "mount",
+    [MOUNT_OP_BIND_DEVICE] = "bind-device",
+    [MOUNT_OP_MASK] = "mask",
+    [MOUNT_OP_READ_ONLY] = "read-only",
+    [MOUNT_OP_SYMLINK] = "symlink",
+    [MOUNT_OP_ROOT_READ_ONLY] = "root-read-only",
+    [MOUNT_OP_PIVOT_ROOT] = "pivot-root",
+};
+
+/* Appends one operation; strings are copied (NULL stays NULL). */
+static int add_op(struct mount_plan *plan, enum mount_op_kind kind, const char *source,
+                  const char *target, const char *fstype, uint64_t attr, const char *data,
+                  oci_error_t *err)
+{
+  struct mount_op *grown = reallocarray(plan->ops, plan->n_ops + 1, sizeof(*grown));
+  struct mount_op op = {.kind = kind, .fstype = fstype, .attr = attr};
+
+  if (grown == NULL)
+    return oci_error_errno(err, "mount plan: allocate");
+  plan->ops = grown;
+  op.source = source != NULL ? strdup(source) : NULL;
+  op.target = strdup(target);
+  op.data = data != NULL ? strdup(data) : NULL;
+  if ((source != NULL && op.source == NULL) || op.target == NULL ||
+      (data != NULL && op.data == NULL)) {
+    free(op.source);
+    free(op.target);
+    free(op.data);
+    return oci_error_errno(err, "mount plan: allocate");
+  }
+  plan->ops[plan->n_ops++] = op;
+  return 0;
+}
+
+static uint64_t attr_from_ms_flags(unsigned long flags)
+{
+  return ((flags & MS_RDONLY) ? MOUNT_ATTR_RDONLY : 0) |
+         ((flags & MS_NOSUID) ? MOUNT_ATTR_NOSUID : 0) |
+         ((flags & MS_NODEV) ? MOUNT_ATTR_NODEV : 0) |
+         ((flags & MS_NOEXEC) ? MOUNT_ATTR_NOEXEC : 0);
+}
+
+static int add_dev(struct mount_plan *plan, oci_error_t *err)
+{
+  char target[64], source[64];
+
+  if (add_op(plan, MOUNT_OP_FILESYSTEM, "tmpfs", "/dev", "tmpfs", MOUNT_ATTR_NOSUID,
+             "mode=755,size=65536k", err) < 0)
+    return -1;
+  for (size_t i = 0; i < sizeof(host_devices) / sizeof(host_devices[0]); i++) {
+    snprintf(target, sizeof(target), "/dev/%s", host_devices[i]);
+    snprintf(source, sizeof(source), "/dev/%s", host_devices[i]);
+    if (add_op(plan, MOUNT_OP_BIND_DEVICE, source, target, NULL, MOUNT_ATTR_NOSUID, NULL, err) < 0)
+      return -1;
+  }
+  if (add_op(plan, MOUNT_OP_FILESYSTEM, "devpts", "/dev/pts", "devpts",
+             MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, "newinstance,ptmxmode=0666,mode=0620,gid=5",
+             err) < 0)
+    return -1;
+  if (add_op(plan, MOUNT_OP_FILESYSTEM, "shm", "/dev/shm", "tmpfs",
+             MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, "mode=1777,size=65536k",
+             err) < 0)
+    return -1;
+  for (size_t i = 0; i < sizeof(dev_symlinks) / sizeof(dev_symlinks[0]); i++) {
+    if (add_op(plan, MOUNT_OP_SYMLINK, dev_symlinks[i].link, dev_symlinks[i].target, NULL, 0, NULL,
+               err) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+static int add_user_tmpfs(struct mount_plan *plan, const struct tmpfs_mount *mount,
+                          oci_error_t *err)
+{
+  char data[64];
+
+  if (mount->size_bytes > 0)
+    snprintf(data, sizeof(data), "mode=%o,size=%llu", (unsigned)mount->mode,
+             (unsigned long long)mount->size_bytes);
+  else
+    snprintf(data, sizeof(data), "mode=%o", (unsigned)mount->mode);
+  return add_op(plan, MOUNT_OP_FILESYSTEM, "tmpfs", mount->path, "tmpfs",
+                attr_from_ms_flags(mount->flags), data, err);
+}
+
+int mount_plan_build(const struct run_config *config, const char *rootfs, const char *run_dir,
+                     struct mount_plan *plan, oci_error_t *err)
+{
+  cleanup_free char *overlay_data = NULL;
+
+  *plan = (struct mount_plan){0};
+  /* overlayfs splits lowerdir on ':' and its options on ','; these paths are
+   * ocirun's own (store and run dir), so refuse rather than escape. */
+  if (strpbrk(rootfs, ":,") != NULL || strpbrk(run_dir, ":,") != NULL)
+    return oci_error_set(err, 0, "mount plan: '%s' or '%s' contains ':' or ',' (overlayfs)", rootfs,
+                         run_dir);
+  if (asprintf(&plan->root_mountpoint, "%s/rootfs", run_dir) < 0 ||
+      asprintf(&overlay_data, "upperdir=%s/upper,workdir=%s/work", run_dir, run_dir) < 0) {
+    plan->root_mountpoint = NULL;
+    overlay_data = NULL;
+    return oci_error_errno(err, "mount plan: allocate");
+  }
+  if (add_op(plan, MOUNT_OP_MAKE_PRIVATE, NULL, "/", NULL, 0, NULL, err) < 0 ||
+      add_op(plan, MOUNT_OP_ROOT_OVERLAY, rootfs, plan->root_mountpoint, "overlay", 0, overlay_data,
+             err) < 0 ||
+      add_op(plan, MOUNT_OP_FILESYSTEM, "proc", "/proc", "proc",
+             MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, NULL, err) < 0)
+    goto fail;
+  for (size_t i = 0; i < sizeof(masked_paths) / sizeof(masked_paths[0]); i++) {
+    if (add_op(plan, MOUNT_OP_MASK, "/dev/null", masked_paths[i], NULL, RO_NOSUID_NODEV_NOEXEC,
+               NULL, err) < 0)
+      goto fail;
+  }
+  for (size_t i = 0; i < sizeof(read_only_paths) / sizeof(read_only_paths[0]); i++) {
+    if (add_op(plan, MOUNT_OP_READ_ONLY, NULL, read_only_paths[i], NULL, RO_NOSUID_NODEV_NOEXEC,
+               NULL, err) < 0)
+      goto fail;
+  }
+  if (add_dev(plan, err) < 0)
+    goto fail;
+  /* sysfs shows the network namespace it is mounted in: the new one. */
+  if (add_op(plan, MOUNT_OP_FILESYSTEM, "sysfs", "/sys", "sysfs", RO_NOSUID_NODEV_NOEXEC, NULL,
+             err) < 0 ||
+      add_op(plan, MOUNT_OP_FILESYSTEM, "cgroup2", "/sys/fs/cgroup", "cgroup2",
+             RO_NOSUID_NODEV_NOEXEC, NULL, err) < 0)
+    goto fail;
+  for (size_t i = 0; i < sizeof(masked_sys_paths) / sizeof(masked_sys_paths[0]); i++) {
+    if (add_op(plan, MOUNT_OP_MASK, "/dev/null", masked_sys_paths[i], NULL, RO_NOSUID_NODEV_NOEXEC,
+               NULL, err) < 0)
+      goto fail;
+  }
+  for (size_t i = 0; i < config->n_tmpfs; i++) {
+    if (add_user_tmpfs(plan, &config->tmpfs[i], err) < 0)
+      goto fail;
+  }
+  if (config->read_only &&
+      add_op(plan, MOUNT_OP_ROOT_READ_ONLY, NULL, "/", NULL,
+             MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, NULL, err) < 0)
+    goto fail;
+  if (add_op(plan, MOUNT_OP_PIVOT_ROOT, plan->root_mountpoint, "/", NULL, 0, NULL, err) < 0)
+    goto fail;
+  return 0;
+fail:
+  mount_plan_clear(plan);
+  return -1;
+}
+
+void mount_plan_clear(struct mount_plan *plan)
+{
+  for (size_t i = 0; i < plan->n_ops; i++) {
+    free(plan->ops[i].source);
+    free(plan->ops[i].target);
+    free(plan->ops[i].data);
+  }
+  free(plan->ops);
+  free(plan->root_mountpoint);
+  *plan = (struct mount_plan){0};
+}
+
+static void format_attr(uint64_t attr, char *buf, size_t size)
+{
+  static const struct {
+    uint64_t bit;
+    const char *name;
+  } names[] = {{MOUNT_ATTR_RDONLY, "ro"},
+               {MOUNT_ATTR_NOSUID, "nosuid"},
+               {MOUNT_ATTR_NODEV, "nodev"},
+               {MOUNT_ATTR_NOEXEC, "noexec"}};
+  size_t used = 0;
+
+  buf[0] = '\0';
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    if ((attr & names[i].bit) && used < size)
+      used += (size_t)snprintf(buf + used, size - used, "%s%s", used > 0 ? "," : "", names[i].name);
+  }
+  if (used == 0)
+    snprintf(buf, size, "-");
+}
+
+void mount_plan_print(const struct mount_plan *plan, FILE *out)
+{
+  char attrs[64];
+
+  fprintf(out, "%-3s %-15s %-32s %-24s %-24s %s\n", "#", "KIND", "TARGET", "SOURCE", "ATTRS",
+          "DATA");
+  for (size_t i = 0; i < plan->n_ops; i++) {
+    const struct mount_op *op = &plan->ops[i];
+
+    format_attr(op->attr, attrs, sizeof(attrs));
+    fprintf(out, "%-3zu %-15s %-32s %-24s %-24s %s\n", i + 1, kind_names[op->kind], op->target,
+            op->source != NULL ? op->source : "-", attrs, op->data != NULL ? op->data : "-");
+  }
+}
+
+/* ---- applying the plan (child side) ---- */
+
+static int open_in_root(int root_fd, const char *path, uint64_t flags)
+{
+  struct open_how how = {
+      .flags = flags | O_CLOEXEC,
+      .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+  };
+  const char *relative = path;
+
+  while (*relative == '/')
+    relative++;
+  if (*relative == '\0')
+    relative = ".";
+  return (int)syscall(SYS_openat2, root_fd, relative, &how, sizeof(how));
+}
+
+/* The directory holding path's last component, and that component. */
+static int open_parent_in_root(int root_fd, const char *path, const char **last)
+{
+  cleanup_free char *parent = strdup(path);
+  char *slash;
+
+  if (parent == NULL)
+    return -1;
+  slash = strrchr(parent, '/');
+  *last = path + (slash - parent) + 1;
+  if (slash == parent)
+    slash[1] = '\0';
+  else
+    *slash = '\0';
+  return open_in_root(root_fd, parent, O_PATH | O_DIRECTORY);
+}
+
+/* mkdir -p inside the new root, one component at a time, each resolved in
+ * the root, so a symlink in the image cannot send it elsewhere. */
+static int make_directories_in_root(int root_fd, const char *path)
+{
+  cleanup_free char *prefix = strdup(path);
+  size_t len;
+
+  if (prefix == NULL)
+    return -1;
+  len = strlen(prefix);
+  for (size_t i = 1; i <= len; i++) {
+    if (prefix[i] != '/' && prefix[i] != '\0')
+      continue;
+    char saved = prefix[i];
+    const char *last;
+    int fd;
+
+    prefix[i] = '\0';
+    fd = open_in_root(root_fd, prefix, O_PATH | O_DIRECTORY);
+    if (fd < 0 && errno == ENOENT) {
+      cleanup_close int parent_fd = open_parent_in_root(root_fd, prefix, &last);
+
+      if (parent_fd < 0 || (mkdirat(parent_fd, last, 0755) < 0 && errno != EEXIST))
+        return -1;
+      fd = open_in_root(root_fd, prefix, O_PATH | O_DIRECTORY);
+    }
+    if (fd < 0)
+      return -1;
+    close(fd);
+    prefix[i] = saved;
+  }
+  return 0;
+}
+
+/* An O_PATH fd on the target, created as a directory or an empty file when
+ * missing. The last component must not be a symlink. */
+static int open_target(int root_fd, const char *target, bool directory)
+{
+  struct stat st;
+  int fd;
+
+  fd = open_in_root(root_fd, target, O_PATH | O_NOFOLLOW);
+  if (fd < 0 && errno == ENOENT) {
+    const char *last;
+    cleanup_close int parent_fd = -1;
+
+    if (directory) {
+      if (make_directories_in_root(root_fd, target) < 0)
+        return -1;
+    } else {
+      cleanup_free char *parent = strdup(target);
+
+      if (parent == NULL)
+        return -1;
+      parent[strrchr(parent, '/') - parent] = '\0';
+      if (parent[0] != '\0' && make_directories_in_root(root_fd, parent) < 0)
+        return -1;
+      parent_fd = open_parent_in_root(root_fd, target, &last);
+      if (parent_fd < 0)
+        return -1;
+      int file_fd =
+          openat(parent_fd, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (file_fd < 0 && errno != EEXIST)
+        return -1;
+      if (file_fd >= 0)
+        close(file_fd);
+    }
+    fd = open_in_root(root_fd, target, O_PATH | O_NOFOLLOW);
+  }
+  if (fd < 0)
+    return -1;
+  if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode) != directory) {
+    close(fd);
+    errno = S_ISLNK(st.st_mode) ? ELOOP : directory ? ENOTDIR : EISDIR;
+    return -1;
+  }
+  return fd;
+}
+
+static int attach(int mount_fd, int target_fd)
+{
+  return move_mount(mount_fd, "", target_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+}
+
+/* fsopen + one fsconfig per "key=value" or "flag" word + fsmount. */
+static int make_filesystem(const char *fstype, const char *source, const char *data, uint64_t attr)
+{
+  cleanup_close int fs_fd = fsopen(fstype, FSOPEN_CLOEXEC);
+  cleanup_free char *words = data != NULL ? strdup(data) : NULL;
+  char *save = NULL;
+
+  if (fs_fd < 0 || (data != NULL && words == NULL))
+    return -1;
+  if (source != NULL && fsconfig(fs_fd, FSCONFIG_SET_STRING, "source", source, 0) < 0)
+    return -1;
+  for (char *w = words != NULL ? strtok_r(words, ",", &save) : NULL; w != NULL;
+       w = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(w, '=');
+    int ret;
+
+    if (eq != NULL) {
+      *eq = '\0';
+      ret = fsconfig(fs_fd, FSCONFIG_SET_STRING, w, eq + 1, 0);
+    } else {
+      ret = fsconfig(fs_fd, FSCONFIG_SET_FLAG, w, NULL, 0);
+    }
+    if (ret < 0)
+      return -1;
+  }
+  if (fsconfig(fs_fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+    return -1;
+  return fsmount(fs_fd, FSMOUNT_CLOEXEC, (unsigned int)attr);
+}
+
+static int apply_root_overlay(const struct mount_op *op, int *root_fd)
+{
+  cleanup_free char *data = NULL;
+  cleanup_close int mount_fd = -1;
+
+  if (asprintf(&data, "lowerdir=%s,%s", op->source, op->data) < 0)
+    return -1;
+  mount_fd = make_filesystem("overlay", "overlay", data, op->attr);
+  if (mount_fd < 0)
+    return -1;
+  if (move_mount(mount_fd, "", AT_FDCWD, op->target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+    return -1;
+  *root_fd = open(op->target, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return *root_fd < 0 ? -1 : 0;
+}
+
+static int apply_filesystem(const struct mount_op *op, int root_fd)
+{
+  cleanup_close int target_fd = open_target(root_fd, op->target, true);
+  cleanup_close int mount_fd = -1;
+
+  if (target_fd < 0)
+    return -1;
+  mount_fd = make_filesystem(op->fstype, op->source, op->data, op->attr);
+  if (mount_fd < 0)
+    return -1;
+  return attach(mount_fd, target_fd);
+}
+
+static int apply_bind_device(const struct mount_op *op, int root_fd)
+{
+  cleanup_close int target_fd = open_target(root_fd, op->target, false);
+  cleanup_close int mount_fd = -1;
+  struct mount_attr attr = {.attr_set = op->attr};
+
+  if (target_fd < 0)
+    return -1;
+  /* source is a host path (the host's own device node), not the image's */
+  mount_fd = open_tree(AT_FDCWD, op->source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (mount_fd < 0)
+    return -1;
+  if (mount_setattr(mount_fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+    return -1;
+  return attach(mount_fd, target_fd);
+}
+
+/* A missing path needs no mask; anything else present is covered. */
+static int apply_mask(const struct mount_op *op, int root_fd)
+{
+  cleanup_close int target_fd = open_in_root(root_fd, op->target, O_PATH | O_NOFOLLOW);
+  cleanup_close int mount_fd = -1;
+  struct mount_attr attr = {.attr_set = op->attr};
+  struct stat st;
+
+  if (target_fd < 0)
+    return errno == ENOENT ? 0 : -1;
+  if (fstat(target_fd, &st) < 0)
+    return -1;
+  if (S_ISDIR(st.st_mode)) {
+    mount_fd = make_filesystem("tmpfs", "tmpfs", "size=0", op->attr);
+  } else {
+    mount_fd = open_tree(AT_FDCWD, op->source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (mount_fd >= 0 && mount_setattr(mount_fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+      return -1;
+  }
+  if (mount_fd < 0)
+    return -1;
+  return attach(mount_fd, target_fd);
+}
+
+static int apply_read_only(const struct mount_op *op, int root_fd)
+{
+  cleanup_close int target_fd = open_in_root(root_fd, op->target, O_PATH | O_NOFOLLOW);
+  cleanup_close int mount_fd = -1;
+  struct mount_attr attr = {.attr_set = op->attr};
+
+  if (target_fd < 0)
+    return errno == ENOENT ? 0 : -1;
+  mount_fd =
+      open_tree(target_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+  if (mount_fd < 0)
+    return -1;
+  if (mount_setattr(mount_fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+    return -1;
+  return attach(mount_fd, target_fd);
+}
+
+static int apply_symlink(const struct mount_op *op, int root_fd)
+{
+  const char *last;
+  cleanup_close int parent_fd = open_parent_in_root(root_fd, op->target, &last);
+
+  if (parent_fd < 0)
+    return -1;
+  return symlinkat(op->source, parent_fd, last);
+}
+
+static int apply_root_read_only(const struct mount_op *op, int root_fd)
+{
+  struct mount_attr attr = {.attr_set = op->attr};
+
+  /* not AT_RECURSIVE: /dev, /proc, the tmpfs mounts keep their own flags */
+  return mount_setattr(root_fd, "", AT_EMPTY_PATH, &attr, sizeof(attr));
+}
+
+/* pivot_root(".", ".") stacks the old root over the new one; detaching "."
+ * then removes the old root, so no path leads back to the host tree. */
+static int apply_pivot_root(int root_fd)
+{
+  if (fchdir(root_fd) < 0)
+    return -1;
+  if (syscall(SYS_pivot_root, ".", ".") < 0)
+    return -1;
+  if (umount2(".", MNT_DETACH) < 0)
+    return -1;
+  return chdir("/");
+}
+
+int mount_plan_apply(const struct mount_plan *plan, oci_error_t *err)
+{
+  cleanup_close int root_fd = -1;
+
+  for (size_t i = 0; i < plan->n_ops; i++) {
+    const struct mount_op *op = &plan->ops[i];
+    int ret;
+
+    if (op->kind != MOUNT_OP_MAKE_PRIVATE && op->kind != MOUNT_OP_ROOT_OVERLAY && root_fd < 0)
+      return oci_error_set(err, 0, "mount plan: step %zu (%s %s) before the root exists", i + 1,
+                           kind_names[op->kind], op->target);
+    switch (op->kind) {
+    case MOUNT_OP_MAKE_PRIVATE:
+      ret = mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+      break;
+    case MOUNT_OP_ROOT_OVERLAY:
+      ret = apply_root_overlay(op, &root_fd);
+      break;
+    case MOUNT_OP_FILESYSTEM:
+      ret = apply_filesystem(op, root_fd);
+      break;
+    case MOUNT_OP_BIND_DEVICE:
+      ret = apply_bind_device(op, root_fd);
+      break;
+    case MOUNT_OP_MASK:
+      ret = apply_mask(op, root_fd);
+      break;
+    case MOUNT_OP_READ_ONLY:
+      ret = apply_read_only(op, root_fd);
+      break;
+    case MOUNT_OP_SYMLINK:
+      ret = apply_symlink(op, root_fd);
+      break;
+    case MOUNT_OP_ROOT_READ_ONLY:
+      ret = apply_root_read_only(op, root_fd);
+      break;
+    case MOUNT_OP_PIVOT_ROOT:
+      ret = apply_pivot_root(root_fd);
+      break;
+    default:
+      errno = EINVAL;
+      ret = -1;
+    }
+    if (ret < 0)
+      return oci_error_errno(err, "mount plan: step %zu (%s %s%s%s)", i + 1, kind_names[op->kind],
+                             op->target, op->fstype != NULL ? " type " : "",
+                             op->fstype != NULL ? op->fstype : "");
+  }
+  return 0;
+}

@@ -1,0 +1,737 @@
+/* The runtime core: everything a run needs is prepared in the parent (user,
+ * argv, env, caps, seccomp filter, mount plan), then one clone3 into new
+ * namespaces and the cgroup slice; the child builds the boundary and execs,
+ * the parent waits under the deadline and tears everything down. */
+#include "config.h"
+
+#include "runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capabilities.h"
+#include "cgroup.h"
+#include "mount_plan.h"
+#include "network.h"
+#include "oci/cleanup.h"
+#include "ocirun.h"
+#include "run_dir.h"
+#include "run_state.h"
+#include "seccomp_filter.h"
+#include "user.h"
+
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define EXIT_TIMED_OUT 124
+
+/* What the child tells the parent when it fails before execve. */
+enum child_failure { CHILD_SETUP_FAILED = 1, CHILD_EXEC_FAILED = 2 };
+struct child_report {
+  int kind;
+  int errno_value;
+  char message[1024];
+};
+
+/* Everything the child needs, computed by the parent before clone. */
+struct launch {
+  const struct run_config *config;
+  struct mount_plan plan;
+  struct run_user user;
+  uint64_t caps;
+  struct seccomp_filter *filter;
+  char **argv;
+  char **envp;
+  const char *workdir;
+  char hostname[64];
+  int stdio[3];
+  int go_fd;     /* child reads one byte: the parent is ready */
+  int report_fd; /* child writes a child_report on failure; CLOEXEC */
+  sigset_t original_mask;
+};
+
+/* ---- preparation (parent) ---- */
+
+static int strv_append(char ***v, size_t *n, const char *s, oci_error_t *err)
+{
+  char **grown = reallocarray(*v, *n + 2, sizeof(**v));
+
+  if (grown == NULL)
+    return oci_error_errno(err, "run: allocate");
+  *v = grown;
+  (*v)[*n] = strdup(s);
+  if ((*v)[*n] == NULL)
+    return oci_error_errno(err, "run: allocate");
+  (*v)[++*n] = NULL;
+  return 0;
+}
+
+/* docker's rule: --entrypoint replaces the image's entrypoint and drops its
+ * cmd; a command after IMAGE replaces the cmd. */
+static int build_argv(const struct run_config *config, const struct oci_image *image, char ***out,
+                      oci_error_t *err)
+{
+  cleanup_strv char **argv = NULL;
+  size_t n = 0;
+  bool user_command = config->command != NULL && config->command[0] != NULL;
+  char *const *cmd = user_command ? config->command : image->defaults.cmd;
+
+  if (config->entrypoint_set) {
+    if (config->entrypoint[0] != '\0' && strv_append(&argv, &n, config->entrypoint, err) < 0)
+      return -1;
+    if (!user_command)
+      cmd = NULL;
+  } else {
+    for (char **s = image->defaults.entrypoint; s != NULL && *s != NULL; s++) {
+      if (strv_append(&argv, &n, *s, err) < 0)
+        return -1;
+    }
+  }
+  for (char *const *s = cmd; s != NULL && *s != NULL; s++) {
+    if (strv_append(&argv, &n, *s, err) < 0)
+      return -1;
+  }
+  if (n == 0)
+    return oci_error_set(err, 0, "run: no command given and the image has no entrypoint or cmd");
+  *out = steal_pointer(&argv);
+  return 0;
+}
+
+/* Sets NAME=VALUE, replacing an earlier entry of the same name. */
+static int env_set(char ***env, size_t *n, const char *entry, oci_error_t *err)
+{
+  size_t name_len = strcspn(entry, "=");
+
+  for (size_t i = 0; i < *n; i++) {
+    if (strncmp((*env)[i], entry, name_len) == 0 && (*env)[i][name_len] == '=') {
+      char *copy = strdup(entry);
+
+      if (copy == NULL)
+        return oci_error_errno(err, "run: allocate");
+      free((*env)[i]);
+      (*env)[i] = copy;
+      return 0;
+    }
+  }
+  return strv_append(env, n, entry, err);
+}
+
+static bool env_has(char **env, const char *name)
+{
+  size_t len = strlen(name);
+
+  for (char **s = env; s != NULL && *s != NULL; s++) {
+    if (strncmp(*s, name, len) == 0 && (*s)[len] == '=')
+      return true;
+  }
+  return false;
+}
+
+/* Nothing from ocirun's own environment: PATH and HOSTNAME, the image's
+ * env, then -e/--env-file in order, then HOME from passwd if still unset. */
+static int build_env(const struct run_config *config, const struct oci_image *image,
+                     const char *hostname, const char *home, char ***out, oci_error_t *err)
+{
+  cleanup_strv char **env = NULL;
+  cleanup_free char *hostname_entry = NULL;
+  cleanup_free char *home_entry = NULL;
+  size_t n = 0;
+
+  if (asprintf(&hostname_entry, "HOSTNAME=%s", hostname) < 0 ||
+      asprintf(&home_entry, "HOME=%s", home) < 0) {
+    hostname_entry = home_entry = NULL;
+    return oci_error_errno(err, "run: allocate");
+  }
+  if (env_set(&env, &n, "PATH=" DEFAULT_PATH, err) < 0 ||
+      env_set(&env, &n, hostname_entry, err) < 0)
+    return -1;
+  for (char **s = image->defaults.env; s != NULL && *s != NULL; s++) {
+    if (strchr(*s, '=') != NULL && env_set(&env, &n, *s, err) < 0)
+      return -1;
+  }
+  for (size_t i = 0; i < config->n_env; i++) {
+    if (env_set(&env, &n, config->env[i], err) < 0)
+      return -1;
+  }
+  if (!env_has(env, "HOME") && env_set(&env, &n, home_entry, err) < 0)
+    return -1;
+  *out = steal_pointer(&env);
+  return 0;
+}
+
+/* --hostname; else the 12 hex digits of a generated name (docker uses the
+ * short container ID); else the name itself, cut to a hostname's length. */
+static void pick_hostname(const struct run_config *config, char *out, size_t size)
+{
+  const char *name = config->name;
+
+  if (config->hostname != NULL)
+    name = config->hostname;
+  else if (config->name_generated && strncmp(name, "ocirun-", 7) == 0)
+    name += 7;
+  snprintf(out, size, "%s", name);
+}
+
+static uint64_t effective_capabilities(const struct run_config *config)
+{
+  uint64_t caps = config->cap_drop_all ? 0 : capabilities_docker_default() & ~config->cap_drop;
+
+  return caps | config->cap_add;
+}
+
+/* ---- the child ---- */
+
+static _Noreturn void child_report_and_exit(const struct launch *launch, int kind, int errno_value,
+                                            const char *message)
+{
+  struct child_report report = {.kind = kind, .errno_value = errno_value};
+  ssize_t ignored;
+
+  snprintf(report.message, sizeof(report.message), "%s", message);
+  ignored = write(launch->report_fd, &report, sizeof(report));
+  (void)ignored;
+  _exit(kind == CHILD_EXEC_FAILED ? EXIT_COMMAND_NOT_FOUND : EXIT_RUNTIME_ERROR);
+}
+
+static _Noreturn void child_fail(const struct launch *launch, oci_error_t *err)
+{
+  child_report_and_exit(launch, CHILD_SETUP_FAILED, (*err)->errno_value, (*err)->message);
+}
+
+/* After pivot_root plain paths are confined to the container. docker
+ * creates a missing working directory; so do we, unless the root is
+ * read-only. */
+static int enter_workdir(const char *workdir, bool read_only, oci_error_t *err)
+{
+  cleanup_free char *copy = NULL;
+
+  if (chdir(workdir) == 0)
+    return 0;
+  if (errno != ENOENT || read_only)
+    return oci_error_errno(err, "run: chdir to the working directory '%s'", workdir);
+  copy = strdup(workdir);
+  if (copy == NULL)
+    return oci_error_errno(err, "run: allocate");
+  for (char *p = copy + 1;; p++) {
+    if (*p != '/' && *p != '\0')
+      continue;
+    char saved = *p;
+    *p = '\0';
+    if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+      return oci_error_errno(err, "run: mkdir the working directory '%s'", copy);
+    *p = saved;
+    if (saved == '\0')
+      break;
+  }
+  if (chdir(workdir) < 0)
+    return oci_error_errno(err, "run: chdir to the working directory '%s'", workdir);
+  return 0;
+}
+
+/* stdio onto 0, 1, 2 (via fresh copies, so the three may overlap), then
+ * every other descriptor closed except the report pipe (CLOEXEC). */
+static int child_setup_fds(struct launch *launch, oci_error_t *err)
+{
+  int copies[3];
+
+  for (int i = 0; i < 3; i++) {
+    copies[i] = fcntl(launch->stdio[i], F_DUPFD_CLOEXEC, 3);
+    if (copies[i] < 0)
+      return oci_error_errno(err, "run: dup stdio fd %d", launch->stdio[i]);
+  }
+  for (int i = 0; i < 3; i++) {
+    if (dup2(copies[i], i) < 0)
+      return oci_error_errno(err, "run: dup2 onto fd %d", i);
+  }
+  if (launch->report_fd > 3 && close_range(3, (unsigned)launch->report_fd - 1, 0) < 0)
+    return oci_error_errno(err, "run: close_range");
+  if (close_range((unsigned)launch->report_fd + 1, ~0U, 0) < 0)
+    return oci_error_errno(err, "run: close_range");
+  return 0;
+}
+
+/* execvp's search, but with the container's PATH and after pivot_root. */
+static _Noreturn void child_exec(const struct launch *launch)
+{
+  const char *command = launch->argv[0];
+  const char *path = DEFAULT_PATH;
+  char message[600];
+  int last_errno = ENOENT;
+  bool denied = false;
+
+  if (strchr(command, '/') != NULL) {
+    execve(command, launch->argv, launch->envp);
+    last_errno = errno;
+  } else {
+    for (char **s = launch->envp; *s != NULL; s++) {
+      if (strncmp(*s, "PATH=", 5) == 0)
+        path = *s + 5;
+    }
+    for (const char *dir = path;; dir++) {
+      size_t len = strcspn(dir, ":");
+      char candidate[4096];
+
+      if (snprintf(candidate, sizeof(candidate), "%.*s%s%s", (int)len, len > 0 ? dir : ".", "/",
+                   command) < (int)sizeof(candidate)) {
+        execve(candidate, launch->argv, launch->envp);
+        if (errno == EACCES)
+          denied = true;
+        else if (errno != ENOENT && errno != ENOTDIR)
+          last_errno = errno;
+      }
+      dir += len;
+      if (*dir == '\0')
+        break;
+    }
+    if (denied)
+      last_errno = EACCES;
+  }
+  if (last_errno == ENOENT && strchr(command, '/') == NULL)
+    snprintf(message, sizeof(message), "exec '%s': executable file not found in $PATH", command);
+  else
+    snprintf(message, sizeof(message), "exec '%s': %s", command, strerror(last_errno));
+  child_report_and_exit(launch, CHILD_EXEC_FAILED, last_errno, message);
+}
+
+static _Noreturn void child_main(struct launch *launch)
+{
+  oci_error_t err = NULL;
+  char go;
+  ssize_t n;
+
+  if (sigprocmask(SIG_SETMASK, &launch->original_mask, NULL) < 0) {
+    oci_error_errno(&err, "run: restore the signal mask");
+    child_fail(launch, &err);
+  }
+  /* If ocirun dies, pid 1 dies, and with it the whole pid namespace. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+    oci_error_errno(&err, "run: PR_SET_PDEATHSIG");
+    child_fail(launch, &err);
+  }
+  do
+    n = read(launch->go_fd, &go, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1)
+    _exit(EXIT_RUNTIME_ERROR); /* the parent is gone or gave up */
+  close(launch->go_fd);
+
+  if (sethostname(launch->hostname, strlen(launch->hostname)) < 0) {
+    oci_error_errno(&err, "run: sethostname '%s'", launch->hostname);
+    child_fail(launch, &err);
+  }
+  if (network_loopback_up(&err) < 0 || mount_plan_apply(&launch->plan, &err) < 0 ||
+      enter_workdir(launch->workdir, launch->config->read_only, &err) < 0 ||
+      child_setup_fds(launch, &err) < 0)
+    child_fail(launch, &err);
+
+  /* Order matters. Without no-new-privileges, loading a filter needs
+   * CAP_SYS_ADMIN, so it goes in before the user switch drops it. With it,
+   * the user switch, then no-new-privileges, then seccomp last: nothing
+   * after the filter but execve. */
+  if (!launch->config->no_new_privileges) {
+    if (launch->filter != NULL && seccomp_filter_load(launch->filter, &err) < 0)
+      child_fail(launch, &err);
+    if (capabilities_switch_user(launch->user.uid, launch->user.gid, launch->user.groups,
+                                 launch->user.n_groups, launch->caps, &err) < 0)
+      child_fail(launch, &err);
+  } else {
+    if (capabilities_switch_user(launch->user.uid, launch->user.gid, launch->user.groups,
+                                 launch->user.n_groups, launch->caps, &err) < 0)
+      child_fail(launch, &err);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+      oci_error_errno(&err, "run: PR_SET_NO_NEW_PRIVS");
+      child_fail(launch, &err);
+    }
+    if (launch->filter != NULL && seccomp_filter_load(launch->filter, &err) < 0)
+      child_fail(launch, &err);
+  }
+  child_exec(launch);
+}
+
+/* ---- waiting (parent) ---- */
+
+static int64_t monotonic_ms(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits for pid 1 under the deadline; kills it (and with it every process
+ * of its pid namespace) on expiry or on SIGINT/SIGTERM to ocirun. */
+static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
+                          struct run_result *result, oci_error_t *err)
+{
+  int64_t deadline = monotonic_ms() + (int64_t)(timeout_seconds * 1000);
+  siginfo_t info = {0};
+
+  for (;;) {
+    struct pollfd fds[2] = {{.fd = pidfd, .events = POLLIN}, {.fd = signal_fd, .events = POLLIN}};
+    int64_t remaining = deadline - monotonic_ms();
+    int ready;
+
+    if (remaining <= 0) {
+      result->timed_out = true;
+      break;
+    }
+    ready = poll(fds, 2, remaining > 60000 ? 60000 : (int)remaining);
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready < 0)
+      return oci_error_errno(err, "run: poll the container's pidfd");
+    if (fds[0].revents != 0)
+      break;
+    if (fds[1].revents != 0) {
+      struct signalfd_siginfo si;
+
+      if (read(signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        result->interrupted = true;
+        result->signal = (int)si.ssi_signo;
+        break;
+      }
+    }
+  }
+  if ((result->timed_out || result->interrupted) &&
+      pidfd_send_signal(pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
+    return oci_error_errno(err, "run: kill the container's pid 1");
+  while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED) < 0) {
+    if (errno != EINTR)
+      return oci_error_errno(err, "run: waitid on the container's pidfd");
+  }
+  if (info.si_code == CLD_EXITED) {
+    result->exited = true;
+    result->exit_code = info.si_status;
+  } else {
+    if (!result->interrupted)
+      result->signal = info.si_status;
+    result->exit_code = 128 + info.si_status;
+  }
+  if (result->timed_out)
+    result->exit_code = EXIT_TIMED_OUT;
+  else if (result->interrupted)
+    result->exit_code = 128 + result->signal;
+  return 0;
+}
+
+/* ---- the run ---- */
+
+/* What exists on the host for this run, in creation order. */
+struct run_resources {
+  const char *root;
+  const char *name;
+  bool record_written;
+  char *run_dir;
+  struct cgroup_slice slice;
+  bool slice_created;
+};
+
+/* Removes everything, in reverse creation order, and checks it is gone.
+ * Keeps going after a failure so one stuck step leaves the least behind. */
+static bool teardown(struct run_resources *res, oci_error_t *err)
+{
+  bool ok = true;
+  oci_error_t one = NULL;
+
+  if (res->slice_created) {
+    if (cgroup_slice_destroy(&res->slice, &one) < 0) {
+      ok = false;
+      oci_error_wrap(&one, "teardown: ");
+      oci_error_set(err, one->errno_value, "%s", one->message);
+      oci_error_free(&one);
+    }
+    res->slice_created = false;
+  }
+  if (res->run_dir != NULL) {
+    if (run_dir_remove(res->run_dir, &one) < 0) {
+      ok = false;
+      oci_error_set(err, one->errno_value, "teardown: %s", one->message);
+      oci_error_free(&one);
+    }
+    free(res->run_dir);
+    res->run_dir = NULL;
+  }
+  if (res->record_written) {
+    if (run_state_remove(res->root, res->name, &one) < 0) {
+      ok = false;
+      oci_error_set(err, one->errno_value, "teardown: %s", one->message);
+      oci_error_free(&one);
+    }
+    res->record_written = false;
+  }
+  return ok;
+}
+
+static void launch_clear(struct launch *launch)
+{
+  mount_plan_clear(&launch->plan);
+  user_clear(&launch->user);
+  seccomp_filter_free(launch->filter);
+  launch->filter = NULL;
+  cleanup_strvp(&launch->argv);
+  cleanup_strvp(&launch->envp);
+}
+
+static void print_dry_run(const struct launch *launch, const char *rootfs,
+                          const char *cgroup_parent, FILE *out)
+{
+  const struct run_config *config = launch->config;
+  cleanup_free char *profile = NULL;
+
+  fprintf(out, "ocirun run --dry-run: nothing was created or started\n\n");
+  fprintf(out, "name: %s\nhostname: %s\nrootfs (overlay lower, never written): %s\n", config->name,
+          launch->hostname, rootfs);
+  fprintf(out, "\nmount plan:\n");
+  mount_plan_print(&launch->plan, out);
+  fprintf(out, "\ncgroup:\n");
+  if (config->unsafe_no_cgroup) {
+    fprintf(out, "  NONE (--unsafe-no-cgroup): no memory/cpu/pids limits are applied\n");
+  } else {
+    fprintf(out, "  slice: %s/%s\n", cgroup_parent, config->name);
+    fprintf(out, "  memory.max: %lld\n", (long long)config->memory_bytes);
+    fprintf(out, "  memory.swap (docker --memory-swap): %lld\n",
+            (long long)config->memory_swap_bytes);
+    fprintf(out, "  cpu.max: %lld %lld\n", (long long)config->cpu_quota_us,
+            (long long)config->cpu_period_us);
+    fprintf(out, "  pids.max: %lld\n", (long long)config->pids_limit);
+    fprintf(out, "  (-1: max/unset; memory.swap -2: unlimited)\n");
+  }
+  fprintf(out, "\ncapabilities (bounding/permitted for uid 0): 0x%016llx\n ",
+          (unsigned long long)launch->caps);
+  for (int cap = 0; cap < 64; cap++) {
+    if (launch->caps & ((uint64_t)1 << cap))
+      fprintf(out, " %s", capability_name(cap) != NULL ? capability_name(cap) : "?");
+  }
+  fprintf(out, "\nno-new-privileges: %s\n", config->no_new_privileges ? "true" : "false");
+  fprintf(out, "user: uid %u gid %u groups", (unsigned)launch->user.uid,
+          (unsigned)launch->user.gid);
+  for (size_t i = 0; i < launch->user.n_groups; i++)
+    fprintf(out, " %u", (unsigned)launch->user.groups[i]);
+  fprintf(out, "\nseccomp: %s\n",
+          launch->filter == NULL                 ? "unconfined"
+          : config->seccomp_profile_path != NULL ? config->seccomp_profile_path
+                                                 : "built-in default (docker's profile)");
+  if (launch->filter != NULL) {
+    profile = seccomp_filter_profile_json(launch->filter);
+    if (profile != NULL) {
+      size_t syscalls = 0;
+      for (const char *p = profile; (p = strstr(p, "\"names\"")) != NULL; p++)
+        syscalls++;
+      fprintf(out, "  %zu rule groups; 'ocirun seccomp-profile' prints the default in full\n",
+              syscalls);
+    }
+  }
+  fprintf(out, "workdir: %s\nargv:", launch->workdir);
+  for (char **s = launch->argv; *s != NULL; s++)
+    fprintf(out, " '%s'", *s);
+  fprintf(out, "\nenv:\n");
+  for (char **s = launch->envp; *s != NULL; s++)
+    fprintf(out, "  %s\n", *s);
+  fprintf(out, "timeout: %g s\n", config->timeout_seconds);
+}
+
+static int prepare_launch(const struct oci_image *image, const char *rootfs,
+                          const struct run_config *config, const char *run_dir,
+                          struct launch *launch, oci_error_t *err)
+{
+  cleanup_close int rootfs_fd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  const char *user_spec = config->user != NULL ? config->user : image->defaults.user;
+
+  launch->config = config;
+  if (rootfs_fd < 0)
+    return oci_error_errno(err, "run: open rootfs '%s'", rootfs);
+  if (user_resolve(rootfs_fd, user_spec, config->user != NULL ? "--user" : "image config user",
+                   &launch->user, err) < 0)
+    return -1;
+  pick_hostname(config, launch->hostname, sizeof(launch->hostname));
+  launch->workdir = config->workdir != NULL ? config->workdir
+                    : image->defaults.working_dir != NULL && image->defaults.working_dir[0] == '/'
+                        ? image->defaults.working_dir
+                        : "/";
+  launch->caps = effective_capabilities(config);
+  if (build_argv(config, image, &launch->argv, err) < 0 ||
+      build_env(config, image, launch->hostname, launch->user.home, &launch->envp, err) < 0 ||
+      mount_plan_build(config, rootfs, run_dir, &launch->plan, err) < 0)
+    return -1;
+  /* built before clone: the child only loads it */
+  return seccomp_filter_build(config, launch->caps, &launch->filter, err);
+}
+
+/* Reads the child's failure report, if any; 0 bytes means execve happened. */
+static int read_child_report(int report_fd, struct child_report *report)
+{
+  ssize_t n;
+
+  do
+    n = read(report_fd, report, sizeof(*report));
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)sizeof(*report))
+    return 0;
+  report->message[sizeof(report->message) - 1] = '\0';
+  return 1;
+}
+
+static int start_and_wait(struct launch *launch, struct run_resources *res, const struct run_io *io,
+                          struct run_result *result, oci_error_t *err)
+{
+  cleanup_close int null_fd = -1;
+  cleanup_close int pidfd = -1;
+  cleanup_close int signal_fd = -1;
+  int go[2] = {-1, -1}, report[2] = {-1, -1};
+  cleanup_close int go_write = -1, report_read = -1;
+  struct clone_args args = {0};
+  struct child_report child_report;
+  sigset_t block;
+  long pid;
+
+  null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null_fd < 0)
+    return oci_error_errno(err, "run: open /dev/null");
+  launch->stdio[0] = io->stdin_fd >= 0 ? io->stdin_fd : null_fd;
+  launch->stdio[1] = io->stdout_fd >= 0 ? io->stdout_fd : null_fd;
+  launch->stdio[2] = io->stderr_fd >= 0 ? io->stderr_fd : null_fd;
+  if (pipe2(go, O_CLOEXEC) < 0)
+    return oci_error_errno(err, "run: pipe");
+  go_write = go[1];
+  if (pipe2(report, O_CLOEXEC) < 0) {
+    close(go[0]);
+    return oci_error_errno(err, "run: pipe");
+  }
+  report_read = report[0];
+  launch->go_fd = go[0];
+  launch->report_fd = report[1];
+
+  /* SIGINT/SIGTERM become readable events instead of killing ocirun
+   * before teardown; the child restores the original mask. */
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  if (sigprocmask(SIG_BLOCK, &block, &launch->original_mask) < 0 ||
+      (signal_fd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+    close(go[0]);
+    close(report[1]);
+    return oci_error_errno(err, "run: block SIGINT/SIGTERM for the signalfd");
+  }
+
+  args.flags = CLONE_PIDFD | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWUTS |
+               CLONE_NEWIPC | CLONE_NEWCGROUP;
+  args.pidfd = (uint64_t)(uintptr_t)&pidfd;
+  args.exit_signal = SIGCHLD;
+  if (res->slice_created && res->slice.dir_fd >= 0) {
+    args.flags |= CLONE_INTO_CGROUP;
+    args.cgroup = (uint64_t)res->slice.dir_fd;
+  }
+  pid = syscall(SYS_clone3, &args, sizeof(args));
+  if (pid == 0)
+    child_main(launch);
+  close(go[0]);
+  close(report[1]);
+  if (pid < 0) {
+    int saved = errno;
+    sigprocmask(SIG_SETMASK, &launch->original_mask, NULL);
+    return oci_error_set(err, saved, "run: clone3 into new namespaces%s",
+                         res->slice_created ? " and the cgroup slice" : "");
+  }
+
+  if (write(go_write, "g", 1) != 1) {
+    int saved = errno;
+    pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+    waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
+    sigprocmask(SIG_SETMASK, &launch->original_mask, NULL);
+    return oci_error_set(err, saved, "run: start the container");
+  }
+  if (wait_for_child(pidfd, signal_fd, launch->config->timeout_seconds, result, err) < 0) {
+    pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+    waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
+    sigprocmask(SIG_SETMASK, &launch->original_mask, NULL);
+    return -1;
+  }
+  sigprocmask(SIG_SETMASK, &launch->original_mask, NULL);
+  if (res->slice_created)
+    result->oom_killed = cgroup_slice_oom_killed(&res->slice);
+
+  if (read_child_report(report_read, &child_report)) {
+    if (child_report.kind == CHILD_EXEC_FAILED) {
+      result->exit_code =
+          child_report.errno_value == ENOENT ? EXIT_COMMAND_NOT_FOUND : EXIT_CANNOT_EXECUTE;
+      return oci_error_set(err, 0, "run: %s", child_report.message);
+    }
+    result->exit_code = EXIT_RUNTIME_ERROR;
+    return oci_error_set(err, 0, "run: in the container, before exec: %s", child_report.message);
+  }
+  return 0;
+}
+
+int runtime_run(struct oci_store *store, const struct oci_image *image, const char *rootfs,
+                const struct run_config *config, const struct run_io *io, struct run_result *result,
+                oci_error_t *err)
+{
+  struct launch launch = {0};
+  struct run_resources res = {
+      .root = oci_store_root(store), .name = config->name, .slice = {.dir_fd = -1}};
+  const char *cgroup_parent =
+      config->cgroup_parent != NULL ? config->cgroup_parent : CGROUP_DEFAULT_PARENT;
+  cleanup_free char *run_dir = NULL;
+  cleanup_free char *cgroup_path = NULL;
+  int ret = -1;
+
+  *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
+  if (geteuid() != 0)
+    return oci_error_set(err, 0,
+                         "run: rootless mode is not implemented yet: run ocirun as root "
+                         "(nothing was started)");
+  if (config->unsafe_no_cgroup)
+    fprintf(stderr, "WARNING: --unsafe-no-cgroup: no memory/cpu/pids limits are applied and "
+                    "processes are contained by the pid namespace only\n");
+  if (asprintf(&run_dir, "%s/run/%s", res.root, config->name) < 0 ||
+      asprintf(&cgroup_path, "%s/%s", cgroup_parent, config->name) < 0) {
+    run_dir = cgroup_path = NULL;
+    return oci_error_errno(err, "run: allocate");
+  }
+  if (prepare_launch(image, rootfs, config, run_dir, &launch, err) < 0)
+    goto out;
+  if (config->dry_run) {
+    print_dry_run(&launch, rootfs, cgroup_parent, stdout);
+    *result = (struct run_result){.exit_code = 0, .exited = true, .teardown_verified = true};
+    ret = 0;
+    goto out;
+  }
+  if (!config->unsafe_no_cgroup && cgroup_check_host(cgroup_parent, err) < 0)
+    goto out;
+
+  /* The record first: from here on a crash leaves something sweep can find. */
+  struct run_record record = {.name = config->name,
+                              .cgroup_path = config->unsafe_no_cgroup ? NULL : cgroup_path,
+                              .run_dir = run_dir};
+  if (run_state_write(res.root, &record, err) < 0)
+    goto out;
+  res.record_written = true;
+  if (run_dir_create(res.root, config->name, rootfs, &res.run_dir, err) < 0)
+    goto teardown;
+  if (!config->unsafe_no_cgroup) {
+    if (cgroup_slice_create(cgroup_parent, config->name, config, &res.slice, err) < 0)
+      goto teardown;
+    res.slice_created = true;
+  }
+  ret = start_and_wait(&launch, &res, io, result, err);
+
+teardown:
+  result->teardown_verified = teardown(&res, err);
+  if (!result->teardown_verified)
+    ret = -1;
+out:
+  launch_clear(&launch);
+  return ret;
+}
