@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -58,7 +57,7 @@ static int parse_u64(struct parse *p, const cJSON *item, const char *what, uint6
   if (!cJSON_IsNumber(item))
     return fail(p, "expected a number for ", what);
   v = item->valuedouble;
-  if (v < 0 || v != floor(v) || v > 9007199254740992.0)
+  if (v < 0 || v > 9007199254740992.0 || v != (double)(uint64_t)v)
     return fail(p, "not a non-negative integer below 2^53: ", what);
   *out = (uint64_t)v;
   return 0;

@@ -1,0 +1,221 @@
+/* sysprobe: attempts the actions named on its command line and prints one
+ * line each ("NAME errno=EPERM", "NAME errno=0", "caps CapEff=..."), exit 0.
+ * Linked statically, so it runs in any image; the tests read its output. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/keyctl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+
+static void report(const char *name, long ret, int saved_errno)
+{
+  if (ret < 0)
+    printf("%s errno=%s\n", name,
+           strerrorname_np(saved_errno) ? strerrorname_np(saved_errno) : "?");
+  else
+    printf("%s errno=0\n", name);
+}
+
+/* Lines of /proc/self/status whose key starts with prefix. */
+static void print_status(const char *label, const char *const *keys)
+{
+  char line[256];
+  FILE *f = fopen("/proc/self/status", "re");
+  printf("%s", label);
+  if (f == NULL) {
+    printf(" error=%s\n", strerrorname_np(errno));
+    return;
+  }
+  while (fgets(line, sizeof(line), f) != NULL) {
+    for (const char *const *k = keys; *k != NULL; k++) {
+      size_t n = strlen(*k);
+      if (strncmp(line, *k, n) == 0 && line[n] == ':') {
+        char *v = line + n + 1;
+        v += strspn(v, " \t");
+        v[strcspn(v, "\n")] = '\0';
+        printf(" %s=%s", *k, v);
+      }
+    }
+  }
+  fclose(f);
+  printf("\n");
+}
+
+/* A 32-bit x86 system call from this 64-bit process: seccomp sees it as
+ * AUDIT_ARCH_I386, so only a filter that covers that ABI controls it. */
+static long int80(long nr, long a, long b, long c)
+{
+#if defined(__x86_64__)
+  long ret;
+  __asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
+  if (ret < 0 && ret > -4096) {
+    errno = (int)-ret;
+    return -1;
+  }
+  return ret;
+#else
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+/* Probes that would change this process (or, run unconfined, the host)
+ * run in a child, which reports its errno as its exit status. */
+static long in_child(int (*fn)(void))
+{
+  int status;
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0)
+    _exit(fn() < 0 ? (errno & 0xff) : 0);
+  if (waitpid(pid, &status, 0) < 0)
+    return -1;
+  if (!WIFEXITED(status)) {
+    errno = EINTR;
+    return -1;
+  }
+  errno = WEXITSTATUS(status);
+  return errno == 0 ? 0 : -1;
+}
+
+/* A user namespace needs no capability: only seccomp stops it. */
+static int probe_unshare(void)
+{
+  return unshare(CLONE_NEWUSER);
+}
+
+/* Onto a fresh empty directory, never over anything that matters, and
+ * undone at once if it works (when run unconfined as root). */
+static int probe_mount(void)
+{
+  char dir[] = "/tmp/sysprobe-mount.XXXXXX";
+  const char *target = mkdtemp(dir) != NULL ? dir : "/sysprobe-mount-target";
+  int ret = mount("none", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k");
+  int saved = errno;
+  if (ret == 0)
+    umount2(target, MNT_DETACH);
+  if (target == dir)
+    rmdir(dir);
+  errno = saved;
+  return ret;
+}
+
+static long probe(const char *name, const char *arg)
+{
+  char buf[4096];
+  long ret;
+
+  if (strcmp(name, "keyctl") == 0)
+    return syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
+  if (strcmp(name, "add_key") == 0)
+    return syscall(SYS_add_key, "user", "ocirun", "x", 1, KEY_SPEC_PROCESS_KEYRING);
+  if (strcmp(name, "unshare") == 0)
+    return in_child(probe_unshare);
+  if (strcmp(name, "mount") == 0)
+    return in_child(probe_mount);
+  if (strcmp(name, "ptrace-parent") == 0) {
+    /* SEIZE makes the same permission check as ATTACH without stopping
+     * the parent; the tracee is released when this process exits. */
+    pid_t parent = arg != NULL ? (pid_t)atoi(arg) : getppid();
+    return ptrace(PTRACE_SEIZE, parent, NULL, NULL);
+  }
+  if (strcmp(name, "raw-socket") == 0) {
+    ret = socket(AF_INET, SOCK_RAW, 1 /* ICMP */);
+    if (ret >= 0)
+      close((int)ret);
+    return ret;
+  }
+  if (strcmp(name, "vsock") == 0) {
+    ret = socket(AF_VSOCK, SOCK_STREAM, 0);
+    if (ret >= 0)
+      close((int)ret);
+    return ret;
+  }
+  if (strcmp(name, "inet-socket") == 0) {
+    ret = socket(AF_INET, SOCK_STREAM, 0);
+    if (ret >= 0)
+      close((int)ret);
+    return ret;
+  }
+  if (strcmp(name, "personality") == 0)
+    return personality(arg != NULL ? strtoul(arg, NULL, 0) : 0xffffffffUL);
+  if (strcmp(name, "clone-newuser") == 0 || strcmp(name, "clone-thread") == 0) {
+    unsigned long flags = SIGCHLD | (name[6] == 'n' ? CLONE_NEWUSER : 0);
+    ret = syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+    if (ret == 0)
+      _exit(0);
+    if (ret > 0)
+      waitpid((pid_t)ret, NULL, 0);
+    return ret;
+  }
+  if (strcmp(name, "clone3") == 0)
+    return syscall(SYS_clone3, NULL, 0);
+  if (strcmp(name, "getcwd") == 0)
+    return syscall(SYS_getcwd, buf, sizeof(buf));
+  if (strcmp(name, "int80-getpid") == 0)
+    return int80(20 /* i386 getpid */, 0, 0, 0);
+  if (strcmp(name, "int80-keyctl") == 0)
+    return int80(288 /* i386 keyctl */, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
+  if (strcmp(name, "setuid0") == 0)
+    return setuid(0);
+  fprintf(stderr, "sysprobe: unknown action '%s'\n", name);
+  exit(2);
+}
+
+int main(int argc, char **argv)
+{
+  static const char *const caps[] = {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", NULL};
+  static const char *const nnp[] = {"NoNewPrivs", NULL};
+  static const char *const mode[] = {"Seccomp", NULL};
+  static const char *const ids[] = {"Uid", "Gid", "Groups", NULL};
+
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  for (int i = 1; i < argc; i++) {
+    char name[64], *arg;
+    long ret;
+    int saved;
+    if (strcmp(argv[i], "caps") == 0) {
+      print_status("caps", caps);
+      continue;
+    }
+    if (strcmp(argv[i], "nnp") == 0) {
+      print_status("nnp", nnp);
+      continue;
+    }
+    if (strcmp(argv[i], "seccomp-mode") == 0) {
+      print_status("seccomp-mode", mode);
+      continue;
+    }
+    if (strcmp(argv[i], "ids") == 0) {
+      print_status("ids", ids);
+      continue;
+    }
+    /* "personality=0x400000": an argument, echoed back in the report */
+    snprintf(name, sizeof(name), "%s", argv[i]);
+    arg = strchr(name, '=');
+    if (arg != NULL)
+      *arg++ = '\0';
+    errno = 0;
+    ret = probe(name, arg);
+    saved = errno;
+    report(argv[i], ret, saved);
+  }
+  return 0;
+}
