@@ -454,7 +454,7 @@ static int apply_mask(const struct mount_op *op, int root_fd)
   if (fstat(target_fd, &st) < 0)
     return -1;
   if (S_ISDIR(st.st_mode)) {
-    mount_fd = make_filesystem("tmpfs", "tmpfs", "size=0", op->attr);
+    mount_fd = make_filesystem("tmpfs", "tmpfs", "size=0,mode=555", op->attr);
   } else {
     mount_fd = open_tree(AT_FDCWD, op->source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
     if (mount_fd >= 0 && mount_setattr(mount_fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)

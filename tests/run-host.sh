@@ -1,0 +1,189 @@
+#!/bin/bash
+# `ocirun run` on the host: namespaces, mounts, user, env, caps, seccomp,
+# exit codes, deadline and teardown, with --unsafe-no-cgroup because this
+# hybrid host has no cgroup v2 controllers (the limits are tested in the
+# guest). Uses the busybox test image.
+. "$top_srcdir/tests/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+  skip "run-host needs root"
+  tap_done
+  exit 0
+fi
+"$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1 ||
+  { not_ok "build the busybox test image"; tap_done; exit 1; }
+"$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
+  { not_ok "import the busybox test image"; tap_done; exit 1; }
+
+run() { "$OCIRUN" run --unsafe-no-cgroup "$@"; }
+# has TEXT: the last command's stdout contains TEXT (fixed string)
+has() { grep -qF -- "$1" "$TEST_TMP/out"; }
+err_has() { grep -qF -- "$1" "$TEST_TMP/err"; }
+# Nothing of any run is left: no run dir or record, no mount naming the root.
+nothing_left() {
+  [ -z "$(ls -A "$OCIRUN_ROOT/run" 2>/dev/null)" ] && ! grep -qF "$OCIRUN_ROOT/run" /proc/self/mountinfo
+}
+# A process `sleep MARKER` still exists.
+process_with() {
+  local f
+  for f in /proc/[0-9]*/cmdline; do
+    [ "$( (tr '\0' ' ' <"$f") 2>/dev/null)" = "sleep $1 " ] && return 0
+  done
+  return 1
+}
+
+# --- exit codes ---
+expect_exit 0 "true exits 0" run busybox:latest true
+expect_exit 3 "the command's status is returned" run busybox:latest sh -c 'exit 3'
+expect_exit 127 "a missing command exits 127" run busybox:latest no-such-command
+err_has "no-such-command" && ok "the missing command is named" || not_ok "the missing command is named"
+expect_exit 126 "a non-executable file exits 126" run busybox:latest /etc/passwd
+check "nothing left after exec failures" nothing_left
+# pid 1 ignores signals sent from inside its namespace, so kill it from outside
+run --name killme busybox:latest sleep 876543 >/dev/null 2>&1 &
+runner=$!
+child=
+for _ in $(seq 50); do
+  child=$(cat /proc/$runner/task/$runner/children 2>/dev/null)
+  [ -n "$child" ] && break
+  sleep 0.1
+done
+[ -n "$child" ] && kill -9 $child
+wait $runner
+got=$?
+[ "$got" -eq 137 ] && ok "killed by SIGKILL exits 128+9" || not_ok "killed by SIGKILL exits 128+9 (got $got)"
+
+# --- environment ---
+export OCIRUN_TEST_SECRET=leak
+expect_exit 0 "env runs" run busybox:latest env
+! has OCIRUN_TEST_SECRET && ! has OCIRUN_ROOT && ok "no host variables leak" || not_ok "no host variables leak"
+has "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" && has "HOME=/root" &&
+  ok "PATH from the image and HOME from passwd" || not_ok "PATH from the image and HOME from passwd"
+printf '# comment\nFROM_FILE=yes\n\nOCIRUN_TEST_SECRET\n' >"$TEST_TMP/envfile"
+expect_exit 0 "-e and --env-file" run -e A=1 -e B=x=y --env-file "$TEST_TMP/envfile" busybox:latest env
+has "A=1" && has "B=x=y" && has "FROM_FILE=yes" && has "OCIRUN_TEST_SECRET=leak" &&
+  ok "-e NAME=VALUE, --env-file, and a bare NAME copied on request" ||
+  not_ok "-e NAME=VALUE, --env-file, and a bare NAME copied on request"
+expect_exit 0 "-w" run -w /tmp/newdir busybox:latest pwd
+[ "$(last_out)" = /tmp/newdir ] && ok "-w sets (and creates) the working directory" ||
+  not_ok "-w sets (and creates) the working directory"
+
+# --- user ---
+expect_exit 0 "--user 65534:65534" run --user 65534:65534 busybox:latest id
+[ "$(last_out)" = "uid=65534(nobody) gid=65534(nogroup)" ] && ok "numeric user and group" ||
+  not_ok "numeric user and group: $(last_out)"
+expect_exit 0 "--user tester" run --user tester busybox:latest sh -c 'id -u; id -g; echo $HOME'
+[ "$(last_out | tr '\n' ' ')" = "1000 1000 /home/tester " ] && ok "a user name from the image's passwd" ||
+  not_ok "a user name from the image's passwd: $(last_out)"
+expect_exit 125 "an unknown user name exits 125" run --user nosuchuser busybox:latest true
+err_has "nosuchuser" && ok "the unknown user is named" || not_ok "the unknown user is named"
+
+# --- namespaces ---
+expect_exit 0 "--hostname" run --hostname box1 busybox:latest hostname
+[ "$(last_out)" = box1 ] && ok "hostname is the container's" || not_ok "hostname is the container's"
+expect_exit 0 "network" run busybox:latest sh -c 'ls /sys/class/net; cat /sys/class/net/lo/operstate /sys/class/net/lo/flags'
+[ "$(last_out | head -1)" = lo ] && [ "$(last_out | wc -l)" -eq 3 ] && ok "only lo exists" ||
+  not_ok "only lo exists: $(last_out | tr '\n' ' ')"
+flags=$(last_out | tail -1)
+[ $((flags & 1)) -eq 1 ] && ok "lo is up" || not_ok "lo is up (flags $flags)"
+expect_exit 0 "pid" run busybox:latest sh -c 'echo $$; cat /proc/1/cmdline | tr "\0" " "'
+[ "$(last_out | head -1)" = 1 ] && ok "the command is pid 1" || not_ok "the command is pid 1"
+
+# --- filesystem ---
+expect_exit 1 "--read-only" run --read-only busybox:latest touch /marker
+err_has "Read-only file system" && ok "the root is read-only (EROFS)" || not_ok "the root is read-only (EROFS)"
+expect_exit 0 "writable root" run busybox:latest sh -c 'echo x >/written-by-run && cat /written-by-run'
+[ -z "$(find "$OCIRUN_ROOT" -name written-by-run)" ] && ok "writes do not reach the cache" ||
+  not_ok "writes do not reach the cache"
+expect_exit 0 "--tmpfs" run --read-only --tmpfs /scratch:size=1m,mode=0750 busybox:latest sh -c \
+  'stat -c %a /scratch; dd if=/dev/zero of=/scratch/f bs=1024 count=2048 2>&1; cp /bin/busybox /scratch/bb 2>/dev/null; /scratch/bb true; echo "exec=$?"'
+[ "$(last_out | head -1)" = 750 ] && ok "tmpfs mode" || not_ok "tmpfs mode: $(last_out | head -1)"
+has "No space left on device" && ok "tmpfs size is enforced" || not_ok "tmpfs size is enforced"
+has "exec=126" && ok "tmpfs is noexec by default" || not_ok "tmpfs is noexec by default"
+expect_exit 0 "masked paths" run busybox:latest sh -c \
+  'for f in /proc/kcore /proc/keys /proc/timer_list; do [ -e $f ] && echo "$f $(cat $f | wc -c)"; done; ls /proc/acpi | wc -l; echo 1 >/proc/sys/kernel/domainname; echo "w=$?"'
+for f in /proc/kcore /proc/keys /proc/timer_list; do
+  [ -e $f ] || continue
+  has "$f 0" && ok "$f is masked (reads empty)" || not_ok "$f is masked: $(last_out | grep $f)"
+done
+[ "$(last_out | grep -v '^/proc' | head -1)" = 0 ] && ok "/proc/acpi is an empty directory" || not_ok "/proc/acpi is empty"
+has "w=1" && ok "/proc/sys is read-only" || not_ok "/proc/sys is read-only"
+expect_exit 0 "/dev" run busybox:latest sh -c 'ls /dev | tr "\n" " "; echo hi >/dev/null && echo ok'
+for d in null zero full random urandom tty pts shm ptmx fd stdin stdout stderr; do
+  has " $d " || has "$d " || { not_ok "/dev has $d"; continue; }
+done
+has "ok" && ok "/dev is the minimal set and /dev/null works" || not_ok "/dev/null works"
+
+# --- confinement ---
+expect_exit 0 "--cap-drop ALL" run --cap-drop ALL busybox:latest grep -E '^(CapEff|CapPrm|CapBnd)' /proc/self/status
+[ "$(last_out | grep -c '0000000000000000')" -eq 3 ] && ok "no capabilities with --cap-drop ALL" ||
+  not_ok "no capabilities with --cap-drop ALL"
+expect_exit 0 "no-new-privileges" run --security-opt no-new-privileges busybox:latest grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status
+has "NoNewPrivs:	1" && ok "NoNewPrivs is 1" || not_ok "NoNewPrivs is 1"
+has "Seccomp:	2" && ok "seccomp filter mode 2" || not_ok "seccomp filter mode 2"
+expect_exit 0 "seccomp=unconfined" run --security-opt seccomp=unconfined busybox:latest grep '^Seccomp:' /proc/self/status
+has "Seccomp:	0" && ok "seccomp=unconfined loads no filter" || not_ok "seccomp=unconfined loads no filter"
+
+# --- stdin ---
+got=$(echo piped-in | run -i busybox:latest cat)
+[ "$got" = piped-in ] && ok "-i attaches stdin" || not_ok "-i attaches stdin"
+got=$(echo piped-in | run busybox:latest cat)
+[ -z "$got" ] && ok "without -i stdin is /dev/null" || not_ok "without -i stdin is /dev/null"
+
+# --- deadline ---
+start=$(date +%s)
+expect_exit 124 "--timeout exits 124" run --timeout 1 busybox:latest sh -c 'sleep 987654 & sleep 987654'
+elapsed=$(($(date +%s) - start))
+[ "$elapsed" -lt 10 ] && ok "the deadline is kept ($elapsed s)" || not_ok "the deadline is kept ($elapsed s)"
+err_has "timed out" && ok "the timeout is reported" || not_ok "the timeout is reported"
+! process_with 987654 && ok "the command and its children are gone" || not_ok "the command and its children are gone"
+check "nothing left after the timeout" nothing_left
+
+# --- bad input: one message naming the option, exit 125, nothing left ---
+bad() {
+  local what=$1 name=$2
+  shift 2
+  expect_exit 125 "$what exits 125" "$OCIRUN" run "$@"
+  err_has "$name" && ok "$what: the message names $name" || not_ok "$what: the message names $name: $(last_err)"
+}
+bad "--memory 12x" --memory --memory 12x busybox:latest true
+bad "--cpus -1" --cpus --cpus -1 busybox:latest true
+bad "--pids-limit 0" --pids-limit --pids-limit 0 busybox:latest true
+bad "--tmpfs relative/path" --tmpfs --tmpfs relative/path busybox:latest true
+bad "--tmpfs bad option" --tmpfs --tmpfs /x:bogus busybox:latest true
+bad "--network host" --network --network host busybox:latest true
+bad "unknown option" --frobnicate --frobnicate busybox:latest true
+bad "--cap-drop unknown" --cap-drop --cap-drop NOT_A_CAP busybox:latest true
+bad "--security-opt unknown" --security-opt --security-opt apparmor=x busybox:latest true
+bad "--unsafe-no-cgroup with --memory" --unsafe-no-cgroup --unsafe-no-cgroup --memory 64m busybox:latest true
+bad "unknown image" no-such-image --unsafe-no-cgroup no-such-image:latest true
+bad "--workdir relative" --workdir --unsafe-no-cgroup --workdir rel busybox:latest true
+check "nothing left after bad input" nothing_left
+! process_with 876543 && ok "no process left from any run" || not_ok "no process left from any run"
+
+# --- without the opt-out this hybrid host is refused clearly ---
+if ! grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+  expect_exit 125 "no cgroup v2 controllers: refused" "$OCIRUN" run busybox:latest true
+  err_has "cgroup" && ok "the refusal names cgroup" || not_ok "the refusal names cgroup"
+fi
+expect_exit 0 "the opt-out warns" run busybox:latest true
+err_has "WARNING: --unsafe-no-cgroup" && ok "--unsafe-no-cgroup warns on stderr" || not_ok "--unsafe-no-cgroup warns on stderr"
+
+# --- help and dry run ---
+expect_exit 0 "run --help" "$OCIRUN" run --help
+for o in --name --network --read-only --memory --memory-swap --cpus --pids-limit --cap-drop \
+  --cap-add --security-opt --user --tmpfs --env --env-file --workdir --hostname --interactive \
+  --entrypoint --timeout --cgroup-parent --dry-run --unsafe-no-cgroup; do
+  has -- "$o" || { not_ok "--help lists $o"; continue; }
+done
+ok "--help lists every option"
+expect_exit 0 "--dry-run" "$OCIRUN" run --dry-run --name dry --read-only --tmpfs /t:size=1m \
+  --memory 64m --cpus 0.5 --pids-limit 32 --cap-drop ALL busybox:latest echo hi
+has "root-overlay" && has "pivot-root" && has "root-read-only" && has "/t" && has "/proc/kcore" &&
+  ok "--dry-run prints the mount plan" || not_ok "--dry-run prints the mount plan"
+has "cpu.max: 50000 100000" && has "pids.max: 32" && has "memory.max: 67108864" &&
+  ok "--dry-run prints the cgroup limits" || not_ok "--dry-run prints the cgroup limits"
+has "'echo' 'hi'" && has "PATH=" && ok "--dry-run prints argv and env" || not_ok "--dry-run prints argv and env"
+check "--dry-run creates nothing" nothing_left
+
+tap_done
