@@ -60,23 +60,34 @@ load_expect() {
 }
 
 # Guards are host files a hostile layer aims at: made here when missing,
-# compared (content and link count) after every command.
+# compared (content, link count, and the listing of a directory made for
+# them) after every command.
 guards_made=()
+allowed_roots=(-path /nonexistent)
+guard_now() {
+  local g=$1 parent
+  parent=$(dirname "$g")
+  echo "$(sha_of "$g") $(stat -c %h "$g" 2>/dev/null)"
+  case " ${guards_made[*]} " in *" $parent "*) ls -A "$parent" | tr '\n' ' ' ;; esac
+}
 prepare_guards() {
-  local g
+  local g parent
   guard_state=()
   for g in "${guards[@]}"; do
+    parent=$(dirname "$g")
+    if [ ! -d "$parent" ]; then
+      mkdir -p "$parent"
+      guards_made+=("$parent")
+    fi
     if [ ! -e "$g" ]; then
-      mkdir -p "$(dirname "$g")"
       echo "guard $case_name" >"$g"
       guards_made+=("$g")
     fi
-    guard_state+=("$(sha_of "$g") $(stat -c %h "$g")")
+    guard_state+=("$(guard_now "$g")")
   done
 }
 cleanup_guards() {
-  local g
-  for g in "${guards_made[@]}"; do rm -f "$g" && rmdir "$(dirname "$g")" 2>/dev/null; done
+  [ ${#guards_made[@]} -eq 0 ] || rm -rf "${guards_made[@]}"
   guards_made=()
 }
 trap 'cleanup_guards; rm -rf "$TEST_TMP"' EXIT
@@ -88,16 +99,17 @@ check_no_trace() {
   local problems=() i g found c
   for i in "${!guards[@]}"; do
     g=${guards[$i]}
-    if [ "$(sha_of "$g") $(stat -c %h "$g" 2>/dev/null)" != "${guard_state[$i]}" ]; then
+    if [ "$(guard_now "$g")" != "${guard_state[$i]}" ]; then
       problems+=("host file $g changed, removed or hardlinked")
     fi
   done
+  [ -n "$rootfs" ] && allowed_roots+=(-o -path "$rootfs")
   for c in "${canaries[@]}"; do
     # Other tests' private roots are theirs; ours is searched whole but for
-    # the rootfs the image was allowed to fill.
+    # the rootfs trees successful unpacks were allowed to fill.
     found=$(find /tmp "${TMPDIR:-/tmp}" "$TEST_TMP" -xdev \
       \( -path "/tmp/ocirun-test.*" -a ! -path "$TEST_TMP" -a ! -path "$TEST_TMP/*" -prune \) -o \
-      \( -path "${rootfs:-/nonexistent}" -prune \) -o \
+      \( \( "${allowed_roots[@]}" \) -prune \) -o \
       -name "$c*" -print 2>/dev/null | sort -u | head -5)
     if [ -n "$found" ]; then
       problems+=("escaped: $(echo $found)")
