@@ -464,7 +464,8 @@ int run_state_sweep(const char *root, int *n_swept, oci_error_t *err)
       sweep_temp_file(run_fd, entry->d_name);
       continue;
     }
-    if (entry->d_name[0] == '.' || len <= strlen(RECORD_SUFFIX) ||
+    /* Run dirs ($ROOT/run/<name>/) live beside the records. */
+    if (entry->d_name[0] == '.' || entry->d_type == DT_DIR || len <= strlen(RECORD_SUFFIX) ||
         strcmp(entry->d_name + len - strlen(RECORD_SUFFIX), RECORD_SUFFIX) != 0)
       continue;
     if (read_record(run_fd, entry->d_name, &record) < 0) {
