@@ -122,7 +122,7 @@ static struct archive *archive_open(int fd, const char *file, oci_error_t *err)
   archive_read_support_filter_xz(a);
   archive_read_support_filter_bzip2(a);
   if (archive_read_open_fd(a, fd, ARCHIVE_BLOCK) != ARCHIVE_OK) {
-    oci_error_set(err, archive_errno(a), "open tarball %s: %s", file, archive_error_string(a));
+    oci_error_set(err, 0, "open tarball %s: %s", file, archive_error_string(a));
     archive_read_free(a);
     return NULL;
   }
@@ -468,6 +468,13 @@ static bool tag_matches(const char *tag, const char *ref)
   return false;
 }
 
+static const char *familiar_name(const char *tag)
+{
+  if (strncmp(tag, "docker.io/library/", 18) == 0)
+    return tag + 18;
+  return tag;
+}
+
 /* Picks the image of manifest.json (by ref when given, else the only one)
  * and resolves its file names through the tarball's links. */
 static int docker_manifest_parse(const char *text, size_t length, const char *ref,
@@ -540,7 +547,8 @@ static int docker_manifest_parse(const char *text, size_t length, const char *re
     {
       if (!cJSON_IsString(item))
         continue;
-      if ((out->tags[out->n_tags] = strdup(item->valuestring)) == NULL) {
+      /* docker shows library images by their short name: store that one. */
+      if ((out->tags[out->n_tags] = strdup(familiar_name(item->valuestring))) == NULL) {
         docker_image_clear(out);
         return oci_error_set(err, ENOMEM, "manifest.json");
       }

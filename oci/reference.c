@@ -65,6 +65,13 @@ static const char *id_prefix(const char *reference)
   return hex;
 }
 
+/* All hex but shorter than an ID prefix may be: worth a specific message. */
+static bool is_short_hex(const char *reference)
+{
+  size_t length = strspn(reference, "0123456789abcdef");
+  return length == strlen(reference) && length >= 4 && length < MIN_ID_PREFIX;
+}
+
 bool oci_ref_name_valid(const char *name)
 {
   size_t length = strlen(name);
@@ -211,7 +218,7 @@ int oci_resolve_in_index(int layout_fd, const char *layout_path, const struct oc
     *kind = OCI_MATCH_ID;
     return resolve_by_id(layout_fd, layout_path, index, reference, prefix, out, entry, err);
   }
-  if (allow_id && strncmp(reference, "sha256:", 7) == 0)
+  if (allow_id && (strncmp(reference, "sha256:", 7) == 0 || is_short_hex(reference)))
     return oci_error_set(err, 0,
                          "'%s' is not an image ID (want sha256: and at least %d hex digits)",
                          reference, MIN_ID_PREFIX);
