@@ -209,7 +209,12 @@ static int open_parent(struct applier *applier, const char *parent, oci_error_t 
       if (mkdirat(dir_fd, component, 0755) < 0) {
         int saved = errno;
         close(dir_fd);
-        /* EEXIST here is a dangling symlink in the way: refuse it. */
+        /* EEXIST: a symlink whose target is missing inside the rootfs. */
+        if (saved == EEXIST)
+          return oci_error_set(err, 0,
+                               "layer %s: entry '%.300s': parent '%.300s' is a symlink to "
+                               "nothing inside the rootfs",
+                               applier->layer_name, applier->raw_name, prefix);
         return entry_error(applier, err, saved, "create parent directory");
       }
       next = open_in_root(applier->rootfs_fd, prefix, O_RDONLY | O_DIRECTORY);
@@ -415,12 +420,16 @@ static int apply_hardlink(struct applier *applier, int parent_fd, const char *na
     target[slash - target] = '\0';
   target_parent_fd = open_in_root(applier->rootfs_fd, slash ? target : "", O_PATH | O_DIRECTORY);
   if (target_parent_fd < 0)
-    return entry_error(applier, err, errno, "open hardlink target's directory");
+    return oci_error_set(err, errno, "layer %s: entry '%.300s': hardlink target '%.300s'",
+                         applier->layer_name, applier->raw_name, raw_target);
   if (clear_name(applier, parent_fd, name, false, err) < 0)
     return -1;
   /* No AT_SYMLINK_FOLLOW: a symlink target is linked itself, never followed. */
   if (linkat(target_parent_fd, target_name, parent_fd, name, 0) < 0)
-    return entry_error(applier, err, errno, "create hardlink");
+    return oci_error_set(err, errno,
+                         "layer %s: entry '%.300s': hardlink to '%.300s' (resolved inside the "
+                         "rootfs)",
+                         applier->layer_name, applier->raw_name, raw_target);
   return 0;
 }
 
@@ -500,12 +509,15 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
   if (hardlink == NULL && type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
     return 0;
 
-  parent_fd = open_parent(applier, parent, err);
-  if (parent_fd < 0)
-    return -1;
-
   if (strncmp(name, WHITEOUT_PREFIX, sizeof(WHITEOUT_PREFIX) - 1) == 0) {
     const char *hidden = name + sizeof(WHITEOUT_PREFIX) - 1;
+    /* A whiteout under a directory that is gone (or now a file, as umoci
+     * writes them) has nothing left to hide. */
+    parent_fd = open_in_root(applier->rootfs_fd, parent, O_RDONLY | O_DIRECTORY);
+    if (parent_fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+      return 0;
+    if (parent_fd < 0)
+      return entry_error(applier, err, errno, "open whiteout's directory");
     if (strcmp(name, OPAQUE_MARKER) == 0)
       return apply_opaque(applier, parent_fd, parent, err);
     /* Other ".wh..wh." names are AUFS bookkeeping with nothing to apply. */
@@ -519,6 +531,9 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
     return 0;
   }
 
+  parent_fd = open_parent(applier, parent, err);
+  if (parent_fd < 0)
+    return -1;
   if (record_created(applier, applier->path) < 0)
     return entry_error(applier, err, ENOMEM, "record entry");
   if (hardlink != NULL)
