@@ -22,11 +22,12 @@ struct parse {
   const char *origin; /* file name, for messages */
   const struct seccomp_arch_info *native;
   oci_error_t *err;
+  char where[96]; /* "syscalls[3] (getcwd): " while in a rule */
 };
 
 static int fail(struct parse *p, const char *fmt, const char *what)
 {
-  return oci_error_set(p->err, 0, "seccomp profile %s: %s%s", p->origin, fmt, what);
+  return oci_error_set(p->err, 0, "seccomp profile %s: %s%s%s", p->origin, p->where, fmt, what);
 }
 
 static bool key_in(const char *key, const char *const *allowed)
@@ -44,8 +45,9 @@ static int check_keys(struct parse *p, const cJSON *object, const char *const *a
   cJSON_ArrayForEach(item, object)
   {
     if (!key_in(item->string, allowed))
-      return oci_error_set(p->err, 0, "seccomp profile %s: unknown or unsupported field '%s' in %s",
-                           p->origin, item->string, where);
+      return oci_error_set(p->err, 0,
+                           "seccomp profile %s: %sunknown or unsupported field '%s' in %s",
+                           p->origin, p->where, item->string, where);
   }
   return 0;
 }
@@ -241,24 +243,27 @@ static int parse_names(struct parse *p, const cJSON *rule_json, struct seccomp_r
   return 0;
 }
 
-static int parse_rule(struct parse *p, const cJSON *object, struct seccomp_rule *rule)
+static int parse_rule(struct parse *p, const cJSON *object, size_t index, struct seccomp_rule *rule)
 {
   static const char *const keys[] = {"names",    "name",     "action",  "errnoRet", "args",
                                      "includes", "excludes", "comment", NULL};
 
+  snprintf(p->where, sizeof(p->where), "syscalls[%zu]: ", index);
   if (!cJSON_IsObject(object))
     return fail(p, "syscalls entries must be objects", "");
   if (check_keys(p, object, keys, "a syscalls entry") < 0)
     return -1;
   if (parse_names(p, object, rule) < 0)
     return -1;
+  snprintf(p->where, sizeof(p->where), "syscalls[%zu] (%.40s): ", index, rule->names[0]);
   if (parse_action(p, cJSON_GetObjectItemCaseSensitive(object, "action"), &rule->action) < 0 ||
       parse_errno(p, cJSON_GetObjectItemCaseSensitive(object, "errnoRet"), &rule->errno_ret) < 0 ||
       parse_args(p, cJSON_GetObjectItemCaseSensitive(object, "args"), rule) < 0 ||
       parse_condition(p, cJSON_GetObjectItemCaseSensitive(object, "includes"), &rule->includes) <
           0 ||
       parse_condition(p, cJSON_GetObjectItemCaseSensitive(object, "excludes"), &rule->excludes) < 0)
-    return oci_error_wrap(p->err, "syscalls entry '%s': ", rule->names[0] ? rule->names[0] : "?");
+    return -1;
+  p->where[0] = '\0';
   return 0;
 }
 
@@ -304,7 +309,7 @@ int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_p
                    &profile->default_action) < 0 ||
       parse_errno(&p, cJSON_GetObjectItemCaseSensitive(root, "defaultErrnoRet"),
                   &profile->default_errno_ret) < 0)
-    return oci_error_wrap(err, "defaultAction: ");
+    return -1;
   arches = cJSON_GetObjectItemCaseSensitive(root, "architectures");
   arch_map = cJSON_GetObjectItemCaseSensitive(root, "archMap");
   if (arches != NULL && parse_arch_list(&p, arches, &profile->arches) < 0)
@@ -321,7 +326,7 @@ int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_p
   cJSON_ArrayForEach(item, syscalls)
   {
     profile->n_rules++; /* counted first, so a half-parsed rule is freed */
-    if (parse_rule(&p, item, &rules[profile->n_rules - 1]) < 0)
+    if (parse_rule(&p, item, profile->n_rules - 1, &rules[profile->n_rules - 1]) < 0)
       return -1;
   }
   *out = steal_pointer(&profile);
