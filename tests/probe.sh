@@ -1,0 +1,188 @@
+#!/bin/bash
+# ocirun probe on the host (hybrid cgroups: no cgroup v2 controllers): the
+# docker backend against no engine and against a cgroup v1 engine is
+# "unsupported" and leaves nothing; the direct backend is "unsupported" unless
+# --unsafe-no-cgroup, which runs the real probe in the python image and gives
+# a complete artifact that fails; -o is atomic; a failed check and a hang are
+# named in the artifact. The passing side-by-side run is tests/guest/.
+. "$top_srcdir/tests/lib.sh"
+
+schema="$top_srcdir/docs/artifact.schema.json"
+validate="$top_srcdir/scripts/validate-artifact"
+
+err_has() { if grep -Fq -- "$1" "$TEST_TMP/err"; then ok "$2"; else not_ok "$2"; sed 's/^/# /' "$TEST_TMP/err" | head -20; fi; }
+# json_true FILE EXPR DESCRIPTION: a Python expression over `a`, FILE parsed as JSON.
+json_true() {
+  if python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
+    "$1" "$2" 2>"$TEST_TMP/json-err"; then ok "$3"; else
+    not_ok "$3"
+    sed 's/^/# /' "$TEST_TMP/json-err" | tail -3
+  fi
+}
+check_name() { echo "[c for c in a['checks'] if c['name'] == '$1'][0]"; }
+valid_artifact() {
+  if [ -f "$schema" ] && [ -x "$validate" ]; then
+    if "$validate" "$schema" "$1" >"$TEST_TMP/validate" 2>&1; then ok "$2"; else
+      not_ok "$2"
+      sed 's/^/# /' "$TEST_TMP/validate" | head -10
+    fi
+  else skip "$2: no schema yet"; fi
+}
+
+# --- the command line ---
+expect_exit 0 "probe --help exits 0" "$OCIRUN" probe --help
+grep -q -- '--backend direct|docker' "$TEST_TMP/out" && ok "--help documents --backend" || not_ok "--help documents --backend"
+expect_exit 2 "probe without IMAGE is a usage error" "$OCIRUN" probe
+expect_exit 2 "an unknown backend is a usage error" "$OCIRUN" probe --backend podman img
+expect_exit 2 "--unsafe-no-cgroup with the docker backend is refused" \
+  "$OCIRUN" probe --backend docker --unsafe-no-cgroup img
+expect_exit 2 "a non-numeric --timeout is refused" "$OCIRUN" probe --timeout soon img
+
+# --- docker backend, no engine: unsupported, nothing written ---
+DOCKER_HOST="unix://$TEST_TMP/no-engine.sock" expect_exit 3 "docker backend without an engine exits 3" \
+  "$OCIRUN" probe --backend docker -o "$TEST_TMP/none.json" python:3.13-slim
+err_has "unsupported: no reachable Docker engine" "the reason names the missing engine"
+[ ! -e "$TEST_TMP/none.json" ] && [ ! -s "$TEST_TMP/out" ] && ok "no artifact for an unsupported host" ||
+  not_ok "no artifact for an unsupported host"
+
+# --- docker backend against this host's own engine (cgroup v1): unsupported ---
+if command -v dockerd >/dev/null && command -v docker >/dev/null; then
+  # A private engine: its own data root, exec root and socket under TEST_TMP.
+  d=$TEST_TMP/dockerd
+  mkdir -p "$d"
+  export DOCKER_HOST="unix://$d/docker.sock"
+  dockerd --iptables=false --bridge=none --ip-forward=false --storage-driver=vfs \
+    --data-root "$d/data" --exec-root "$d/exec" --pidfile "$d/docker.pid" -H "$DOCKER_HOST" \
+    >"$d/log" 2>&1 &
+  dockerd_pid=$!
+  trap 'kill $dockerd_pid 2>/dev/null; wait $dockerd_pid 2>/dev/null; umount -R "$d/exec" "$d/data" 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
+  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+  if docker info >/dev/null 2>&1; then
+    engine_cgroup=$(docker info --format '{{.CgroupVersion}}')
+    if [ "$engine_cgroup" = 2 ]; then
+      skip "this host's engine reports cgroup v2: the v1 case runs on hybrid hosts only"
+    else
+      expect_exit 3 "docker backend against a cgroup v$engine_cgroup engine exits 3" \
+        "$OCIRUN" probe --backend docker python:3.13-slim
+      err_has "requires Linux containers with cgroup v2; this host is unsupported" \
+        "the reason is the recipe's own"
+    fi
+    left=$(docker ps -a --filter name=ocirun-probe- --format '{{.Names}}')
+    [ -z "$left" ] && ok "no container left in the engine" || not_ok "no container left in the engine: $left"
+  else
+    not_ok "private dockerd did not answer"
+    sed 's/^/# /' "$d/log" | tail -5
+  fi
+  kill "$dockerd_pid"
+  wait "$dockerd_pid" 2>/dev/null
+  unset DOCKER_HOST
+  # The engine is gone: the same command now finds no engine.
+  DOCKER_HOST="unix://$d/docker.sock" expect_exit 3 "docker backend against a stopped engine exits 3" \
+    "$OCIRUN" probe --backend docker python:3.13-slim
+else
+  skip "dockerd not installed"
+fi
+
+# --- direct backend on a host without cgroup v2 controllers ---
+if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
+  expect_exit 3 "direct backend on a hybrid host exits 3" "$OCIRUN" probe python:3.13-slim
+  err_has "unsupported: cgroup v2" "the reason names cgroup v2"
+else
+  skip "host has cgroup v2: the unsupported case runs on hybrid hosts only"
+fi
+
+# --- direct backend with --unsafe-no-cgroup: the real probe, a failing artifact ---
+"$top_srcdir/scripts/make-test-images" python "$TEST_IMAGES" >"$TEST_TMP/images.log" 2>&1 ||
+  { sed 's/^/# /' "$TEST_TMP/images.log" | tail; }
+expect_exit 0 "import the python test image" "$OCIRUN" image import "oci:$TEST_IMAGES/python:python:3.13-slim"
+image_id=$("$OCIRUN" image inspect python:3.13-slim | python3 -c 'import json,sys; print(json.load(sys.stdin)["Id"])')
+
+expect_exit 1 "--unsafe-no-cgroup probe exits 1 (it can never pass)" \
+  "$OCIRUN" probe --unsafe-no-cgroup python:3.13-slim
+cp "$TEST_TMP/out" "$TEST_TMP/unsafe.json"
+cp "$TEST_TMP/err" "$TEST_TMP/unsafe.err"
+a=$TEST_TMP/unsafe.json
+json_true "$a" "True" "the artifact on stdout is JSON"
+valid_artifact "$a" "the artifact validates against the schema"
+json_true "$a" "list(a['observed']) == ['uid', 'cgroup_v2', 'root_read_only', 'owned_tmp_write', 'network_interfaces', 'no_new_privileges', 'capabilities']" \
+  "observed has exactly the recipe's seven keys"
+json_true "$a" "type(a['observed']['uid']) is int and type(a['observed']['capabilities']) is int and all(type(a['observed'][k]) is bool for k in ('root_read_only','owned_tmp_write','no_new_privileges')) and type(a['observed']['network_interfaces']) is list" \
+  "the observations have the recipe's types"
+json_true "$a" "a['observed']['uid'] == 65534 and a['observed']['capabilities'] == 0 and a['observed']['no_new_privileges'] is True" \
+  "the probe really ran behind the boundary (uid 65534, no capabilities, no-new-privileges)"
+json_true "$a" "a['observed']['root_read_only'] is True and a['observed']['owned_tmp_write'] is True and a['observed']['network_interfaces'] == ['lo']" \
+  "read-only root, writable /tmp, loopback only"
+json_true "$a" "a['observed']['cgroup_v2'] == {'memory.max': None, 'pids.max': None, 'cpu.max': None}" \
+  "no cgroup values without a cgroup"
+json_true "$a" "a['passed'] is False and 'unsafe_no_cgroup' in a['failed_checks'] and $(check_name unsafe_no_cgroup)['passed'] is False" \
+  "the artifact fails with an unsafe_no_cgroup check"
+json_true "$a" "{'memory.max', 'pids.max', 'cpu.max'} <= set(a['failed_checks']) and $(check_name uid)['passed'] and $(check_name root_read_only)['passed']" \
+  "the cgroup checks fail, the others pass"
+json_true "$a" "a['engine']['unsafe_no_cgroup'] is True and a['engine']['name'] == 'ocirun-direct' and a['backend'] == 'direct' and a['docker_server'] is None" \
+  "the engine object records the opt-out"
+json_true "$a" "a['image_id'] == '$image_id' and a['provenance']['configuration']['image_id'] == a['image_id']" \
+  "the artifact names the resolved image ID"
+json_true "$a" "a['teardown_verified'] is True and a['probe_exit_code'] == 1" "teardown verified; the probe's own exit code is kept"
+json_true "$a" "a['container_name'].startswith('ocirun-probe-') and len(a['container_name']) == 25 and a['flags'][:2] == ['--name', a['container_name']]" \
+  "a unique container name, first in the flags"
+json_true "$a" "a['engine_argv'][-3:] == [a['image_id'], 'python', '-'] and a['engine_argv'][0] == 'run'" \
+  "the run was given the image ID and python -"
+probe_sha=$(sha256sum <"$top_srcdir/src/probe.py" | cut -d' ' -f1)
+json_true "$a" "a['provenance']['identities']['src/probe.py'] == '$probe_sha'" \
+  "identities: the embedded probe's sha256 equals src/probe.py's"
+ocirun_sha=$(sha256sum <"$OCIRUN" | cut -d' ' -f1)
+json_true "$a" "a['provenance']['identities']['ocirun'] == '$ocirun_sha'" "identities: the ocirun binary's sha256"
+json_true "$a" "len(a['provenance']['identities']['seccomp-profile']) == 64" "identities: the seccomp profile's sha256"
+json_true "$a" "'passing is not proof against escape or kernel flaws' in a['provenance']['exclusions']" "exclusions say passing is not proof"
+json_true "$a" "a['observed_extra']['seccomp_mode'] == 2 and a['observed_extra']['cap_bnd'] == 0" "extra: seccomp filter mode and an empty bounding set"
+if grep -Fq "check unsafe_no_cgroup failed: expected false, seen true" "$TEST_TMP/unsafe.err" &&
+  grep -Eq '^memory\.max .*FAIL$' "$TEST_TMP/unsafe.err"; then
+  ok "stderr names each failed check and prints the summary table"
+else
+  not_ok "stderr names each failed check and prints the summary table"
+  sed 's/^/# /' "$TEST_TMP/unsafe.err" | head -30
+fi
+[ -z "$(ls -A "$OCIRUN_ROOT/run" 2>/dev/null)" ] && ok "no run state left behind" || not_ok "no run state left behind"
+
+# --- -o FILE: written atomically (a new inode renamed over the old file) ---
+mkdir -p "$TEST_TMP/o"
+echo old >"$TEST_TMP/o/a.json"
+inode_before=$(stat -c %i "$TEST_TMP/o/a.json")
+expect_exit 1 "-o: the probe still exits 1" "$OCIRUN" probe -q --unsafe-no-cgroup -o "$TEST_TMP/o/a.json" python:3.13-slim
+[ ! -s "$TEST_TMP/out" ] && ok "-o: nothing on stdout" || not_ok "-o: nothing on stdout"
+json_true "$TEST_TMP/o/a.json" "a['backend'] == 'direct'" "-o: the file holds the artifact"
+[ "$(stat -c %i "$TEST_TMP/o/a.json")" != "$inode_before" ] && ok "-o: the file was replaced by rename" ||
+  not_ok "-o: the file was replaced by rename"
+[ "$(ls -A "$TEST_TMP/o")" = a.json ] && ok "-o: no temporary file left" || not_ok "-o: no temporary file left: $(ls -A "$TEST_TMP/o")"
+grep -q '^check ' "$TEST_TMP/err" && not_ok "-q: no summary table" || ok "-q: no summary table"
+expect_exit 125 "-o into a missing directory fails before running" \
+  "$OCIRUN" probe -q --unsafe-no-cgroup -o "$TEST_TMP/missing/a.json" python:3.13-slim
+expect_exit 125 "an image not in the store: nothing runs" "$OCIRUN" probe --unsafe-no-cgroup nosuch:latest
+
+# --- a probe that fails a check: without --read-only ---
+expect_exit 1 "without --read-only the probe exits 1" \
+  "$OCIRUN" probe -q --unsafe-no-cgroup --debug-drop-flag --read-only python:3.13-slim
+a=$TEST_TMP/no-ro.json
+cp "$TEST_TMP/out" "$a"
+json_true "$a" "'root_read_only' in a['failed_checks'] and a['observed']['root_read_only'] is False and $(check_name root_read_only)['seen'] is False" \
+  "the artifact names the failed check root_read_only and what was seen"
+json_true "$a" "'--read-only' not in a['flags'] and 'recipe_flags' in a['failed_checks']" \
+  "the flags are the ones really used, and differ from the recipe's"
+err_has "check root_read_only failed: expected true, seen false" "stderr names the failed check and what was seen"
+
+# --- a probe that hangs: killed at the deadline, teardown verified ---
+start=$(date +%s)
+expect_exit 1 "a hanging probe exits 1" \
+  "$OCIRUN" probe -q --unsafe-no-cgroup --timeout 3 --debug-env OCIRUN_PROBE_DEBUG_SLEEP=120 python:3.13-slim
+elapsed=$(($(date +%s) - start))
+[ "$elapsed" -lt 30 ] && ok "it is killed at the deadline (${elapsed}s)" || not_ok "it is killed at the deadline (${elapsed}s)"
+a=$TEST_TMP/hang.json
+cp "$TEST_TMP/out" "$a"
+json_true "$a" "$(check_name probe_exit)['seen'] == 'killed at the 3 s deadline' and a['probe_exit_code'] is None" \
+  "the artifact says the probe was killed at the deadline"
+json_true "$a" "a['teardown_verified'] is True and $(check_name teardown)['passed']" "teardown verified after the kill"
+json_true "$a" "['--env', 'OCIRUN_PROBE_DEBUG_SLEEP=120'] == a['flags'][-2:]" "the test hook is visible in the flags"
+valid_artifact "$a" "the hang artifact validates against the schema"
+[ -z "$(ls -A "$OCIRUN_ROOT/run" 2>/dev/null)" ] && ok "no run state left after the kill" || not_ok "no run state left after the kill"
+
+tap_done
