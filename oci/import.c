@@ -20,6 +20,7 @@
 #include "layout.h"
 #include "manifest.h"
 #include "oci.h"
+#include "remove_tree.h"
 #include "store.h"
 
 #define ARCHIVE_BLOCK 65536
@@ -867,7 +868,7 @@ int oci_image_import(struct oci_store *store, const char *source, const char *as
   close(staging_fd);
   /* Whatever happened, the staging area goes: committed blobs were moved
    * out of it, the rest is garbage. */
-  if (oci_remove_tree(store->tmp_fd, staging_name, ret < 0 ? NULL : err) < 0)
+  if (remove_tree_at(store->tmp_fd, staging_name, ret < 0 ? NULL : err) < 0)
     ret = -1;
   if (ret < 0)
     return oci_error_wrap(err, "import %s", source);

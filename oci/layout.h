@@ -54,8 +54,5 @@ int oci_blob_write_buffer(int dst_dir_fd, const void *data, size_t length,
 int oci_make_temp_dir(int dir_fd, const char *prefix, char **name, oci_error_t *err);
 /* A name for a temporary file that no other process will pick. */
 int oci_temp_name(char *buffer, size_t size, const char *prefix);
-/* Removes dir_fd/name and everything below it, never following symlinks.
- * A missing name is not an error. */
-int oci_remove_tree(int dir_fd, const char *name, oci_error_t *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "cleanup.h"
 #include "digest.h"
 #include "layout.h"
@@ -389,6 +390,41 @@ static int collect_garbage(struct oci_store *store, oci_error_t *err)
   return ret;
 }
 
+/* Removes the cached rootfs of a removed image unless an image still in
+ * the store has the same layer chain. The caller holds the store lock. */
+static int remove_unused_rootfs(struct oci_store *store, const struct oci_image *removed,
+                                oci_error_t *err)
+{
+  struct oci_index_doc index;
+  char chain_id[OCI_DIGEST_LEN];
+  cleanup_close int lock_fd = -1;
+  bool used = false;
+
+  cache_chain_id(removed, chain_id);
+  if (oci_layout_index_doc(store->store_fd, store->store_path, &index, err) < 0)
+    return -1;
+  for (size_t i = 0; !used && i < index.n_manifests; i++) {
+    struct oci_image *other = NULL;
+    char other_chain[OCI_DIGEST_LEN];
+    oci_error_t ignored = NULL;
+    if (oci_resolve_entry(store->store_fd, store->store_path, &index, i, &other, &ignored) < 0) {
+      oci_error_free(&ignored);
+      continue;
+    }
+    cache_chain_id(other, other_chain);
+    used = strcmp(other_chain, chain_id) == 0;
+    oci_image_free(other);
+  }
+  oci_index_doc_clear(&index);
+  if (used)
+    return 0;
+  /* The entry's own lock keeps a concurrent unpack from racing the removal. */
+  lock_fd = cache_entry_lock(store->root_fd, chain_id, err);
+  if (lock_fd < 0)
+    return -1;
+  return cache_entry_remove(store->root_fd, chain_id, err);
+}
+
 int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t *err)
 {
   cleanup_close int lock_fd = -1;
@@ -449,7 +485,9 @@ int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t
   if (oci_layout_write_index(store->store_fd, store->tmp_fd, index_json, err) < 0)
     goto out;
   /* The image is gone once the index says so; what is left is only space. */
-  ret = collect_garbage(store, err);
+  ret = remove_unused_rootfs(store, image, err);
+  if (ret == 0)
+    ret = collect_garbage(store, err);
   if (ret < 0)
     oci_error_wrap(err, "'%s' was removed from the index but its blobs were kept", reference);
 out:

@@ -17,7 +17,8 @@ STORE=$OCIRUN_ROOT/store
 json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 index_sha() { sha256sum "$STORE/index.json" | cut -d' ' -f1; }
 blob_count() { ls "$STORE/blobs/sha256" | wc -l; }
-tmp_empty() { [ -z "$(ls -A "$OCIRUN_ROOT/tmp")" ]; }
+# Lock files (the unpack engine keeps one in tmp) are not leftovers.
+tmp_empty() { [ -z "$(ls -A "$OCIRUN_ROOT/tmp" | grep -v "\.lock$")" ]; }
 err_has() { grep -Eq -- "$1" "$TEST_TMP/err"; }
 
 # The truth about the source image, read with Python, not ocirun.
@@ -240,13 +241,18 @@ err_has "no manifest for linux/amd64.*linux/arm64/v8" && ok "no-platform message
   not_ok "no-platform message lists what there is"
 
 # --- removal ---
+expect_exit 0 "unpack before rm" "$OCIRUN" --quiet image unpack busybox:latest
+ROOTFS=$(last_out | tail -n 1)
+check "unpack printed a rootfs with busybox in it" test -x "$ROOTFS/bin/busybox"
 expect_exit 0 "rm one name" "$OCIRUN" image rm skopeo/box:v1
 check "the other names stay" test "$(inspect_id busybox:latest)" = "$CONFIG"
 check "shared blobs stay" test -f "$STORE/blobs/sha256/${LAYER#sha256:}"
+check "the rootfs another name uses stays" test -x "$ROOTFS/bin/busybox"
 expect_exit 1 "rm an unknown name fails" "$OCIRUN" image rm nosuch:1
 expect_exit 0 "rm by image ID removes every name" "$OCIRUN" image rm "${CONFIG:7:12}"
 check "index is empty after rm by ID" test "$(json "$STORE/index.json" 'len(j["manifests"])')" = 0
 check "all blobs collected" test "$(blob_count)" = 0
+check "the cached rootfs is removed" test ! -e "$ROOTFS"
 
 # --- concurrent imports both land (the index is updated under a lock) ---
 for i in 1 2 3 4; do "$OCIRUN" image import "oci:$BUSYBOX:busybox:latest" --name "par:$i" & done
