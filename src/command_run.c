@@ -105,10 +105,8 @@ int command_run(int argc, char **argv, const struct global_options *global)
 
   if (oci_store_open(global->root, &store, &err) < 0)
     goto fail;
-  if (oci_image_resolve(store, config.image_reference, &image, &err) < 0) {
-    oci_error_wrap(&err, "run: image '%s': ", config.image_reference);
+  if (oci_image_resolve(store, config.image_reference, &image, &err) < 0)
     goto fail;
-  }
   if (oci_image_unpack(store, image, &unpack, &rootfs, &err) < 0)
     goto fail;
 
