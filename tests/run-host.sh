@@ -32,6 +32,18 @@ process_with() {
   return 1
 }
 
+# The host pid of `sleep MARKER`.
+pid_of_sleep() {
+  local f
+  for f in /proc/[0-9]*/cmdline; do
+    if [ "$( (tr '\0' ' ' <"$f") 2>/dev/null)" = "sleep $1 " ]; then
+      f=${f#/proc/}
+      echo "${f%/cmdline}"
+      return 0
+    fi
+  done
+}
+
 # --- exit codes ---
 expect_exit 0 "true exits 0" run busybox:latest true
 expect_exit 3 "the command's status is returned" run busybox:latest sh -c 'exit 3'
@@ -40,15 +52,15 @@ err_has "no-such-command" && ok "the missing command is named" || not_ok "the mi
 expect_exit 126 "a non-executable file exits 126" run busybox:latest /etc/passwd
 check "nothing left after exec failures" nothing_left
 # pid 1 ignores signals sent from inside its namespace, so kill it from outside
-run --name killme busybox:latest sleep 876543 >/dev/null 2>&1 &
+"$OCIRUN" run --unsafe-no-cgroup --name killme busybox:latest sleep 876543 >/dev/null 2>&1 &
 runner=$!
 child=
 for _ in $(seq 50); do
-  child=$(cat /proc/$runner/task/$runner/children 2>/dev/null)
+  child=$(pid_of_sleep 876543)
   [ -n "$child" ] && break
   sleep 0.1
 done
-[ -n "$child" ] && kill -9 $child
+[ -n "$child" ] && grep -qw "$child" /proc/$runner/task/$runner/children && kill -9 "$child"
 wait $runner
 got=$?
 [ "$got" -eq 137 ] && ok "killed by SIGKILL exits 128+9" || not_ok "killed by SIGKILL exits 128+9 (got $got)"
@@ -138,6 +150,32 @@ elapsed=$(($(date +%s) - start))
 err_has "timed out" && ok "the timeout is reported" || not_ok "the timeout is reported"
 ! process_with 987654 && ok "the command and its children are gone" || not_ok "the command and its children are gone"
 check "nothing left after the timeout" nothing_left
+
+# --- SIGTERM to ocirun: the run is killed and torn down ---
+"$OCIRUN" run --unsafe-no-cgroup --name sigterm busybox:latest sh -c 'sleep 765432 & sleep 765432' >/dev/null 2>"$TEST_TMP/sigterm.err" &
+runner=$!
+for _ in $(seq 50); do process_with 765432 && break; sleep 0.1; done
+kill -TERM $runner
+wait $runner
+got=$?
+[ "$got" -eq 143 ] && ok "SIGTERM to ocirun exits 128+15" || not_ok "SIGTERM to ocirun exits 128+15 (got $got)"
+grep -q "interrupted" "$TEST_TMP/sigterm.err" && ok "the interruption is reported" || not_ok "the interruption is reported"
+! process_with 765432 && ok "SIGTERM: every process of the run is gone" || not_ok "SIGTERM: every process of the run is gone"
+check "nothing left after SIGTERM" nothing_left
+
+# --- entrypoint and the image's cmd ---
+expect_exit 0 "the image's cmd (sh) reads stdin with -i" sh -c "echo 'echo from-cmd' | $OCIRUN run --unsafe-no-cgroup -i busybox:latest"
+has "from-cmd" && ok "the image's cmd runs when no command is given" || not_ok "the image's cmd runs when no command is given"
+expect_exit 0 "--entrypoint" run --entrypoint echo busybox:latest one two
+[ "$(last_out)" = "one two" ] && ok "--entrypoint with a command" || not_ok "--entrypoint with a command: $(last_out)"
+
+# --- a step failing inside the new namespaces: 125, named, nothing left ---
+expect_exit 125 "a tmpfs over a file fails in the child" run --tmpfs /etc/passwd busybox:latest true
+err_has "/etc/passwd" && err_has "mount plan" && ok "the failing mount step and path are named" ||
+  not_ok "the failing mount step and path are named: $(last_err)"
+check "nothing left after a failed setup" nothing_left
+expect_exit 125 "a missing seccomp profile" run --security-opt seccomp=/nonexistent/profile.json busybox:latest true
+err_has "/nonexistent/profile.json" && ok "the missing profile is named" || not_ok "the missing profile is named: $(last_err)"
 
 # --- bad input: one message naming the option, exit 125, nothing left ---
 bad() {
