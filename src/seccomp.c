@@ -1,25 +1,33 @@
 /* The seccomp filter: a profile (Docker's default or a JSON file) resolved
  * against the run's capabilities and the host's architecture, compiled with
- * libseccomp in the parent and loaded in the child just before execve. */
+ * libseccomp to a BPF program in the parent (or taken from the cache of
+ * compiled programs), and loaded in the child with one prctl. */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <seccomp.h>
 
 #include "capabilities.h"
 #include "oci/cleanup.h"
+#include "oci/digest.h"
 #include "seccomp_filter.h"
 #include "seccomp_rules.h"
 
 struct seccomp_filter {
-  scmp_filter_ctx ctx;
-  char *profile_json; /* the resolved profile, as applied */
+  struct seccomp_program program; /* what the child loads */
+  char *profile_json;             /* the resolved profile, as applied */
 };
 
 /* What a profile's conditions are checked against. */
@@ -325,13 +333,69 @@ static void profile_release(struct seccomp_profile **profile)
   seccomp_profile_free(*profile);
 }
 
-int seccomp_filter_build(const struct run_config *config, uint64_t effective_caps,
-                         struct seccomp_filter **out, oci_error_t *err)
+/* libseccomp writes the program to a file descriptor: a memfd keeps it in
+ * memory, so the child gets plain instructions and needs no library call. */
+static int program_export(scmp_filter_ctx ctx, struct seccomp_program *program, oci_error_t *err)
+{
+  cleanup_close int fd = memfd_create("ocirun-seccomp", MFD_CLOEXEC);
+  struct stat st;
+  ssize_t n;
+  int ret;
+
+  if (fd < 0)
+    return oci_error_errno(err, "seccomp: memfd_create");
+  ret = seccomp_export_bpf(ctx, fd);
+  if (ret < 0)
+    return oci_error_set(err, -ret, "seccomp: export BPF program");
+  if (fstat(fd, &st) < 0)
+    return oci_error_errno(err, "seccomp: stat exported program");
+  if (st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0 ||
+      (size_t)st.st_size > SECCOMP_PROGRAM_MAX_INSNS * sizeof(struct sock_filter))
+    return oci_error_set(err, 0, "seccomp: exported program has %lld bytes", (long long)st.st_size);
+  program->insns = malloc((size_t)st.st_size);
+  if (program->insns == NULL)
+    return oci_error_errno(err, "seccomp: allocate program");
+  n = pread(fd, program->insns, (size_t)st.st_size, 0);
+  if (n != st.st_size) {
+    free(program->insns);
+    program->insns = NULL;
+    return oci_error_set(err, n < 0 ? errno : EIO, "seccomp: read exported program");
+  }
+  program->n_insns = (size_t)st.st_size / sizeof(struct sock_filter);
+  return 0;
+}
+
+/* Everything the compiled program depends on: the resolved profile (names,
+ * actions, arguments, architectures), libseccomp's version and this file's
+ * compilation rules (bump the tag when filter_compile changes meaning). */
+static void program_cache_key(const char *profile_json, char key[OCI_DIGEST_LEN])
+{
+  const struct scmp_version *version = seccomp_version();
+  struct oci_sha256 *hash = oci_sha256_new();
+  char header[96];
+
+  snprintf(header, sizeof(header), "ocirun seccomp program v1\nlibseccomp %u.%u.%u\n",
+           version->major, version->minor, version->micro);
+  if (hash == NULL) {
+    key[0] = '\0';
+    return;
+  }
+  oci_sha256_update(hash, header, strlen(header));
+  oci_sha256_update(hash, profile_json, strlen(profile_json));
+  oci_sha256_final(hash, key);
+  oci_sha256_free(hash);
+}
+
+int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
+                                const char *state_root, struct seccomp_filter **out,
+                                oci_error_t *err)
 {
   __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
   const struct seccomp_profile *profile = seccomp_default_profile();
   struct seccomp_host host;
   struct seccomp_filter *filter;
+  scmp_filter_ctx ctx = NULL;
+  char key[OCI_DIGEST_LEN];
 
   *out = NULL;
   if (config->seccomp_unconfined)
@@ -346,28 +410,48 @@ int seccomp_filter_build(const struct run_config *config, uint64_t effective_cap
   filter = calloc(1, sizeof(*filter));
   if (filter == NULL)
     return oci_error_errno(err, "seccomp: allocate filter");
-  if (filter_compile(profile, &host, &filter->ctx, err) < 0) {
-    free(filter);
-    return -1;
-  }
   filter->profile_json = profile_render(profile, &host);
   if (filter->profile_json == NULL) {
     seccomp_filter_free(filter);
     return oci_error_set(err, ENOMEM, "seccomp: render profile");
   }
+  program_cache_key(filter->profile_json, key);
+  if (state_root != NULL && key[0] != '\0' &&
+      seccomp_cache_lookup(state_root, key, &filter->program) > 0) {
+    *out = filter;
+    return 0;
+  }
+  if (filter_compile(profile, &host, &ctx, err) < 0 ||
+      program_export(ctx, &filter->program, err) < 0) {
+    if (ctx != NULL)
+      seccomp_release(ctx);
+    seccomp_filter_free(filter);
+    return -1;
+  }
+  seccomp_release(ctx);
+  if (state_root != NULL && key[0] != '\0')
+    seccomp_cache_store(state_root, key, &filter->program);
   *out = filter;
   return 0;
 }
 
+int seccomp_filter_build(const struct run_config *config, uint64_t effective_caps,
+                         struct seccomp_filter **out, oci_error_t *err)
+{
+  return seccomp_filter_build_cached(config, effective_caps, NULL, out, err);
+}
+
 int seccomp_filter_load(struct seccomp_filter *filter, oci_error_t *err)
 {
-  int ret;
+  struct sock_fprog prog;
 
   if (filter == NULL)
     return 0; /* unconfined */
-  ret = seccomp_load(filter->ctx);
-  if (ret < 0)
-    return oci_error_set(err, -ret, "seccomp: load filter");
+  prog.len = (unsigned short)filter->program.n_insns;
+  prog.filter = filter->program.insns;
+  /* Needs no-new-privileges or CAP_SYS_ADMIN: the caller's ordering. */
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0L, 0L) < 0)
+    return oci_error_errno(err, "seccomp: load filter (%zu instructions)", filter->program.n_insns);
   return 0;
 }
 
@@ -375,8 +459,7 @@ void seccomp_filter_free(struct seccomp_filter *filter)
 {
   if (filter == NULL)
     return;
-  if (filter->ctx != NULL)
-    seccomp_release(filter->ctx);
+  free(filter->program.insns);
   free(filter->profile_json);
   free(filter);
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/filter.h>
 #include <seccomp.h>
 
 #include "oci/error.h"
@@ -97,6 +98,23 @@ int seccomp_profile_parse_file(const char *path, struct seccomp_profile **out, o
 int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_profile **out,
                           oci_error_t *err);
 void seccomp_profile_free(struct seccomp_profile *profile);
+
+/* A compiled filter: classic BPF instructions, as prctl(PR_SET_SECCOMP)
+ * takes them. */
+enum { SECCOMP_PROGRAM_MAX_INSNS = BPF_MAXINSNS };
+struct seccomp_program {
+  struct sock_filter *insns;
+  size_t n_insns;
+};
+
+/* The cache of compiled programs (seccomp_cache.c) under
+ * STATE_ROOT/seccomp-cache, keyed by a digest of everything the program
+ * depends on. Lookup returns 1 on a hit (insns allocated), 0 on a miss or
+ * an unusable entry; storing is best effort: a cache that cannot be
+ * written only costs the next run the compilation. */
+int seccomp_cache_lookup(const char *state_root, const char *key, struct seccomp_program *out);
+void seccomp_cache_store(const char *state_root, const char *key,
+                         const struct seccomp_program *program);
 
 /* Action <-> Docker's name ("SCMP_ACT_ERRNO"); op <-> "SCMP_CMP_EQ". */
 const char *seccomp_action_name(uint32_t action);

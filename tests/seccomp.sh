@@ -151,6 +151,34 @@ probe_what="default filter, --cap-add SYS_ADMIN"
 run_probe --cap-add SYS_ADMIN -- "$SYSPROBE" unshare clone3 keyctl
 expect_probe "unshare errno=0" "keyctl errno=EPERM"
 
+# --- the cache of compiled programs (STATE_ROOT/seccomp-cache) ---
+mkdir -p "$TEST_TMP/state"
+probe_what="cached program, first run"
+run_probe --cache-root "$TEST_TMP/state" --cap-drop ALL -- "$SYSPROBE" keyctl seccomp-mode
+expect_probe "keyctl errno=EPERM" "seccomp-mode Seccomp=2"
+cached=$(ls "$TEST_TMP/state/seccomp-cache" 2>/dev/null)
+[ "$(echo "$cached" | grep -cxE '[0-9a-f]{64}')" -eq 1 ] && ok "one compiled program cached, named by its key" ||
+  not_ok "one compiled program cached, named by its key (got: $cached)"
+entry="$TEST_TMP/state/seccomp-cache/$cached"
+cp "$entry" "$TEST_TMP/entry.orig"
+# A flipped byte breaks the entry's digest: it is ignored and rewritten.
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[70] ^= 0xff; open(sys.argv[1], "wb").write(b)' "$entry"
+probe_what="cached program, corrupted entry"
+run_probe --cache-root "$TEST_TMP/state" --cap-drop ALL -- "$SYSPROBE" keyctl
+expect_probe "keyctl errno=EPERM"
+check "a corrupted entry is recompiled and replaced" cmp -s "$entry" "$TEST_TMP/entry.orig"
+# An entry with a valid digest is what the next run loads: an allow-all
+# program put there shows that a hit skips compilation (the cache lives
+# under --root and is trusted like the rest of the store).
+python3 - "$entry" <<'PY'
+import hashlib, struct, sys
+prog = struct.pack("<HBBI", 0x06, 0, 0, 0x7FFF0000)  # BPF_RET|BPF_K, SECCOMP_RET_ALLOW
+open(sys.argv[1], "wb").write(hashlib.sha256(prog).hexdigest().encode() + b"\n" + prog)
+PY
+probe_what="cached program, replaced by allow-all"
+run_probe --cache-root "$TEST_TMP/state" --cap-drop ALL -- "$SYSPROBE" keyctl seccomp-mode
+expect_probe "keyctl errno=0" "seccomp-mode Seccomp=2"
+
 # --- profile files ---
 cat >"$TEST_TMP/getcwd.json" <<'J'
 {

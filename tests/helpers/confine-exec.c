@@ -2,7 +2,8 @@
  * seccomp filter exactly as the runtime does, then execs a program; so the
  * confinement is tested in a real process without the rest of the runtime.
  *   confine-exec [--cap-drop CAP|ALL]... [--cap-add CAP]... [--user UID:GID]
- *                [--profile FILE | --unconfined] [--no-nnp] -- PROGRAM [ARG...] */
+ *                [--profile FILE | --unconfined] [--no-nnp] [--cache-root DIR]
+ *                -- PROGRAM [ARG...] */
 #include "config.h"
 
 #include <getopt.h>
@@ -61,17 +62,15 @@ fail:
 int main(int argc, char **argv)
 {
   static const struct option options[] = {
-      {"cap-drop", required_argument, NULL, 'd'},
-      {"cap-add", required_argument, NULL, 'a'},
-      {"user", required_argument, NULL, 'u'},
-      {"profile", required_argument, NULL, 'p'},
-      {"unconfined", no_argument, NULL, 'U'},
-      {"no-nnp", no_argument, NULL, 'n'},
-      {NULL, 0, NULL, 0},
+      {"cap-drop", required_argument, NULL, 'd'},   {"cap-add", required_argument, NULL, 'a'},
+      {"user", required_argument, NULL, 'u'},       {"profile", required_argument, NULL, 'p'},
+      {"unconfined", no_argument, NULL, 'U'},       {"no-nnp", no_argument, NULL, 'n'},
+      {"cache-root", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0},
   };
   uint64_t drop = 0, add = 0, keep;
   bool drop_all = false, add_all = false, nnp = true;
   unsigned uid = 0, gid = 0;
+  const char *cache_root = NULL;
   struct run_config config;
   struct seccomp_filter *filter = NULL;
   oci_error_t err = NULL;
@@ -102,6 +101,9 @@ int main(int argc, char **argv)
     case 'n':
       nnp = false;
       break;
+    case 'c':
+      cache_root = optarg;
+      break;
     default:
       return 2;
     }
@@ -113,7 +115,7 @@ int main(int argc, char **argv)
   keep = drop_all ? 0 : capabilities_docker_default() & ~drop;
   keep |= add_all ? ~UINT64_C(0) : add;
   /* Built in the parent, as the runtime builds it before clone. */
-  if (seccomp_filter_build(&config, keep, &filter, &err) < 0) {
+  if (seccomp_filter_build_cached(&config, keep, cache_root, &filter, &err) < 0) {
     oci_error_print(&err);
     return 125;
   }

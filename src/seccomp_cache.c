@@ -1,0 +1,136 @@
+/* The cache of compiled seccomp programs: STATE_ROOT/seccomp-cache/<key>,
+ * each file the SHA-256 of the program in hex, a newline, then the BPF
+ * instructions. The digest catches a torn or truncated file, which could
+ * otherwise still be a loadable but different filter. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "oci/cleanup.h"
+#include "oci/digest.h"
+#include "seccomp_rules.h"
+
+enum { HEADER_LEN = 64 + 1 }; /* hex digest and newline */
+
+/* "sha256:<hex>" -> "<hex>": only validated digests become file names. */
+static const char *key_file_name(const char *key)
+{
+  return oci_digest_valid(key) ? key + strlen("sha256:") : NULL;
+}
+
+static int cache_dir_open(const char *state_root, bool create)
+{
+  cleanup_close int root = open(state_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  if (root < 0)
+    return -1;
+  if (create && mkdirat(root, "seccomp-cache", 0700) < 0 && errno != EEXIST)
+    return -1;
+  cleanup_close int dir =
+      openat(root, "seccomp-cache", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  /* Only a directory nobody else could have written into is trusted. */
+  if (dir < 0 || fstat(dir, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022) != 0)
+    return -1;
+  return steal_fd(&dir);
+}
+
+static bool read_all(int fd, void *buf, size_t size)
+{
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = read(fd, (char *)buf + done, size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    done += (size_t)n;
+  }
+  return true;
+}
+
+static bool write_all(int fd, const void *buf, size_t size)
+{
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = write(fd, (const char *)buf + done, size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    done += (size_t)n;
+  }
+  return true;
+}
+
+static void program_digest_hex(const struct seccomp_program *program, char hex[HEADER_LEN])
+{
+  char digest[OCI_DIGEST_LEN];
+  oci_sha256_buffer(program->insns, program->n_insns * sizeof(struct sock_filter), digest);
+  memcpy(hex, digest + strlen("sha256:"), 64);
+  hex[64] = '\n';
+}
+
+int seccomp_cache_lookup(const char *state_root, const char *key, struct seccomp_program *out)
+{
+  const char *name = key_file_name(key);
+  cleanup_close int dir = name != NULL ? cache_dir_open(state_root, false) : -1;
+  cleanup_close int fd = -1;
+  char header[HEADER_LEN], expected[HEADER_LEN];
+  struct seccomp_program program = {NULL, 0};
+  struct stat st;
+  size_t bytes;
+
+  if (dir < 0)
+    return 0;
+  fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= HEADER_LEN)
+    return 0;
+  bytes = (size_t)st.st_size - HEADER_LEN;
+  if (bytes % sizeof(struct sock_filter) != 0 ||
+      bytes > SECCOMP_PROGRAM_MAX_INSNS * sizeof(struct sock_filter))
+    return 0;
+  program.insns = malloc(bytes);
+  program.n_insns = bytes / sizeof(struct sock_filter);
+  if (program.insns == NULL || !read_all(fd, header, HEADER_LEN) ||
+      !read_all(fd, program.insns, bytes)) {
+    free(program.insns);
+    return 0;
+  }
+  program_digest_hex(&program, expected);
+  if (memcmp(header, expected, HEADER_LEN) != 0) {
+    free(program.insns);
+    return 0;
+  }
+  *out = program;
+  return 1;
+}
+
+void seccomp_cache_store(const char *state_root, const char *key,
+                         const struct seccomp_program *program)
+{
+  const char *name = key_file_name(key);
+  cleanup_close int dir = name != NULL ? cache_dir_open(state_root, true) : -1;
+  cleanup_close int fd = -1;
+  char header[HEADER_LEN], temp[96];
+
+  if (dir < 0)
+    return;
+  /* Written under a private name, then renamed: readers see a whole file
+   * or none, and concurrent runs each rename a complete copy. */
+  snprintf(temp, sizeof(temp), ".tmp-%ld-%.16s", (long)getpid(), name);
+  fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return;
+  program_digest_hex(program, header);
+  if (!write_all(fd, header, HEADER_LEN) ||
+      !write_all(fd, program->insns, program->n_insns * sizeof(struct sock_filter)) ||
+      renameat(dir, temp, dir, name) < 0)
+    unlinkat(dir, temp, 0);
+}
