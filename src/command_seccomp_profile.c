@@ -17,10 +17,12 @@
 static void usage(FILE *out)
 {
   fprintf(out, "Usage: ocirun seccomp-profile [--cap-add CAP]... [--cap-drop CAP]...\n"
+               "                              [--profile FILE]\n"
                "\n"
                "Prints the default seccomp profile in Docker's JSON format. With\n"
-               "--cap-add/--cap-drop (docker run's meanings), prints instead the rules\n"
-               "that apply to a run keeping those capabilities on this host.\n");
+               "--cap-add/--cap-drop (docker run's meanings) or --profile (a Docker/OCI\n"
+               "profile, as --security-opt seccomp=FILE), prints instead the rules that\n"
+               "apply to a run with those options on this host.\n");
 }
 
 static int add_capability(const char *name, uint64_t *mask, bool *all)
@@ -43,6 +45,7 @@ int command_seccomp_profile(int argc, char **argv, const struct global_options *
   static const struct option options[] = {
       {"cap-add", required_argument, NULL, 'a'},
       {"cap-drop", required_argument, NULL, 'd'},
+      {"profile", required_argument, NULL, 'p'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -51,6 +54,7 @@ int command_seccomp_profile(int argc, char **argv, const struct global_options *
   struct run_config config;
   struct seccomp_filter *filter = NULL;
   oci_error_t err = NULL;
+  const char *profile_path = NULL;
   int c;
 
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
@@ -63,6 +67,10 @@ int command_seccomp_profile(int argc, char **argv, const struct global_options *
     case 'd':
       if (add_capability(optarg, &drop, &drop_all) < 0)
         return EXIT_USAGE;
+      resolved = true;
+      break;
+    case 'p':
+      profile_path = optarg;
       resolved = true;
       break;
     case 'h':
@@ -88,6 +96,7 @@ int command_seccomp_profile(int argc, char **argv, const struct global_options *
   caps = drop_all ? 0 : capabilities_docker_default() & ~drop;
   caps |= add_all ? ~UINT64_C(0) : add;
   memset(&config, 0, sizeof(config));
+  config.seccomp_profile_path = (char *)profile_path;
   if (seccomp_filter_build(&config, caps, &filter, &err) < 0) {
     oci_error_print(&err);
     return EXIT_FAILURE_GENERIC;

@@ -154,6 +154,8 @@ static int parse_condition(struct parse *p, const cJSON *object, struct seccomp_
   caps = cJSON_GetObjectItemCaseSensitive(object, "caps");
   arches = cJSON_GetObjectItemCaseSensitive(object, "arches");
   kernel = cJSON_GetObjectItemCaseSensitive(object, "minKernel");
+  if ((caps != NULL && !cJSON_IsArray(caps)) || (arches != NULL && !cJSON_IsArray(arches)))
+    return fail(p, "includes/excludes caps and arches must be arrays", "");
   cJSON_ArrayForEach(item, caps)
   {
     int cap = cJSON_IsString(item) ? capability_from_name(item->valuestring) : -1;

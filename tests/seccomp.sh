@@ -124,6 +124,20 @@ expect_exit 2 "seccomp-profile rejects an unknown capability" "$OCIRUN" seccomp-
 grep -q "CAP_BOGUS" "$TEST_TMP/err" && ok "the unknown capability is named" || not_ok "the unknown capability is named"
 expect_exit 2 "seccomp-profile rejects extra arguments" "$OCIRUN" seccomp-profile extra
 
+# The printed profile read back as a profile file gives the same filter:
+# the parser and the printer agree on every field, conditions included.
+for caps in "--cap-drop ALL" "--cap-add CHOWN" "--cap-add SYS_ADMIN --cap-add SYS_PTRACE"; do
+  "$OCIRUN" seccomp-profile $caps >"$TEST_TMP/from-table.json" 2>&1
+  "$OCIRUN" seccomp-profile $caps --profile "$TEST_TMP/default.json" >"$TEST_TMP/from-file.json" 2>&1
+  check "printed default read back resolves the same ($caps)" \
+    cmp -s "$TEST_TMP/from-table.json" "$TEST_TMP/from-file.json"
+done
+printf '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["read"], "action": "SCMP_ACT_WHATEVER"}]}\n' \
+  >"$TEST_TMP/bad-cli.json"
+expect_exit 1 "seccomp-profile --profile refuses a bad profile" "$OCIRUN" seccomp-profile --profile "$TEST_TMP/bad-cli.json"
+grep -q "syscalls\[0\] (read): unknown action SCMP_ACT_WHATEVER" "$TEST_TMP/err" &&
+  ok "the error names the entry and the action" || not_ok "the error names the entry and the action"
+
 # --- enforcement in a process: default filter, no capabilities, nobody ---
 PROBES="keyctl add_key unshare mount ptrace-parent raw-socket vsock inet-socket personality
   personality=0x400000 clone-newuser clone-thread clone3 int80-getpid int80-keyctl getcwd
