@@ -267,7 +267,7 @@ static cJSON *parse_object(const char *data, size_t length, const char *what, oc
   cJSON *json = cJSON_ParseWithLength(data, length);
   if (!cJSON_IsObject(json)) {
     cJSON_Delete(json);
-    oci_error_set(err, 0, "%s is not a valid JSON object", what);
+    oci_error_set(err, 0, "%s: not a valid JSON object", what);
     return NULL;
   }
   return json;
@@ -507,7 +507,7 @@ int oci_index_load(int layout_fd, const struct oci_descriptor *descriptor,
   if (load_json_blob(layout_fd, descriptor, "index", &data, &length, err) < 0)
     return -1;
   if (oci_index_parse(data, length, out, err) < 0)
-    return oci_error_wrap(err, "%s", descriptor->digest);
+    return oci_error_wrap(err, "index %s", descriptor->digest);
   return 0;
 }
 
@@ -521,7 +521,7 @@ int oci_manifest_load(int layout_fd, const struct oci_descriptor *descriptor,
   if (load_json_blob(layout_fd, descriptor, "manifest", &data, &length, err) < 0)
     return -1;
   if (oci_manifest_parse(data, length, descriptor->media_type, out, err) < 0)
-    return oci_error_wrap(err, "%s", descriptor->digest);
+    return oci_error_wrap(err, "manifest %s", descriptor->digest);
   if (raw != NULL) {
     *raw = steal_pointer(&data);
     *raw_length = length;
@@ -538,7 +538,7 @@ int oci_config_load(int layout_fd, const struct oci_descriptor *descriptor,
   if (load_json_blob(layout_fd, descriptor, "config", &data, &length, err) < 0)
     return -1;
   if (oci_config_parse(data, length, out, err) < 0)
-    return oci_error_wrap(err, "%s", descriptor->digest);
+    return oci_error_wrap(err, "config %s", descriptor->digest);
   if (raw != NULL) {
     *raw = steal_pointer(&data);
     *raw_length = length;
@@ -616,8 +616,9 @@ int oci_select_manifest(int layout_fd, const struct oci_descriptor *top, struct 
       break;
     }
     if (kind != OCI_KIND_INDEX) {
-      oci_error_set(err, 0, "%s: unsupported media type '%.200s' (not an image manifest or index)",
-                    current.digest, current.media_type ? current.media_type : "(none)");
+      oci_error_set(
+          err, 0, "descriptor %s: unsupported media type '%.200s' (not an image manifest or index)",
+          current.digest, current.media_type ? current.media_type : "(none)");
       break;
     }
     if (depth >= OCI_INDEX_MAX_DEPTH) {
