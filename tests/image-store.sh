@@ -113,6 +113,14 @@ check "docker-archive layer is an uncompressed tar whose digest is its diff ID" 
   "application/vnd.oci.image.layer.v1.tar True"
 expect_exit 0 "import a docker tarball by plain path with --name" "$OCIRUN" image import "$TEST_TMP/docker.tar" --name plain/docker:1
 check "--name is used" test "$(inspect_id plain/docker:1)" = "$CONFIG"
+# Docker 25 and later save an OCI layout plus a manifest.json naming blobs.
+mkdir -p "$TEST_TMP/d25" && tar -xf "$TEST_TMP/oci.tar" -C "$TEST_TMP/d25"
+printf '[{"Config":"blobs/sha256/%s","RepoTags":["docker.io/library/d25:1"],"Layers":["blobs/sha256/%s"]}]' \
+  "${CONFIG#sha256:}" "${LAYER#sha256:}" >"$TEST_TMP/d25/manifest.json"
+tar -cf "$TEST_TMP/d25.tar" -C "$TEST_TMP/d25" .
+expect_exit 0 "import a Docker 25 style tarball (OCI layout and manifest.json)" "$OCIRUN" image import "$TEST_TMP/d25.tar"
+check "it is named from RepoTags, keeps the ID and its layer" test \
+  "$("$OCIRUN" image inspect d25:1 | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["Id"], j["Layers"][0]["Digest"])')" = "$CONFIG $LAYER"
 expect_exit 0 "import oci-archive:FILE" "$OCIRUN" image import "oci-archive:$TEST_TMP/oci.tar"
 check "oci-archive image resolves by its ref name" test "$(inspect_id obox:1)" = "$CONFIG"
 expect_exit 0 "import an OCI tarball by plain path" "$OCIRUN" image import "$TEST_TMP/oci.tar" --name plain/oci:1
@@ -163,7 +171,7 @@ refused() {
     not_ok "$what: index, blobs and tmp unchanged"
   fi
 }
-"$OCIRUN" image rm plain/oci:1 plain/docker:1 obox:1 dbox:1 >/dev/null 2>&1
+"$OCIRUN" image rm plain/oci:1 plain/docker:1 obox:1 dbox:1 d25:1 >/dev/null 2>&1
 # A second store, holding another image, so a broken source's blobs are not
 # already present (import skips blobs the store has).
 MAIN_ROOT=$OCIRUN_ROOT
