@@ -11,8 +11,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -27,6 +27,7 @@
 
 struct seccomp_filter {
   struct seccomp_program program; /* what the child loads */
+  unsigned flags;                 /* seccomp(2) flags the profile asks for */
   char *profile_json;             /* the resolved profile, as applied */
 };
 
@@ -296,6 +297,12 @@ static char *profile_render(const struct seccomp_profile *profile, const struct 
   cJSON_AddStringToObject(root, "defaultAction", seccomp_action_name(profile->default_action));
   if (profile->default_errno_ret >= 0)
     cJSON_AddNumberToObject(root, "defaultErrnoRet", profile->default_errno_ret);
+  if (profile->filter_flags != 0) {
+    cJSON *flags = cJSON_AddArrayToObject(root, "flags");
+    for (unsigned bit = 1; bit != 0 && flags != NULL; bit <<= 1)
+      if ((profile->filter_flags & bit) != 0 && seccomp_flag_name(bit) != NULL)
+        cJSON_AddItemToArray(flags, cJSON_CreateString(seccomp_flag_name(bit)));
+  }
   if (host != NULL) {
     cJSON_AddItemToObject(root, "architectures", arches_json(profile_arches(profile, host), true));
   } else {
@@ -410,6 +417,7 @@ int seccomp_filter_build_cached(const struct run_config *config, uint64_t effect
   filter = calloc(1, sizeof(*filter));
   if (filter == NULL)
     return oci_error_errno(err, "seccomp: allocate filter");
+  filter->flags = profile->filter_flags;
   filter->profile_json = profile_render(profile, &host);
   if (filter->profile_json == NULL) {
     seccomp_filter_free(filter);
@@ -449,8 +457,11 @@ int seccomp_filter_load(struct seccomp_filter *filter, oci_error_t *err)
     return 0; /* unconfined */
   prog.len = (unsigned short)filter->program.n_insns;
   prog.filter = filter->program.insns;
-  /* Needs no-new-privileges or CAP_SYS_ADMIN: the caller's ordering. */
-  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0L, 0L) < 0)
+  /* Needs no-new-privileges or CAP_SYS_ADMIN: the caller's ordering.
+   * TSYNC is dropped: this process has one thread, and with TSYNC the
+   * call would return a thread id instead of 0. */
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, filter->flags & ~SECCOMP_FILTER_FLAG_TSYNC,
+              &prog) < 0)
     return oci_error_errno(err, "seccomp: load filter (%zu instructions)", filter->program.n_insns);
   return 0;
 }

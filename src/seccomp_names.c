@@ -2,6 +2,7 @@
  * spellings), actions and comparison operators. */
 #include "config.h"
 
+#include <linux/seccomp.h>
 #include <string.h>
 
 #include "seccomp_rules.h"
@@ -66,6 +67,31 @@ const struct seccomp_arch_info *seccomp_arch_info_host(void)
   for (size_t i = 0; i < ARCH_COUNT; i++)
     if (seccomp_arch_resolve_name(arches[i].libseccomp_name) == token)
       return &arches[i];
+  return NULL;
+}
+
+static const struct {
+  unsigned flag;
+  const char *name;
+} flags[] = {
+    {SECCOMP_FILTER_FLAG_TSYNC, "SECCOMP_FILTER_FLAG_TSYNC"},
+    {SECCOMP_FILTER_FLAG_LOG, "SECCOMP_FILTER_FLAG_LOG"},
+    {SECCOMP_FILTER_FLAG_SPEC_ALLOW, "SECCOMP_FILTER_FLAG_SPEC_ALLOW"},
+};
+
+unsigned seccomp_flag_from_name(const char *name)
+{
+  for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+    if (strcmp(flags[i].name, name) == 0)
+      return flags[i].flag;
+  return 0;
+}
+
+const char *seccomp_flag_name(unsigned flag)
+{
+  for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+    if (flags[i].flag == flag)
+      return flags[i].name;
   return NULL;
 }
 

@@ -269,6 +269,24 @@ static int parse_rule(struct parse *p, const cJSON *object, size_t index, struct
   return 0;
 }
 
+static int parse_flags(struct parse *p, const cJSON *array, unsigned *out)
+{
+  const cJSON *item;
+  if (array == NULL || cJSON_IsNull(array))
+    return 0;
+  if (!cJSON_IsArray(array))
+    return fail(p, "flags must be an array", "");
+  cJSON_ArrayForEach(item, array)
+  {
+    unsigned flag = cJSON_IsString(item) ? seccomp_flag_from_name(item->valuestring) : 0;
+    if (flag == 0)
+      return fail(p, "unknown or unsupported flag ",
+                  cJSON_IsString(item) ? item->valuestring : "?");
+    *out |= flag;
+  }
+  return 0;
+}
+
 void seccomp_profile_free(struct seccomp_profile *profile)
 {
   if (profile == NULL || !profile->owned)
@@ -291,8 +309,8 @@ static void profile_release(struct seccomp_profile **profile)
 int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_profile **out,
                           oci_error_t *err)
 {
-  static const char *const keys[] = {
-      "defaultAction", "defaultErrnoRet", "architectures", "archMap", "syscalls", "comment", NULL};
+  static const char *const keys[] = {"defaultAction", "defaultErrnoRet", "architectures", "archMap",
+                                     "syscalls",      "flags",           "comment",       NULL};
   struct parse p = {.origin = origin, .native = seccomp_arch_info_host(), .err = err};
   cleanup_cjson cJSON *root = cJSON_Parse(json);
   __attribute__((cleanup(profile_release))) struct seccomp_profile *profile = NULL;
@@ -317,6 +335,8 @@ int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_p
   if (arches != NULL && parse_arch_list(&p, arches, &profile->arches) < 0)
     return -1;
   if (arch_map != NULL && parse_arch_map(&p, arch_map, &profile->arches) < 0)
+    return -1;
+  if (parse_flags(&p, cJSON_GetObjectItemCaseSensitive(root, "flags"), &profile->filter_flags) < 0)
     return -1;
   syscalls = cJSON_GetObjectItemCaseSensitive(root, "syscalls");
   if (syscalls != NULL && !cJSON_IsArray(syscalls))

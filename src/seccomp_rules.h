@@ -85,6 +85,10 @@ struct seccomp_profile {
   /* Docker's archMap: add every ABI the native architecture executes
    * (x86_64: x86 and x32), as the built-in table of seccomp_names.c says. */
   bool builtin_arch_map;
+  /* seccomp(2) flags given as "flags": SECCOMP_FILTER_FLAG_LOG and
+   * SECCOMP_FILTER_FLAG_SPEC_ALLOW (TSYNC is accepted and needs nothing:
+   * the child is single-threaded). */
+  unsigned filter_flags;
   const struct seccomp_rule *rules;
   size_t n_rules;
   bool owned; /* allocated by the profile parser: seccomp_profile_free frees */
@@ -115,6 +119,10 @@ struct seccomp_program {
 int seccomp_cache_lookup(const char *state_root, const char *key, struct seccomp_program *out);
 void seccomp_cache_store(const char *state_root, const char *key,
                          const struct seccomp_program *program);
+
+/* Filter flag <-> "SECCOMP_FILTER_FLAG_LOG"; 0 when unknown. */
+unsigned seccomp_flag_from_name(const char *name);
+const char *seccomp_flag_name(unsigned flag);
 
 /* Action <-> Docker's name ("SCMP_ACT_ERRNO"); op <-> "SCMP_CMP_EQ". */
 const char *seccomp_action_name(uint32_t action);

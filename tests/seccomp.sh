@@ -212,6 +212,11 @@ run_probe --profile "$TEST_TMP/getcwd.json" --cap-drop ALL --user 65534:65534 --
   getcwd personality=0x400000 personality keyctl seccomp-mode
 expect_probe "getcwd errno=ENOSYS" "personality=0x400000 errno=EINVAL" "personality errno=0" \
   "keyctl errno=0" "seccomp-mode Seccomp=2"
+printf '%s\n' '{"defaultAction": "SCMP_ACT_ALLOW", "flags": ["SECCOMP_FILTER_FLAG_LOG"],
+  "syscalls": [{"names": ["getcwd"], "action": "SCMP_ACT_ERRNO", "errnoRet": 38}]}' >"$TEST_TMP/flags.json"
+probe_what="profile file with flags"
+run_probe --profile "$TEST_TMP/flags.json" --cap-drop ALL -- "$SYSPROBE" getcwd seccomp-mode
+expect_probe "getcwd errno=ENOSYS" "seccomp-mode Seccomp=2"
 probe_what="profile file: includes.caps applies with the capability"
 run_probe --profile "$TEST_TMP/getcwd.json" --cap-add SYS_ADMIN -- "$SYSPROBE" keyctl
 expect_probe "keyctl errno=EPERM"
@@ -237,6 +242,8 @@ bad_profile "unknown capability" '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls"
   "action": "SCMP_ACT_ALLOW", "includes": {"caps": ["CAP_WIZARD"]}}]}' CAP_WIZARD
 bad_profile "argument index" '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["read"],
   "action": "SCMP_ACT_ALLOW", "args": [{"index": 6, "value": 1, "op": "SCMP_CMP_EQ"}]}]}' "index above 5"
+bad_profile "unknown flag" '{"defaultAction": "SCMP_ACT_ERRNO",
+  "flags": ["SECCOMP_FILTER_FLAG_NEW_LISTENER"]}' SECCOMP_FILTER_FLAG_NEW_LISTENER
 bad_profile "not JSON" '{"defaultAction": ' "not a JSON object"
 expect_exit 125 "a missing profile file is refused" "$CONFINE" --profile "$TEST_TMP/nope.json" -- /bin/true
 grep -q "nope.json" "$TEST_TMP/err" && ok "the missing file is named" || not_ok "the missing file is named"
