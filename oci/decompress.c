@@ -76,9 +76,11 @@ struct decompress_stream {
   oci_error_t error;
   int64_t blob_size;
   char blob_digest[OCI_DIGEST_LEN];
-  char diff_id[OCI_DIGEST_LEN];
   struct oci_sha256 *blob_hash;
+
+  /* The reader's: the tar stream's hash as it hands chunks out. */
   struct oci_sha256 *tar_hash;
+  char diff_id[OCI_DIGEST_LEN];
 
   /* Thread-private: the slot being filled. */
   struct ring_slot *filling;
@@ -102,7 +104,6 @@ static struct ring_slot *ring_acquire(struct decompress_stream *stream)
 
 static void ring_publish(struct decompress_stream *stream)
 {
-  oci_sha256_update(stream->tar_hash, stream->filling->data, stream->filling->length);
   pthread_mutex_lock(&stream->lock);
   stream->n_full++;
   pthread_cond_broadcast(&stream->changed);
@@ -300,7 +301,6 @@ static void *decode_thread(void *data)
   if (ret < 0 && stream->error == NULL)
     oci_error_set(&stream->error, 0, "layer decoding cancelled");
   oci_sha256_final(stream->blob_hash, stream->blob_digest);
-  oci_sha256_final(stream->tar_hash, stream->diff_id);
   pthread_mutex_lock(&stream->lock);
   stream->finished = true;
   pthread_cond_broadcast(&stream->changed);
@@ -381,6 +381,10 @@ ssize_t decompress_stream_next(struct decompress_stream *stream, const void **ch
     length = stream->error != NULL ? -1 : 0;
   }
   pthread_mutex_unlock(&stream->lock);
+  /* The diff_id is hashed here, on the reader's thread: decoding is the
+   * heavier half, and this balances the two cores. */
+  if (length > 0)
+    oci_sha256_update(stream->tar_hash, *chunk, (size_t)length);
   return length;
 }
 
@@ -405,6 +409,7 @@ int decompress_stream_finish(struct decompress_stream *stream, char blob_digest[
     n = decompress_stream_next(stream, &chunk);
   while (n > 0);
   pthread_join(stream->thread, NULL);
+  oci_sha256_final(stream->tar_hash, stream->diff_id);
   if (stream->error != NULL) {
     if (err != NULL && *err == NULL)
       *err = steal_pointer(&stream->error);

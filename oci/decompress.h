@@ -1,8 +1,9 @@
 /* Streaming decompression of one layer blob on its own thread: the blob is
- * read, hashed (its digest), decompressed (igzip, zstd or plain tar) and the
- * tar stream hashed (its diff_id), then handed to the reader through a small
- * ring of buffers, so decoding and applying files overlap on two cores and
- * memory stays bounded whatever the layer size. */
+ * read, hashed (its digest) and decompressed (igzip, zstd or plain tar)
+ * there, and the tar stream goes to the reader through a small ring of
+ * buffers, hashed (its diff_id) as the reader takes it. Decoding and
+ * applying files overlap on two cores, and memory stays bounded whatever
+ * the layer size. */
 #ifndef OCI_DECOMPRESS_H
 #define OCI_DECOMPRESS_H
 
