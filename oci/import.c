@@ -865,11 +865,11 @@ int oci_image_import(struct oci_store *store, const char *source, const char *as
   if (staging_fd < 0)
     return -1;
   ret = import_source(store, staging_fd, staging_name, source, as_name, err);
-  close(staging_fd);
-  /* Whatever happened, the staging area goes: committed blobs were moved
-   * out of it, the rest is garbage. */
+  /* Whatever happened, the staging area goes (committed blobs were moved
+   * out of it); removed while still locked so no sweeper races us. */
   if (remove_tree_at(store->tmp_fd, staging_name, ret < 0 ? NULL : err) < 0)
     ret = -1;
+  close(staging_fd);
   if (ret < 0)
     return oci_error_wrap(err, "import %s", source);
   return 0;

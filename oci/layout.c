@@ -18,6 +18,7 @@
 
 #include "cleanup.h"
 #include "digest.h"
+#include "remove_tree.h"
 
 #define COPY_CHUNK ((size_t)1 << 20)
 
@@ -194,6 +195,46 @@ int oci_layout_lock(int dir_fd, const char *name, oci_error_t *err)
   return steal_fd(&fd);
 }
 
+static int flock_retry(int fd, int operation)
+{
+  int r;
+  while ((r = flock(fd, operation)) < 0 && errno == EINTR)
+    ;
+  return r;
+}
+
+/* Removes dir_fd/PREFIX-* entries that no live process holds locked (a
+ * process that died mid-way) and, when files_too, temporary files with that
+ * prefix (only written under a lock the caller holds). Best effort. */
+static void sweep_stale(int dir_fd, const char *prefix, bool files_too)
+{
+  cleanup_dir DIR *dir = NULL;
+  struct dirent *entry;
+  size_t length = strlen(prefix);
+  int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
+    if (fd >= 0)
+      close(fd);
+    return;
+  }
+  while ((entry = readdir(dir)) != NULL) {
+    cleanup_close int stale_fd = -1;
+    oci_error_t ignored = NULL;
+    if (strncmp(entry->d_name, prefix, length) != 0 || entry->d_name[length] != '-')
+      continue;
+    stale_fd = openat(dir_fd, entry->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (stale_fd < 0)
+      continue;
+    if (flock_retry(stale_fd, LOCK_EX | LOCK_NB) < 0)
+      continue;
+    if (!files_too && entry->d_type != DT_DIR)
+      continue;
+    remove_tree_at(dir_fd, entry->d_name, &ignored);
+    oci_error_free(&ignored);
+  }
+}
+
 int oci_layout_write_index(int layout_fd, int tmp_fd, const cJSON *index, oci_error_t *err)
 {
   cleanup_free char *text = cJSON_PrintUnformatted(index);
@@ -202,6 +243,8 @@ int oci_layout_write_index(int layout_fd, int tmp_fd, const cJSON *index, oci_er
 
   if (text == NULL)
     return oci_error_set(err, ENOMEM, "serialise index.json");
+  /* Under the store lock, any other index temporary is a dead writer's. */
+  sweep_stale(tmp_fd, "index.json", true);
   if (oci_temp_name(temp, sizeof(temp), "index.json") < 0)
     return oci_error_set(err, ENAMETOOLONG, "temporary index name");
   fd = openat(tmp_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -333,8 +376,19 @@ int oci_blob_write_buffer(int dst_dir_fd, const void *data, size_t length,
 
 int oci_make_temp_dir(int dir_fd, const char *prefix, char **name, oci_error_t *err)
 {
-  char candidate[96];
+  char candidate[96], sweep_name[64];
+  cleanup_close int sweep_fd = -1;
 
+  /* Creating holds the sweep lock shared, so a sweeper (exclusive) never
+   * sees a new directory before its owner has locked it. */
+  snprintf(sweep_name, sizeof(sweep_name), ".%s.lock", prefix);
+  sweep_fd = openat(dir_fd, sweep_name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (sweep_fd < 0)
+    return oci_error_errno(err, "open %s", sweep_name);
+  if (flock_retry(sweep_fd, LOCK_EX | LOCK_NB) == 0)
+    sweep_stale(dir_fd, prefix, false);
+  if (flock_retry(sweep_fd, LOCK_SH) < 0)
+    return oci_error_errno(err, "lock %s", sweep_name);
   for (int attempt = 0; attempt < 16; attempt++) {
     int fd;
     if (oci_temp_name(candidate, sizeof(candidate), prefix) < 0)
@@ -345,16 +399,12 @@ int oci_make_temp_dir(int dir_fd, const char *prefix, char **name, oci_error_t *
       return oci_error_errno(err, "create temporary directory %s", candidate);
     }
     fd = openat(dir_fd, candidate, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
+    if (fd < 0 || flock_retry(fd, LOCK_EX) < 0 || (*name = strdup(candidate)) == NULL) {
       oci_error_errno(err, "open temporary directory %s", candidate);
+      if (fd >= 0)
+        close(fd);
       unlinkat(dir_fd, candidate, AT_REMOVEDIR);
       return -1;
-    }
-    *name = strdup(candidate);
-    if (*name == NULL) {
-      close(fd);
-      unlinkat(dir_fd, candidate, AT_REMOVEDIR);
-      return oci_error_set(err, ENOMEM, "temporary directory name");
     }
     return fd;
   }

@@ -50,7 +50,9 @@ int oci_blob_write_buffer(int dst_dir_fd, const void *data, size_t length,
                           char digest[OCI_DIGEST_LEN], oci_error_t *err);
 
 /* A fresh private directory dir_fd/PREFIX-XXXXXX; name returned in *name
- * (caller frees) and an O_DIRECTORY fd as the result. */
+ * (caller frees) and an O_DIRECTORY fd as the result, flocked for as long
+ * as it stays open: directories of dead processes (unlocked) are removed
+ * by the next call. Remove the directory before closing the fd. */
 int oci_make_temp_dir(int dir_fd, const char *prefix, char **name, oci_error_t *err);
 /* A name for a temporary file that no other process will pick. */
 int oci_temp_name(char *buffer, size_t size, const char *prefix);

@@ -235,6 +235,27 @@ static int move_blobs_into_store(struct oci_store *store, int staging_fd, oci_er
   return 0;
 }
 
+/* An import does not stage blobs the store already has; an image removal
+ * that ran meanwhile may have collected them. Checked under the lock. */
+static int check_blobs_present(struct oci_store *store, const struct oci_descriptor *manifest,
+                               oci_error_t *err)
+{
+  struct oci_manifest_doc doc;
+  int ret = 0;
+
+  if (oci_manifest_load(store->store_fd, manifest, &doc, NULL, NULL, err) < 0)
+    return -1;
+  if (!oci_layout_has_blob(store->store_fd, doc.config.digest, doc.config.size))
+    ret = oci_error_set(err, 0, "config %s left the store during the import: import again",
+                        doc.config.digest);
+  for (size_t i = 0; ret == 0 && i < doc.n_layers; i++)
+    if (!oci_layout_has_blob(store->store_fd, doc.layers[i].digest, doc.layers[i].size))
+      ret = oci_error_set(err, 0, "layer %s left the store during the import: import again",
+                          doc.layers[i].digest);
+  oci_manifest_doc_clear(&doc);
+  return ret;
+}
+
 int oci_store_commit(struct oci_store *store, int staging_fd, const struct oci_descriptor *manifest,
                      char *const *names, size_t n_names, oci_error_t *err)
 {
@@ -250,6 +271,8 @@ int oci_store_commit(struct oci_store *store, int staging_fd, const struct oci_d
     return -1;
   /* Blobs before the index: the index never names a blob that is missing. */
   if (move_blobs_into_store(store, staging_fd, err) < 0)
+    return -1;
+  if (check_blobs_present(store, manifest, err) < 0)
     return -1;
   if (oci_layout_read_index(store->store_fd, store->store_path, &index, err) < 0)
     return -1;

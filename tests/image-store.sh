@@ -262,6 +262,13 @@ check "index is empty after rm by ID" test "$(json "$STORE/index.json" 'len(j["m
 check "all blobs collected" test "$(blob_count)" = 0
 check "the cached rootfs is removed" test ! -e "$ROOTFS"
 
+# --- what a killed import leaves is swept by the next one ---
+mkdir -p "$OCIRUN_ROOT/tmp/import-1-deadbeef/layout" && echo x >"$OCIRUN_ROOT/tmp/import-1-deadbeef/layout/f"
+echo '{}' >"$OCIRUN_ROOT/tmp/index.json-1-deadbeef"
+expect_exit 0 "import after a crash" "$OCIRUN" image import "oci:$BUSYBOX:busybox:latest" --name swept:1
+check "a dead import's staging directory and index temporary are removed" tmp_empty
+"$OCIRUN" image rm swept:1 >/dev/null
+
 # --- concurrent imports both land (the index is updated under a lock) ---
 for i in 1 2 3 4; do "$OCIRUN" image import "oci:$BUSYBOX:busybox:latest" --name "par:$i" & done
 wait
