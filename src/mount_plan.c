@@ -118,6 +118,10 @@ static int add_dev(struct mount_plan *plan, oci_error_t *err)
              MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, "mode=1777,size=65536k",
              err) < 0)
     return -1;
+  /* POSIX message queues of the run's own ipc namespace */
+  if (add_op(plan, MOUNT_OP_FILESYSTEM, "mqueue", "/dev/mqueue", "mqueue",
+             MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, NULL, err) < 0)
+    return -1;
   for (size_t i = 0; i < sizeof(dev_symlinks) / sizeof(dev_symlinks[0]); i++) {
     if (add_op(plan, MOUNT_OP_SYMLINK, dev_symlinks[i].link, dev_symlinks[i].target, NULL, 0, NULL,
                err) < 0)

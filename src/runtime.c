@@ -436,6 +436,8 @@ struct run_resources {
   char *run_dir;
   struct cgroup_slice slice;
   bool slice_created;
+  /* absolute paths that must not exist after teardown (NULL: unused) */
+  const char *created[3];
 };
 
 /* Removes everything, in reverse creation order, and checks it is gone.
@@ -470,6 +472,13 @@ static bool teardown(struct run_resources *res, oci_error_t *err)
       oci_error_free(&one);
     }
     res->record_written = false;
+  }
+  /* Verified by looking, not by trusting the steps above. */
+  for (size_t i = 0; i < sizeof(res->created) / sizeof(res->created[0]); i++) {
+    if (res->created[i] != NULL && (access(res->created[i], F_OK) == 0 || errno != ENOENT)) {
+      ok = false;
+      oci_error_set(err, 0, "teardown: '%s' still exists", res->created[i]);
+    }
   }
   return ok;
 }
@@ -685,6 +694,7 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
       config->cgroup_parent != NULL ? config->cgroup_parent : CGROUP_DEFAULT_PARENT;
   cleanup_free char *run_dir = NULL;
   cleanup_free char *cgroup_path = NULL;
+  cleanup_free char *record_path = NULL;
   int ret = -1;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
@@ -715,6 +725,14 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   struct run_record record = {.name = config->name,
                               .cgroup_path = config->unsafe_no_cgroup ? NULL : cgroup_path,
                               .run_dir = run_dir};
+  if (asprintf(&record_path, "%s/run/%s.json", res.root, config->name) < 0) {
+    record_path = NULL;
+    oci_error_errno(err, "run: allocate");
+    goto out;
+  }
+  res.created[0] = record_path;
+  res.created[1] = run_dir;
+  res.created[2] = config->unsafe_no_cgroup ? NULL : cgroup_path;
   if (run_state_write(res.root, &record, err) < 0)
     goto out;
   res.record_written = true;

@@ -121,7 +121,7 @@ done
 [ "$(last_out | grep -v '^/proc' | head -1)" = 0 ] && ok "/proc/acpi is an empty directory" || not_ok "/proc/acpi is empty"
 has "w=1" && ok "/proc/sys is read-only" || not_ok "/proc/sys is read-only"
 expect_exit 0 "/dev" run busybox:latest sh -c 'ls /dev | tr "\n" " "; echo hi >/dev/null && echo ok'
-for d in null zero full random urandom tty pts shm ptmx fd stdin stdout stderr; do
+for d in null zero full random urandom tty pts shm mqueue ptmx fd stdin stdout stderr; do
   has " $d " || has "$d " || { not_ok "/dev has $d"; continue; }
 done
 has "ok" && ok "/dev is the minimal set and /dev/null works" || not_ok "/dev/null works"
