@@ -102,6 +102,14 @@ int command_run(int argc, char **argv, const struct global_options *global)
     goto fail;
   if (config.interactive)
     io.stdin_fd = STDIN_FILENO;
+  /* Said before the store is opened, so an ordinary user gets this rather
+   * than a permission error on /var/lib/ocirun. */
+  if (geteuid() != 0) {
+    oci_error_set(&err, 0,
+                  "run: rootless mode (a user namespace and a delegated cgroup v2 subtree) "
+                  "is not implemented yet; run ocirun as root. Nothing was started.");
+    goto fail;
+  }
 
   if (oci_store_open(global->root, &store, &err) < 0)
     goto fail;

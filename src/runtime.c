@@ -700,8 +700,9 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
   if (geteuid() != 0)
     return oci_error_set(err, 0,
-                         "run: rootless mode is not implemented yet: run ocirun as root "
-                         "(nothing was started)");
+                         "run: rootless mode (a user namespace and a delegated cgroup v2 "
+                         "subtree) is not implemented yet; run ocirun as root. Nothing was "
+                         "started.");
   if (config->unsafe_no_cgroup)
     fprintf(stderr, "WARNING: --unsafe-no-cgroup: no memory/cpu/pids limits are applied and "
                     "processes are contained by the pid namespace only\n");
