@@ -440,6 +440,18 @@ struct run_resources {
   const char *created[3];
 };
 
+/* The first failure is the one reported; later ones are dropped. */
+static void keep_first_error(oci_error_t *err, oci_error_t *one)
+{
+  if (*err == NULL) {
+    oci_error_wrap(one, "teardown: ");
+    *err = *one;
+    *one = NULL;
+  } else {
+    oci_error_free(one);
+  }
+}
+
 /* Removes everything, in reverse creation order, and checks it is gone.
  * Keeps going after a failure so one stuck step leaves the least behind. */
 static bool teardown(struct run_resources *res, oci_error_t *err)
@@ -450,17 +462,14 @@ static bool teardown(struct run_resources *res, oci_error_t *err)
   if (res->slice_created) {
     if (cgroup_slice_destroy(&res->slice, &one) < 0) {
       ok = false;
-      oci_error_wrap(&one, "teardown: ");
-      oci_error_set(err, one->errno_value, "%s", one->message);
-      oci_error_free(&one);
+      keep_first_error(err, &one);
     }
     res->slice_created = false;
   }
   if (res->run_dir != NULL) {
     if (run_dir_remove(res->run_dir, &one) < 0) {
       ok = false;
-      oci_error_set(err, one->errno_value, "teardown: %s", one->message);
-      oci_error_free(&one);
+      keep_first_error(err, &one);
     }
     free(res->run_dir);
     res->run_dir = NULL;
@@ -468,8 +477,7 @@ static bool teardown(struct run_resources *res, oci_error_t *err)
   if (res->record_written) {
     if (run_state_remove(res->root, res->name, &one) < 0) {
       ok = false;
-      oci_error_set(err, one->errno_value, "teardown: %s", one->message);
-      oci_error_free(&one);
+      keep_first_error(err, &one);
     }
     res->record_written = false;
   }
@@ -593,16 +601,14 @@ static int read_child_report(int report_fd, struct child_report *report)
 }
 
 static int start_and_wait(struct launch *launch, struct run_resources *res, const struct run_io *io,
-                          struct run_result *result, oci_error_t *err)
+                          int signal_fd, struct run_result *result, oci_error_t *err)
 {
   cleanup_close int null_fd = -1;
   cleanup_close int pidfd = -1;
-  cleanup_close int signal_fd = -1;
   int go[2] = {-1, -1}, report[2] = {-1, -1};
   cleanup_close int go_write = -1, report_read = -1;
   struct clone_args args = {0};
   struct child_report child_report;
-  sigset_t block;
   long pid;
 
   null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -622,18 +628,6 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   launch->go_fd = go[0];
   launch->report_fd = report[1];
 
-  /* SIGINT/SIGTERM become readable events instead of killing ocirun
-   * before teardown; the child restores the original mask. */
-  sigemptyset(&block);
-  sigaddset(&block, SIGINT);
-  sigaddset(&block, SIGTERM);
-  if (sigprocmask(SIG_BLOCK, &block, &launch->original_mask) < 0 ||
-      (signal_fd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
-    close(go[0]);
-    close(report[1]);
-    return oci_error_errno(err, "run: block SIGINT/SIGTERM for the signalfd");
-  }
-
   args.flags = CLONE_PIDFD | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWUTS |
                CLONE_NEWIPC | CLONE_NEWCGROUP;
   args.pidfd = (uint64_t)(uintptr_t)&pidfd;
@@ -649,7 +643,6 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   close(report[1]);
   if (pid < 0) {
     int saved = errno;
-    sigprocmask(SIG_SETMASK, &launch->original_mask, NULL);
     return oci_error_set(err, saved, "run: clone3 into new namespaces%s",
                          res->slice_created ? " and the cgroup slice" : "");
   }
@@ -658,16 +651,13 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
     int saved = errno;
     pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
-    sigprocmask(SIG_SETMASK, &launch->original_mask, NULL);
     return oci_error_set(err, saved, "run: start the container");
   }
   if (wait_for_child(pidfd, signal_fd, launch->config->timeout_seconds, result, err) < 0) {
     pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
-    sigprocmask(SIG_SETMASK, &launch->original_mask, NULL);
     return -1;
   }
-  sigprocmask(SIG_SETMASK, &launch->original_mask, NULL);
   if (res->slice_created)
     result->oom_killed = cgroup_slice_oom_killed(&res->slice);
 
@@ -695,6 +685,9 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   cleanup_free char *run_dir = NULL;
   cleanup_free char *cgroup_path = NULL;
   cleanup_free char *record_path = NULL;
+  cleanup_close int signal_fd = -1;
+  bool signals_blocked = false;
+  sigset_t blocked;
   int ret = -1;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
@@ -722,6 +715,23 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   if (!config->unsafe_no_cgroup && cgroup_check_host(cgroup_parent, err) < 0)
     goto out;
 
+  /* From the first thing created until the last removed, SIGINT/SIGTERM
+   * are events on a signalfd, never a death that skips teardown. The
+   * child restores the original mask before exec. */
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGINT);
+  sigaddset(&blocked, SIGTERM);
+  if (sigprocmask(SIG_BLOCK, &blocked, &launch.original_mask) < 0) {
+    oci_error_errno(err, "run: block SIGINT/SIGTERM");
+    goto out;
+  }
+  signals_blocked = true;
+  signal_fd = signalfd(-1, &blocked, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signal_fd < 0) {
+    oci_error_errno(err, "run: signalfd for SIGINT/SIGTERM");
+    goto out;
+  }
+
   /* The record first: from here on a crash leaves something sweep can find. */
   struct run_record record = {.name = config->name,
                               .cgroup_path = config->unsafe_no_cgroup ? NULL : cgroup_path,
@@ -744,13 +754,16 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
       goto teardown;
     res.slice_created = true;
   }
-  ret = start_and_wait(&launch, &res, io, result, err);
+  ret = start_and_wait(&launch, &res, io, signal_fd, result, err);
 
 teardown:
   result->teardown_verified = teardown(&res, err);
   if (!result->teardown_verified)
     ret = -1;
 out:
+  /* A signal still pending now acts after teardown, as the user meant. */
+  if (signals_blocked)
+    sigprocmask(SIG_SETMASK, &launch.original_mask, NULL);
   launch_clear(&launch);
   return ret;
 }
