@@ -52,7 +52,7 @@ ok "a good image imports"
 
 # --- reading a case's expect file ---
 load_expect() {
-  outcome= refuse_at=any no_devices=no
+  outcome= refuse_at=any no_devices=no source_kind=
   matches=() canaries=() guards=() present=()
   local key value
   while read -r key value; do
@@ -65,6 +65,7 @@ load_expect() {
     guard) guards+=("$value") ;;
     no_devices) no_devices=yes ;;
     present_in_rootfs) present+=("$value") ;;
+    source) source_kind=$value ;;
     *) echo "# unknown expect key '$key' in $1" ;;
     esac
   done <"$1"
@@ -208,20 +209,24 @@ for dir in "$TEST_IMAGES"/hostile/*/; do
   load_expect "$dir/expect"
   prepare_guards
 
-  # 1. Straight from the external layout.
-  index_before=$(index_sha) cache_before=$(cache_list)
-  run image unpack "oci:$dir:hostile:latest"
-  judge "$case_name: unpack oci:" unpack "$index_before" "$cache_before"
-  # A failed unpack leaves nothing a later run would take for a result.
-  if [ "$rc" -ne 0 ]; then
-    run image unpack "oci:$dir:hostile:latest"
-    [ "$rc" -ne 0 ] && ok "$case_name: unpack oci: fails again" ||
-      not_ok "$case_name: unpack oci: fails again (a failed unpack was cached)"
+  # 1. Straight from the external layout (tarballs can only be imported).
+  source="oci:$dir:hostile:latest"
+  [ -z "$source_kind" ] || source="$source_kind:$dir/archive.tar:hostile:latest"
+  if [ -z "$source_kind" ]; then
+    index_before=$(index_sha) cache_before=$(cache_list)
+    run image unpack "$source"
+    judge "$case_name: unpack oci:" unpack "$index_before" "$cache_before"
+    # A failed unpack leaves nothing a later run would take for a result.
+    if [ "$rc" -ne 0 ]; then
+      run image unpack "$source"
+      [ "$rc" -ne 0 ] && ok "$case_name: unpack oci: fails again" ||
+        not_ok "$case_name: unpack oci: fails again (a failed unpack was cached)"
+    fi
   fi
 
   # 2. Through the store: import, then unpack what was imported.
   index_before=$(index_sha) cache_before=$(cache_list)
-  run image import "oci:$dir:hostile:latest"
+  run image import "$source"
   import_rc=$rc
   if [ "$import_rc" -ne 0 ] || { [ "$outcome" = refuse ] && [ "$refuse_at" = import ]; }; then
     judge "$case_name: import" import "$index_before" "$cache_before"

@@ -30,6 +30,8 @@ EXPECT_HEADER = """\
 #                  unchanged after (content, link count)
 #   no_devices     the rootfs has no device nodes
 #   present_in_rootfs PATH  after a successful unpack, PATH exists in the rootfs
+#   source docker-archive|oci-archive  the case is the tarball archive.tar
+#                  (imported as SOURCE:archive.tar:hostile:latest), not a layout
 """
 
 GZIP_LAYER = "application/vnd.oci.image.layer.v1.tar+gzip"
@@ -556,6 +558,97 @@ def _(path):
     img["layout"].index([{"mediaType": MANIFEST, "digest": layer["digest"], "size": layer["size"],
                           "annotations": {"org.opencontainers.image.ref.name": REF}}])
     return refused([hex12(layer["digest"]), "json|pars|manifest"])
+
+
+# --- tarballs (docker save, oci-archive): the import path only ---
+
+def docker_archive(path, layer_tars, layer_names=None, extra=(), diff_ids=None):
+    """Writes path/archive.tar in `docker save` form; extra entries are added
+    before the real ones."""
+    os.makedirs(path)
+    config = {"architecture": ARCH, "os": "linux", "config": {"Cmd": ["/bin/sh"]},
+              "rootfs": {"type": "layers",
+                         "diff_ids": diff_ids or ["sha256:" + sha256(t) for t in layer_tars]}}
+    config_bytes = json.dumps(config).encode()
+    config_name = sha256(config_bytes) + ".json"
+    names = [f"{sha256(t)}/layer.tar" for t in layer_tars]
+    manifest = [{"Config": config_name, "RepoTags": [REF], "Layers": layer_names or names}]
+    entries = list(extra)
+    entries.append(entry(config_name, data=config_bytes))
+    for name, tar in zip(names, layer_tars):
+        entries += [entry(os.path.dirname(name), "dir"), entry(name, data=tar)]
+    entries.append(entry("manifest.json", data=json.dumps(manifest).encode()))
+    with open(os.path.join(path, "archive.tar"), "wb") as f:
+        f.write(make_tar(entries))
+
+
+@case("docker-archive-layer-outside")
+def _(path):
+    docker_archive(path, [base_layer()], layer_names=["../../../../../../../../../../etc/passwd"])
+    return ["source docker-archive"] + refused([r"layer|\.\./|etc/passwd", "safe|outside|path"])
+
+
+@case("docker-archive-symlink-outside")
+def _(path):
+    docker_archive(path, [base_layer()], layer_names=["evil/layer.tar"], extra=[
+        entry("evil", "dir"),
+        entry("evil/layer.tar", "symlink", target="/etc/passwd"),
+        entry("rel", "symlink", target="../../../../../../../../../../etc")])
+    return ["source docker-archive"] + refused([r"layer|evil|link", "safe|outside|path|link"])
+
+
+@case("docker-archive-link-loop")
+def _(path):
+    docker_archive(path, [base_layer()], layer_names=["a/layer.tar"], extra=[
+        entry("a", "dir"), entry("b", "dir"),
+        entry("a/layer.tar", "symlink", target="../b/layer.tar"),
+        entry("b/layer.tar", "symlink", target="../a/layer.tar")])
+    return ["source docker-archive"] + refused([r"layer|link|loop"])
+
+
+@case("docker-archive-diff-id-mismatch")
+def _(path):
+    docker_archive(path, [base_layer()], diff_ids=["sha256:" + sha256(b"not this layer")])
+    return ["source docker-archive"] + refused([r"diff.?id|digest|layer"], "any")
+
+
+def escaping_members(name):
+    c = "ocirun-escape-" + name
+    return [entry("../../../../../../../../../../../../tmp/" + c, data=b"x\n"),
+            entry("/tmp/" + c + "-abs", data=b"x\n"),
+            entry("tmplink", "symlink", target="/tmp"),
+            entry("tmplink/" + c + "-link", data=b"x\n")]
+
+
+@case("docker-archive-entry-escape")
+def _(path):
+    docker_archive(path, [base_layer()], extra=escaping_members("docker-archive-entry-escape"))
+    return ["source docker-archive", "outcome contain",
+            "canary ocirun-escape-docker-archive-entry-escape", r"match \.\.|tmp|link"]
+
+
+@case("oci-archive-entry-escape")
+def _(path):
+    layout_dir = os.path.join(path, "layout")
+    standard_image(layout_dir, [base_layer()])
+    entries = escaping_members("oci-archive-entry-escape")
+    for root, dirs, files in os.walk(layout_dir):
+        rel = os.path.relpath(root, layout_dir)
+        for d in sorted(dirs):
+            entries.append(entry(os.path.normpath(os.path.join(rel, d)), "dir"))
+        for f in sorted(files):
+            with open(os.path.join(root, f), "rb") as fh:
+                entries.append(entry(os.path.normpath(os.path.join(rel, f)), data=fh.read()))
+    with open(os.path.join(path, "archive.tar"), "wb") as f:
+        f.write(make_tar(entries))
+    for root, dirs, files in os.walk(layout_dir, topdown=False):
+        for f in files:
+            os.unlink(os.path.join(root, f))
+        for d in dirs:
+            os.rmdir(os.path.join(root, d))
+    os.rmdir(layout_dir)
+    return ["source oci-archive", "outcome contain",
+            "canary ocirun-escape-oci-archive-entry-escape", r"match \.\.|tmp|link"]
 
 
 def main():
