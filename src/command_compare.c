@@ -171,6 +171,70 @@ static int add_check_rows(struct rows *rows, const cJSON *a, const cJSON *b)
   return 0;
 }
 
+/* Row label: "flags[I]" when the token has the same index on both sides,
+ * else "flags[I|J]" with "-" for the side that lacks it. */
+static int add_flag_row(struct rows *rows, const cJSON *a, int i, const cJSON *b, int j)
+{
+  char a_index[16] = "-", b_index[16] = "-";
+
+  if (a != NULL && b != NULL && i == j)
+    return add_row(rows, "flags", false, a, b, "flags[%d]", i);
+  if (a != NULL)
+    snprintf(a_index, sizeof(a_index), "%d", i);
+  if (b != NULL)
+    snprintf(b_index, sizeof(b_index), "%d", j);
+  return add_row(rows, "flags", false, a, b, "flags[%s|%s]", a_index, b_index);
+}
+
+/* The two flag lists aligned as a diff (longest common subsequence), so one
+ * missing flag shows as one absent token instead of shifting every later
+ * row; two differing tokens at the same place (the unique container names)
+ * share a row. Lists longer than any recipe's are aligned by index. */
+static int add_flag_rows(struct rows *rows, const cJSON *a_flags, const cJSON *b_flags)
+{
+  enum { ALIGN_MAX = 256 };
+  const int n = cJSON_GetArraySize(a_flags), m = cJSON_GetArraySize(b_flags);
+  const cJSON *a[ALIGN_MAX], *b[ALIGN_MAX], *item;
+  cleanup_free int *lcs = NULL;
+  int i = 0, j = 0;
+
+  if (n > ALIGN_MAX || m > ALIGN_MAX) {
+    for (i = 0; i < n || i < m; i++)
+      if (add_flag_row(rows, cJSON_GetArrayItem(a_flags, i), i, cJSON_GetArrayItem(b_flags, i), i) <
+          0)
+        return -1;
+    return 0;
+  }
+  cJSON_ArrayForEach(item, a_flags) a[i++] = item;
+  cJSON_ArrayForEach(item, b_flags) b[j++] = item;
+  /* LCS(i, j): length of the longest common subsequence of a[i..] and b[j..]. */
+  lcs = calloc((size_t)(n + 1) * (size_t)(m + 1), sizeof(*lcs));
+  if (lcs == NULL)
+    return -1;
+#define LCS(i, j) lcs[(size_t)(i) * (size_t)(m + 1) + (size_t)(j)]
+  for (i = n - 1; i >= 0; i--)
+    for (j = m - 1; j >= 0; j--)
+      LCS(i, j) = cJSON_Compare(a[i], b[j], true) ? LCS(i + 1, j + 1) + 1
+                  : LCS(i + 1, j) > LCS(i, j + 1) ? LCS(i + 1, j)
+                                                  : LCS(i, j + 1);
+  for (i = 0, j = 0; i < n || j < m;) {
+    bool take_a = true, take_b = true;
+    /* Pair the two tokens when equal, or when skipping both loses no match. */
+    if (i < n && j < m && (cJSON_Compare(a[i], b[j], true) || LCS(i, j) == LCS(i + 1, j + 1)))
+      ;
+    else if (j == m || (i < n && LCS(i + 1, j) >= LCS(i, j + 1)))
+      take_b = false;
+    else
+      take_a = false;
+    if (add_flag_row(rows, take_a ? a[i] : NULL, i, take_b ? b[j] : NULL, j) < 0)
+      return -1;
+    i += take_a;
+    j += take_b;
+  }
+#undef LCS
+  return 0;
+}
+
 static int build_rows(struct rows *rows, const cJSON *a, const cJSON *b)
 {
   static const char *const artifact_fields[] = {
@@ -180,7 +244,6 @@ static int build_rows(struct rows *rows, const cJSON *a, const cJSON *b)
       "probe_exit_code", "error", "passed", "failed_checks", "teardown_verified",
   };
   const cJSON *a_observed = field(a, "observed"), *b_observed = field(b, "observed");
-  int n_flags = cJSON_GetArraySize(field(a, "flags"));
 
   for (size_t i = 0; i < sizeof(artifact_fields) / sizeof(artifact_fields[0]); i++) {
     const char *key = artifact_fields[i];
@@ -190,14 +253,8 @@ static int build_rows(struct rows *rows, const cJSON *a, const cJSON *b)
   if (add_member_rows(rows, "engine", "", "engine", field(a, "engine"), field(b, "engine")) < 0)
     return -1;
 
-  /* Token by token: a flag missing on one side shows as absent there. */
-  if (cJSON_GetArraySize(field(b, "flags")) > n_flags)
-    n_flags = cJSON_GetArraySize(field(b, "flags"));
-  for (int i = 0; i < n_flags; i++) {
-    if (add_row(rows, "flags", false, cJSON_GetArrayItem(field(a, "flags"), i),
-                cJSON_GetArrayItem(field(b, "flags"), i), "flags[%d]", i) < 0)
-      return -1;
-  }
+  if (add_flag_rows(rows, field(a, "flags"), field(b, "flags")) < 0)
+    return -1;
 
   /* The recipe's observations, in its order; cgroup_v2 one file per row. */
   for (size_t i = 0; i < sizeof(artifact_observations) / sizeof(artifact_observations[0]); i++) {

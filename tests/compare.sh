@@ -87,8 +87,16 @@ json_true 'j["equal"] is True and j["match"] is False and j["teardown_verified"]
 short_flags=$(variant "$direct" short-flags.json 'a["flags"].remove("--read-only")')
 expect_exit 0 "a missing flag token with equal observations: still a match" \
   "$OCIRUN" compare "$direct" "$short_flags"
-out_has '^\* flags\[4\] +--read-only +--memory$' "the flag lists are compared token by token"
-out_has '^\* flags\[20\] +/tmp:rw,noexec,nosuid,size=1048576 +\(absent\)$' "the shorter list shows absent tokens"
+out_has '^\* flags\[4\|-\] +--read-only +\(absent\)$' "flags aligned: the missing token is shown absent"
+out_has '^  flags\[5\|4\] +--memory +--memory$' "flags aligned: later tokens stay side by side, unmarked"
+out_has '^  flags\[20\|19\] +/tmp:rw,noexec,nosuid,size=1048576 +/tmp:rw,noexec,nosuid,size=1048576$' \
+  "flags aligned to the end"
+expect_exit 0 "--json with a missing flag token" "$OCIRUN" compare --json "$direct" "$short_flags"
+json_true '[d for d in j["differences"] if d["path"].startswith("flags")] == [{"path": "flags[4|-]", "observation": False, "a": "--read-only"}]' \
+  "--json: the one flag difference, absent on B"
+more_flags=$(variant "$recipe" more-flags.json 'a["flags"] += ["--env", "A=1"]')
+expect_exit 0 "extra flag tokens on B with equal observations: match" "$OCIRUN" compare "$recipe" "$more_flags"
+out_has '^\* flags\[-\|22\] +\(absent\) +A=1$' "flags aligned: a token only B has"
 
 # --- unreadable or invalid input: exit 2 naming the file (and the key) ---
 expect_exit 2 "missing file: exit 2" "$OCIRUN" compare "$recipe" "$TEST_TMP/nonexistent.json"
