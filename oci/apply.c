@@ -97,11 +97,22 @@ static int path_set_insert(struct path_set *set, uint64_t hash)
   return path_set_insert_key(set, path_hash_key(hash));
 }
 
+/* Directory times, set again once the layer is applied: creating children
+ * moved them. Bounded, so a layer of millions of directories only loses
+ * the fix-up, not the memory budget. */
+#define DIR_TIMES_MAX_BYTES (8 * 1024 * 1024)
+struct dir_time {
+  char *path;
+  struct timespec times[2];
+};
+
 struct applier {
   int rootfs_fd;
   struct archive *archive;
   const char *layer_name;
   struct path_set created;
+  struct dir_time *dir_times;
+  size_t n_dir_times, dir_times_capacity, dir_times_bytes;
   char path[PATH_MAX]; /* the current entry's normalised name */
   const char *raw_name;
 };
@@ -362,6 +373,44 @@ static int apply_regular(struct applier *applier, int parent_fd, const char *nam
   return set_metadata(applier, fd, entry, err);
 }
 
+static void dir_time_record(struct applier *applier, struct archive_entry *entry)
+{
+  size_t bytes = strlen(applier->path) + 1 + sizeof(struct dir_time);
+  struct dir_time *slot;
+
+  if (applier->dir_times_bytes + bytes > DIR_TIMES_MAX_BYTES)
+    return;
+  if (applier->n_dir_times == applier->dir_times_capacity) {
+    size_t capacity = applier->dir_times_capacity ? applier->dir_times_capacity * 2 : 256;
+    struct dir_time *grown = realloc(applier->dir_times, capacity * sizeof(*grown));
+    if (grown == NULL)
+      return;
+    applier->dir_times = grown;
+    applier->dir_times_capacity = capacity;
+  }
+  slot = &applier->dir_times[applier->n_dir_times];
+  slot->path = strdup(applier->path);
+  if (slot->path == NULL)
+    return;
+  entry_times(entry, slot->times);
+  applier->n_dir_times++;
+  applier->dir_times_bytes += bytes;
+}
+
+/* Best effort: a directory removed or replaced later in the layer is
+ * simply skipped (O_NOFOLLOW refuses a symlink now in its place). */
+static void dir_times_restore(struct applier *applier)
+{
+  for (size_t i = applier->n_dir_times; i-- > 0;) {
+    int fd = open_in_root(applier->rootfs_fd, applier->dir_times[i].path,
+                          O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (fd >= 0) {
+      (void)futimens(fd, applier->dir_times[i].times);
+      close(fd);
+    }
+  }
+}
+
 static int apply_directory(struct applier *applier, int parent_fd, const char *name,
                            struct archive_entry *entry, oci_error_t *err)
 {
@@ -375,6 +424,7 @@ static int apply_directory(struct applier *applier, int parent_fd, const char *n
   fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return entry_error(applier, err, errno, "open directory");
+  dir_time_record(applier, entry);
   return set_metadata(applier, fd, entry, err);
 }
 
@@ -481,6 +531,7 @@ static int apply_root_entry(struct applier *applier, struct archive_entry *entry
   fd = open_in_root(applier->rootfs_fd, "", O_RDONLY | O_DIRECTORY);
   if (fd < 0)
     return entry_error(applier, err, errno, "open rootfs");
+  dir_time_record(applier, entry);
   return set_metadata(applier, fd, entry, err);
 }
 
@@ -562,6 +613,7 @@ int layer_apply(int rootfs_fd, struct archive *archive, const char *layer_name, 
   for (;;) {
     int status = archive_read_next_header(archive, &entry);
     if (status == ARCHIVE_EOF) {
+      dir_times_restore(applier);
       ret = 0;
       break;
     }
@@ -572,6 +624,9 @@ int layer_apply(int rootfs_fd, struct archive *archive, const char *layer_name, 
     if (apply_entry(applier, entry, err) < 0)
       break;
   }
+  for (size_t i = 0; i < applier->n_dir_times; i++)
+    free(applier->dir_times[i].path);
+  free(applier->dir_times);
   free(applier->created.slots);
   free(applier);
   return ret;
