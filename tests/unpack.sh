@@ -25,6 +25,20 @@ check "/root keeps mode 0700" test "$(stat -c %a "$rootfs/root")" = 700
 check "numeric ownership applied" test "$(stat -c %u:%g "$rootfs/home/tester")" = 1000:1000
 check "no build directory is left behind" test "$(build_dirs)" -eq 0
 
+# The same tree as umoci's unpack of the same image: names, types, modes,
+# owners, link targets, sizes and mtimes (directories included).
+listing() { (cd "$1" && find . -printf '%p %m %u %g %y %l %s %T@\n' | sort); }
+if umoci unpack --image "$TEST_IMAGES/busybox:busybox:latest" "$TEST_TMP/umoci-busybox" >/dev/null 2>&1; then
+  if diff <(listing "$TEST_TMP/umoci-busybox/rootfs") <(listing "$rootfs") >"$TEST_TMP/diff"; then
+    ok "busybox tree is identical to umoci's, mtimes included"
+  else
+    not_ok "busybox tree is identical to umoci's, mtimes included"
+    head -20 "$TEST_TMP/diff" | sed 's/^/# /'
+  fi
+else
+  skip "umoci cannot unpack busybox here"
+fi
+
 # --- cache hit ---
 inode=$(stat -c %i "$rootfs")
 touch "$rootfs/.probe-not-rebuilt"
