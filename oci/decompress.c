@@ -178,6 +178,7 @@ static int decode_gzip(struct decompress_stream *stream)
   cleanup_free unsigned char *input = malloc(INPUT_SIZE);
   cleanup_free struct inflate_state *state = malloc(sizeof(*state));
   bool end_of_blob = false, in_member = false;
+  size_t members = 0;
 
   if (input == NULL || state == NULL)
     return oci_error_errno(&stream->error, "allocate gzip decoder");
@@ -201,6 +202,8 @@ static int decode_gzip(struct decompress_stream *stream)
     if (state->avail_in == 0 && end_of_blob) {
       if (in_member)
         return oci_error_set(&stream->error, 0, "gzip stream is truncated");
+      if (members == 0)
+        return oci_error_set(&stream->error, 0, "gzip stream is empty");
       return 0;
     }
     /* A gzip file may hold several members back to back. */
@@ -208,6 +211,7 @@ static int decode_gzip(struct decompress_stream *stream)
       isal_inflate_reset(state);
       state->crc_flag = ISAL_GZIP;
       in_member = true;
+      members++;
     }
     slot = output_slot(stream);
     if (slot == NULL)
