@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -27,10 +29,11 @@ static void capture_clearp(struct process_capture *capture)
 }
 #define cleanup_capture __attribute__((cleanup(capture_clearp)))
 
-/* Runs `docker ARGS...`. Returns 0 when it ran (check capture->exit_code),
- * -1 with *err when ocirun could not run it. */
-static int docker(char *const args[], const void *input, size_t input_length, double timeout,
-                  struct process_capture *capture, oci_error_t *err)
+/* Runs `docker ARGS...`; interrupt_fd (or -1) stops the wait early.
+ * Returns 0 when it ran (check capture->exit_code), -1 with *err when ocirun
+ * could not run it. */
+static int docker(int interrupt_fd, char *const args[], const void *input, size_t input_length,
+                  double timeout, struct process_capture *capture, oci_error_t *err)
 {
   char *argv[64];
   size_t n = 0;
@@ -39,7 +42,7 @@ static int docker(char *const args[], const void *input, size_t input_length, do
   for (size_t i = 0; args[i] != NULL && n < 63; i++)
     argv[n++] = args[i];
   argv[n] = NULL;
-  return process_capture_run(argv, input, input_length, timeout, capture, err);
+  return process_capture_run(argv, input, input_length, timeout, interrupt_fd, capture, err);
 }
 
 static __attribute__((format(printf, 2, 3))) int set_text(char **field, const char *fmt, ...)
@@ -62,8 +65,8 @@ static int check_engine(struct probe_outcome *outcome, oci_error_t *err)
   cleanup_cjson cJSON *json = NULL;
   const cJSON *os_type, *cgroup_version, *kernel, *server_errors;
 
-  if (docker((char *[]){"info", "--format", "{{json .}}", NULL}, NULL, 0, DOCKER_COMMAND_TIMEOUT,
-             &info, err) < 0)
+  if (docker(-1, (char *[]){"info", "--format", "{{json .}}", NULL}, NULL, 0,
+             DOCKER_COMMAND_TIMEOUT, &info, err) < 0)
     return -1;
   if (info.exec_failed)
     return set_text(&outcome->unsupported,
@@ -90,7 +93,7 @@ static int check_engine(struct probe_outcome *outcome, oci_error_t *err)
                     cJSON_IsString(os_type) ? os_type->valuestring : "unknown",
                     cJSON_IsString(cgroup_version) ? cgroup_version->valuestring : "unknown");
 
-  if (docker((char *[]){"version", "--format", "{{.Server.Version}}", NULL}, NULL, 0,
+  if (docker(-1, (char *[]){"version", "--format", "{{.Server.Version}}", NULL}, NULL, 0,
              DOCKER_COMMAND_TIMEOUT, &version, err) < 0)
     return -1;
   if (version.exit_code != 0 || version.out[0] == '\0')
@@ -113,7 +116,8 @@ static int resolve_image(const char *image, struct probe_outcome *outcome, oci_e
   const cJSON *id, *repo_digests, *item;
   size_t n = 0;
 
-  if (docker((char *[]){"image", "inspect", "--format", "{{json .}}", "--", (char *)image, NULL},
+  if (docker(-1,
+             (char *[]){"image", "inspect", "--format", "{{json .}}", "--", (char *)image, NULL},
              NULL, 0, DOCKER_COMMAND_TIMEOUT, &inspect, err) < 0)
     return -1;
   if (inspect.exit_code != 0)
@@ -179,7 +183,7 @@ static void record_error(struct probe_outcome *outcome, const char *step, const 
 /* Steps 4-6: create by ID, start attached with the probe on stdin under the
  * deadline, read the exit code. Failures are recorded in the outcome. */
 static int create_and_run(const struct probe_request *request, struct probe_outcome *outcome,
-                          oci_error_t *err)
+                          int interrupt_fd, oci_error_t *err)
 {
   cleanup_capture struct process_capture create = {0};
   cleanup_capture struct process_capture start = {0};
@@ -187,16 +191,24 @@ static int create_and_run(const struct probe_request *request, struct probe_outc
   size_t program_length;
   const unsigned char *program = probe_program_bytes(&program_length);
 
-  if (process_capture_run(outcome->engine_argv, NULL, 0, DOCKER_COMMAND_TIMEOUT, &create, err) < 0)
+  if (process_capture_run(outcome->engine_argv, NULL, 0, DOCKER_COMMAND_TIMEOUT, interrupt_fd,
+                          &create, err) < 0)
     return -1;
-  if (create.exit_code != 0 || create.timed_out) {
+  if (create.exit_code != 0 || create.timed_out || create.interrupted) {
     record_error(outcome, "docker create",
-                 create.timed_out ? "timed out" : process_capture_message(&create));
+                 create.interrupted ? "interrupted"
+                 : create.timed_out ? "timed out"
+                                    : process_capture_message(&create));
     return 0;
   }
-  if (docker((char *[]){"start", "--attach", "--interactive", outcome->container_name, NULL},
+  if (docker(interrupt_fd,
+             (char *[]){"start", "--attach", "--interactive", outcome->container_name, NULL},
              program, program_length, request->timeout_seconds, &start, err) < 0)
     return -1;
+  if (start.interrupted) {
+    record_error(outcome, "docker start", "interrupted");
+    return 0;
+  }
   outcome->probe_ran = true;
   outcome->timed_out = start.timed_out;
   outcome->probe_stdout = steal_pointer(&start.out);
@@ -204,6 +216,7 @@ static int create_and_run(const struct probe_request *request, struct probe_outc
   if (start.timed_out)
     return 0;
   if (docker(
+          -1,
           (char *[]){"inspect", "--format", "{{.State.ExitCode}}", outcome->container_name, NULL},
           NULL, 0, DOCKER_COMMAND_TIMEOUT, &inspect, err) < 0)
     return -1;
@@ -226,11 +239,11 @@ static int teardown(struct probe_outcome *outcome, oci_error_t *err)
 
   if (asprintf(&filter, "name=^%s$", outcome->container_name) < 0)
     return oci_error_errno(err, "probe: allocate");
-  if (docker((char *[]){"rm", "--force", outcome->container_name, NULL}, NULL, 0,
+  if (docker(-1, (char *[]){"rm", "--force", outcome->container_name, NULL}, NULL, 0,
              DOCKER_COMMAND_TIMEOUT, &removal, err) < 0)
     return -1;
-  if (docker((char *[]){"ps", "--all", "--filter", filter, "--format", "{{.Names}}", NULL}, NULL, 0,
-             DOCKER_COMMAND_TIMEOUT, &listing, err) < 0)
+  if (docker(-1, (char *[]){"ps", "--all", "--filter", filter, "--format", "{{.Names}}", NULL},
+             NULL, 0, DOCKER_COMMAND_TIMEOUT, &listing, err) < 0)
     return -1;
   outcome->teardown_verified = listing.exit_code == 0 && !listing.timed_out &&
                                strspn(listing.out, " \r\n") == listing.out_length;
@@ -241,10 +254,45 @@ static int teardown(struct probe_outcome *outcome, oci_error_t *err)
   return 0;
 }
 
+/* SIGINT, SIGTERM and SIGHUP are held while the engine has our container,
+ * and read from a signalfd: an interrupt ends the wait, never the teardown. */
+static int hold_interrupts(sigset_t *previous, oci_error_t *err)
+{
+  sigset_t held;
+
+  sigemptyset(&held);
+  sigaddset(&held, SIGINT);
+  sigaddset(&held, SIGTERM);
+  sigaddset(&held, SIGHUP);
+  if (sigprocmask(SIG_BLOCK, &held, previous) < 0)
+    return oci_error_errno(err, "probe: block interrupts");
+  int fd = signalfd(-1, &held, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (fd < 0) {
+    oci_error_errno(err, "probe: signalfd");
+    sigprocmask(SIG_SETMASK, previous, NULL);
+    return -1;
+  }
+  return fd;
+}
+
+/* Consumes a held interrupt, recording it; the artifact then fails. */
+static void note_interrupt(int interrupt_fd, struct probe_outcome *outcome)
+{
+  struct signalfd_siginfo info;
+  if (read(interrupt_fd, &info, sizeof(info)) == (ssize_t)sizeof(info)) {
+    free(outcome->error);
+    outcome->error = NULL;
+    set_text(&outcome->error, "interrupted by signal %u: the probe did not complete",
+             info.ssi_signo);
+  }
+}
+
 int probe_backend_docker(const struct probe_request *request, struct probe_outcome *outcome,
                          oci_error_t *err)
 {
   struct sigaction ignore = {.sa_handler = SIG_IGN}, previous;
+  sigset_t previous_mask;
+  cleanup_close int interrupt_fd = -1;
   int ret = -1;
 
   memset(outcome, 0, sizeof(*outcome));
@@ -254,6 +302,10 @@ int probe_backend_docker(const struct probe_request *request, struct probe_outco
    * while the probe is being written to it. */
   if (sigaction(SIGPIPE, &ignore, &previous) < 0)
     return oci_error_errno(err, "probe: ignore SIGPIPE");
+  if ((interrupt_fd = hold_interrupts(&previous_mask, err)) < 0) {
+    sigaction(SIGPIPE, &previous, NULL);
+    return -1;
+  }
 
   if (check_engine(outcome, err) < 0)
     goto out;
@@ -271,10 +323,12 @@ int probe_backend_docker(const struct probe_request *request, struct probe_outco
     goto out;
   }
   /* From here on something may exist in the engine: teardown always runs. */
-  ret = create_and_run(request, outcome, err);
+  ret = create_and_run(request, outcome, interrupt_fd, err);
   if (teardown(outcome, err) < 0)
     ret = -1;
+  note_interrupt(interrupt_fd, outcome);
 out:
+  sigprocmask(SIG_SETMASK, &previous_mask, NULL);
   sigaction(SIGPIPE, &previous, NULL);
   return ret;
 }

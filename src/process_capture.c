@@ -113,7 +113,8 @@ static int drain(int *fd, struct buffer *buffer, oci_error_t *err)
 }
 
 int process_capture_run(char *const argv[], const void *input, size_t input_length,
-                        double timeout_seconds, struct process_capture *result, oci_error_t *err)
+                        double timeout_seconds, int interrupt_fd, struct process_capture *result,
+                        oci_error_t *err)
 {
   int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   int status_pipe[2] = {-1, -1};
@@ -159,10 +160,11 @@ int process_capture_run(char *const argv[], const void *input, size_t input_leng
     close_fd(&in_pipe[1]);
 
   while (child_errno == 0 && !failed && (in_pipe[1] >= 0 || out_pipe[0] >= 0 || err_pipe[0] >= 0)) {
-    struct pollfd fds[3] = {
+    struct pollfd fds[4] = {
         {.fd = in_pipe[1], .events = POLLOUT},
         {.fd = out_pipe[0], .events = POLLIN},
         {.fd = err_pipe[0], .events = POLLIN},
+        {.fd = interrupt_fd, .events = POLLIN},
     };
     int wait_ms = -1;
 
@@ -170,7 +172,7 @@ int process_capture_run(char *const argv[], const void *input, size_t input_leng
       double left = deadline - monotonic_seconds();
       wait_ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
     }
-    int ready = poll(fds, 3, wait_ms);
+    int ready = poll(fds, 4, wait_ms);
     if (ready < 0) {
       if (errno == EINTR)
         continue;
@@ -182,6 +184,12 @@ int process_capture_run(char *const argv[], const void *input, size_t input_leng
     if (ready == 0) {
       /* The deadline: the helper is killed, its output so far is kept. */
       result->timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    if (fds[3].revents != 0) {
+      /* SIGINT or SIGTERM to ocirun: stop waiting; the caller still tears down. */
+      result->interrupted = true;
       kill(pid, SIGKILL);
       break;
     }

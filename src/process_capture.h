@@ -16,19 +16,22 @@ struct process_capture {
   int exit_code;    /* exit status, 128+signal when killed, 127 when exec failed */
   bool exec_failed; /* the program could not be started (errno in exec_errno) */
   int exec_errno;
-  bool timed_out; /* killed at the deadline */
-  char *out;      /* stdout, NUL-terminated */
+  bool timed_out;   /* killed at the deadline */
+  bool interrupted; /* killed because interrupt_fd became readable */
+  char *out;        /* stdout, NUL-terminated */
   size_t out_length;
   char *err; /* stderr, NUL-terminated */
   size_t err_length;
 };
 
 /* argv[0] is looked up on PATH. input may be NULL (stdin is then empty).
- * timeout_seconds <= 0 means no deadline. Returns 0 when the program was
+ * timeout_seconds <= 0 means no deadline. interrupt_fd (a signalfd, or -1)
+ * ends the wait early like the deadline does. Returns 0 when the program was
  * waited for (whatever its status; exec failure included), -1 with *err set
  * when ocirun itself could not run it. */
 int process_capture_run(char *const argv[], const void *input, size_t input_length,
-                        double timeout_seconds, struct process_capture *result, oci_error_t *err);
+                        double timeout_seconds, int interrupt_fd, struct process_capture *result,
+                        oci_error_t *err);
 void process_capture_clear(struct process_capture *result);
 /* The captured stderr with trailing whitespace removed (points into result). */
 const char *process_capture_message(struct process_capture *result);
