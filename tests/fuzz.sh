@@ -2,7 +2,8 @@
 # Builds every libFuzzer target tests/fuzz/*_fuzzer.c with clang's fuzzer,
 # address and undefined-behaviour sanitizers against the oci/ sources, and
 # runs each for a bounded time (FUZZ_SECONDS, default 20) on a copy of its
-# committed seed corpus tests/fuzz/corpus/NAME/. A crash, leak, sanitizer
+# committed seed corpus tests/fuzz/corpus/NAME/ (with tests/fuzz/NAME.dict
+# as its dictionary when there is one). A crash, leak, sanitizer
 # report or escape check fails the test.
 . "$top_srcdir/tests/lib.sh"
 
@@ -44,8 +45,10 @@ for target in "${targets[@]}"; do
     not_ok "$name: seed corpus tests/fuzz/corpus/$name exists"
   fi
 
+  dict=()
+  [ -f "$top_srcdir/tests/fuzz/$name.dict" ] && dict=(-dict="$top_srcdir/tests/fuzz/$name.dict")
   if (cd "$TEST_TMP" && "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 "$corpus") >"$TEST_TMP/$name.log" 2>&1; then
+    "${dict[@]}" -print_final_stats=1 "$corpus") >"$TEST_TMP/$name.log" 2>&1; then
     ok "$name: no crash in ${seconds}s ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$TEST_TMP/$name.log" | grep -o '[0-9]*$') runs)"
   else
     not_ok "$name: fuzzing found a failure"
