@@ -6,7 +6,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,6 +97,25 @@ static int read_whole_file(const char *path, char **out, size_t *out_len, oci_er
   return 0;
 }
 
+/* cJSON keeps strings NUL-terminated: "a\u0000b" would read as "a" and
+ * compare equal to "a\u0000c". Such an artifact is refused, not misread. A
+ * \u0000 escape is one preceded by an odd number of backslashes. */
+static bool has_nul(const char *text, size_t len)
+{
+  if (memchr(text, '\0', len) != NULL)
+    return true;
+  for (size_t i = 0; i + 6 <= len; i++) {
+    size_t backslashes = 0;
+    if (strncasecmp(text + i + 1, "u0000", 5) != 0 || text[i] != '\\')
+      continue;
+    while (backslashes <= i && text[i - backslashes] == '\\')
+      backslashes++;
+    if (backslashes % 2 == 1)
+      return true;
+  }
+  return false;
+}
+
 int artifact_read(const char *path, cJSON **out, oci_error_t *err)
 {
   cleanup_free char *text = NULL;
@@ -109,6 +131,8 @@ int artifact_read(const char *path, cJSON **out, oci_error_t *err)
     long offset = where != NULL && where >= text && where <= text + len ? where - text : -1;
     return oci_error_set(err, 0, "%s: not valid JSON (error near byte %ld)", path, offset);
   }
+  if (has_nul(text, len))
+    return oci_error_set(err, 0, "%s: contains a NUL character, which cannot be compared", path);
   if (!cJSON_IsObject(doc))
     return oci_error_set(err, 0, "%s: not a JSON object", path);
   if (check_keys(path, doc, "", top_level_keys, sizeof(top_level_keys) / sizeof(top_level_keys[0]),

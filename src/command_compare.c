@@ -24,11 +24,11 @@ enum {
 #define VALUE_COLUMN_MAX 40
 
 struct row {
-  const char *section; /* heading the row is printed under */
-  char *path;          /* dotted path of the field: its label and its JSON name */
-  const cJSON *a, *b;  /* the two values, NULL when absent from that artifact */
-  char *a_text, *b_text;
-  bool observation; /* one of the recipe's observations: a difference fails */
+  const char *section;           /* heading the row is printed under */
+  char *path;                    /* dotted path of the field: its JSON name */
+  const cJSON *a, *b;            /* the two values, NULL when absent from that artifact */
+  char *label, *a_text, *b_text; /* what the text output prints: path and values */
+  bool observation;              /* one of the recipe's observations: a difference fails */
   bool differs;
 };
 
@@ -41,20 +41,51 @@ static void rows_free(struct rows *rows)
 {
   for (size_t i = 0; i < rows->n; i++) {
     free(rows->v[i].path);
+    free(rows->v[i].label);
     free(rows->v[i].a_text);
     free(rows->v[i].b_text);
   }
   free(rows->v);
 }
 
+/* A copy of TEXT safe to print on a terminal: an artifact comes from
+ * elsewhere, and a carriage return or an escape sequence in a value could
+ * redraw a row to hide a difference. C0 controls, DEL and UTF-8 encoded C1
+ * controls are written as \xNN escapes instead. */
+static char *printable(const char *text)
+{
+  const unsigned char *in = (const unsigned char *)text;
+  char *out, *at;
+
+  if (text == NULL)
+    return NULL;
+  out = at = malloc(strlen(text) * 4 + 1);
+  if (out == NULL)
+    return NULL;
+  for (; *in != '\0'; in++) {
+    if (*in < 0x20 || *in == 0x7f)
+      at += sprintf(at, "\\x%02x", *in);
+    else if (*in == 0xc2 && in[1] >= 0x80 && in[1] <= 0x9f) {
+      at += sprintf(at, "\\x%02x\\x%02x", in[0], in[1]);
+      in++;
+    } else
+      *at++ = (char)*in;
+  }
+  *at = '\0';
+  return out;
+}
+
 /* Strings print bare so flags and digests read naturally; the rest as JSON. */
 static char *render(const cJSON *value)
 {
+  cleanup_free char *json = NULL;
+
   if (value == NULL)
     return strdup("(absent)");
   if (cJSON_IsString(value))
-    return strdup(value->valuestring);
-  return cJSON_PrintUnformatted(value);
+    return printable(value->valuestring);
+  json = cJSON_PrintUnformatted(value);
+  return printable(json);
 }
 
 static __attribute__((format(printf, 6, 7))) int add_row(struct rows *rows, const char *section,
@@ -82,9 +113,10 @@ static __attribute__((format(printf, 6, 7))) int add_row(struct rows *rows, cons
   if (n < 0)
     return -1;
   rows->n++; /* from here rows_free owns the row's strings */
+  row->label = printable(row->path);
   row->a_text = render(a);
   row->b_text = render(b);
-  if (row->a_text == NULL || row->b_text == NULL)
+  if (row->label == NULL || row->a_text == NULL || row->b_text == NULL)
     return -1;
   /* A value absent on one side differs from anything on the other, null too. */
   row->differs = (a == NULL || b == NULL) ? a != b : !cJSON_Compare(a, b, true);
@@ -303,7 +335,7 @@ static void print_text(const struct rows *rows, const struct verdict *v, const c
   const char *section = NULL;
 
   for (size_t i = 0; i < rows->n; i++) {
-    int path_len = (int)strlen(rows->v[i].path), a_len = (int)strlen(rows->v[i].a_text);
+    int path_len = (int)strlen(rows->v[i].label), a_len = (int)strlen(rows->v[i].a_text);
     if (path_len > path_width)
       path_width = path_len;
     if (a_len > a_width)
@@ -319,7 +351,7 @@ static void print_text(const struct rows *rows, const struct verdict *v, const c
       section = row->section;
       printf("%s:\n", section);
     }
-    printf("%s %-*s  %-*s  %s\n", mark, path_width, row->path, a_width, row->a_text, row->b_text);
+    printf("%s %-*s  %-*s  %s\n", mark, path_width, row->label, a_width, row->a_text, row->b_text);
   }
   printf("\nobservations: %s (%zu differ)\n",
          v->observation_differences == 0 ? "equal" : "DIFFERENT", v->observation_differences);

@@ -98,6 +98,22 @@ more_flags=$(variant "$recipe" more-flags.json 'a["flags"] += ["--env", "A=1"]')
 expect_exit 0 "extra flag tokens on B with equal observations: match" "$OCIRUN" compare "$recipe" "$more_flags"
 out_has '^\* flags\[-\|22\] +\(absent\) +A=1$' "flags aligned: a token only B has"
 
+# --- values are printed so that they cannot redraw the terminal ---
+control=$(variant "$direct" control.json '
+a["observed_extra"]["hostname"] = "x\r  observed.uid  65534  65534\x1b[2K\u009b"
+a["observed_extra"]["ev\x1bil"] = 1')
+expect_exit 0 "control characters in values: compared" "$OCIRUN" compare "$direct" "$control"
+if grep -q $'[\r\x1b]' "$TEST_TMP/out"; then not_ok "no raw CR or ESC reaches the output"; else
+  ok "no raw CR or ESC reaches the output"; fi
+out_has '^\* observed_extra\.hostname .* x\\x0d  observed\.uid  65534  65534\\x1b\[2K\\xc2\\x9b$' \
+  "control characters are shown as \\xNN escapes"
+out_has '^\* observed_extra\.ev\\x1bil ' "control characters in keys too"
+nul=$(variant "$recipe" nul.json 'a["observed"]["cgroup_v2"]["pids.max"] = "32\u0000 or not"')
+expect_exit 2 "a string with \\u0000 (cJSON would cut it): exit 2" "$OCIRUN" compare "$recipe" "$nul"
+err_has "nul.json: contains a NUL character" "the NUL is named"
+backslash=$(variant "$recipe" backslash.json 'a["provenance"]["command"].append("\\u0000")')
+expect_exit 0 "an escaped backslash before u0000 is no NUL" "$OCIRUN" compare "$recipe" "$backslash"
+
 # --- unreadable or invalid input: exit 2 naming the file (and the key) ---
 expect_exit 2 "missing file: exit 2" "$OCIRUN" compare "$recipe" "$TEST_TMP/nonexistent.json"
 err_has "$TEST_TMP/nonexistent.json" "missing file: the message names the file"
