@@ -177,6 +177,25 @@ check "nothing left after a failed setup" nothing_left
 expect_exit 125 "a missing seccomp profile" run --security-opt seccomp=/nonexistent/profile.json busybox:latest true
 err_has "/nonexistent/profile.json" && ok "the missing profile is named" || not_ok "the missing profile is named: $(last_err)"
 
+# --- a hostile image: /proc is a symlink out of the way; refused, not followed ---
+hostile_image() {
+  local work=$TEST_TMP/hostile
+  cp -a "$TEST_IMAGES/busybox" "$work" &&
+    umoci unpack --image "$work:busybox:latest" "$TEST_TMP/bundle" >/dev/null &&
+    rmdir "$TEST_TMP/bundle/rootfs/proc" && ln -s /etc "$TEST_TMP/bundle/rootfs/proc" &&
+    umoci repack --image "$work:hostile:latest" "$TEST_TMP/bundle" >/dev/null &&
+    rm -rf "$TEST_TMP/bundle" &&
+    "$OCIRUN" image import "oci:$work:hostile:latest" >/dev/null
+}
+if command -v umoci >/dev/null && hostile_image 2>"$TEST_TMP/hostile.err"; then
+  expect_exit 125 "an image with /proc -> /etc is refused" run hostile:latest true
+  err_has "/proc" && err_has "symbolic links" && ok "the refusal names /proc and the symlink" ||
+    not_ok "the refusal names /proc and the symlink: $(last_err)"
+  check "nothing left after the hostile image" nothing_left
+else
+  not_ok "build the hostile /proc image: $(cat "$TEST_TMP/hostile.err")"
+fi
+
 # --- bad input: one message naming the option, exit 125, nothing left ---
 bad() {
   local what=$1 name=$2
