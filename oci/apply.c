@@ -483,15 +483,23 @@ static int apply_hardlink(struct applier *applier, int parent_fd, const char *na
   return 0;
 }
 
-/* Removes every child of dir_fd (the directory dir_path) that this layer
- * has not created, passing again until nothing is left to remove, since
- * removing while reading a directory may hide some names from readdir. */
-static int apply_opaque(struct applier *applier, int dir_fd, const char *dir_path, oci_error_t *err)
-{
-  uint64_t dir_hash = path_hash_add(PATH_HASH_START, dir_path, strlen(dir_path));
-  if (*dir_path != '\0')
-    dir_hash = path_hash_add(dir_hash, "/", 1);
+/* Opaque directories nest no deeper than this below the marker; deeper
+ * trees written by the same layer are refused rather than exhausting fds. */
+#define OPAQUE_MAX_DEPTH 256
 
+/* Under an opaque directory only what this layer wrote may remain, at any
+ * depth: a directory this layer wrote over a lower one was merged with it,
+ * so its lower children go too. dir_hash is the hash of the directory's
+ * path followed by "/" (or the start value for the root). Removal passes
+ * repeat until nothing is removed, since removing while reading may hide
+ * names from readdir; then one pass descends into the kept directories. */
+static int opaque_clear(struct applier *applier, int dir_fd, uint64_t dir_hash, int depth,
+                        oci_error_t *err)
+{
+  bool descend = false;
+
+  if (depth > OPAQUE_MAX_DEPTH)
+    return entry_error(applier, err, 0, "opaque directory: tree too deep");
   for (;;) {
     cleanup_dir DIR *dir = NULL;
     struct dirent *child;
@@ -505,11 +513,25 @@ static int apply_opaque(struct applier *applier, int dir_fd, const char *dir_pat
     }
     rewinddir(dir);
     while ((errno = 0, child = readdir(dir)) != NULL) {
+      uint64_t child_hash;
+
       if (strcmp(child->d_name, ".") == 0 || strcmp(child->d_name, "..") == 0)
         continue;
-      if (path_set_contains(&applier->created,
-                            path_hash_add(dir_hash, child->d_name, strlen(child->d_name))))
+      child_hash = path_hash_add(dir_hash, child->d_name, strlen(child->d_name));
+      if (path_set_contains(&applier->created, child_hash)) {
+        if (descend && (child->d_type == DT_DIR || child->d_type == DT_UNKNOWN)) {
+          cleanup_close int sub_fd =
+              openat(dir_fd, child->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (sub_fd < 0 && errno != ENOTDIR && errno != ELOOP)
+            return entry_error(applier, err, errno, "open directory under opaque directory");
+          if (sub_fd >= 0 &&
+              opaque_clear(applier, sub_fd, path_hash_add(child_hash, "/", 1), depth + 1, err) < 0)
+            return -1;
+        }
         continue;
+      }
+      if (descend)
+        continue; /* appeared meanwhile: not ours to judge twice */
       if (remove_tree_at(dir_fd, child->d_name, err) < 0)
         return oci_error_wrap(err, "layer %s: entry '%.300s': opaque directory",
                               applier->layer_name, applier->raw_name);
@@ -517,9 +539,19 @@ static int apply_opaque(struct applier *applier, int dir_fd, const char *dir_pat
     }
     if (errno != 0)
       return entry_error(applier, err, errno, "read opaque directory");
-    if (removed == 0)
+    if (descend)
       return 0;
+    if (removed == 0)
+      descend = true;
   }
+}
+
+static int apply_opaque(struct applier *applier, int dir_fd, const char *dir_path, oci_error_t *err)
+{
+  uint64_t dir_hash = path_hash_add(PATH_HASH_START, dir_path, strlen(dir_path));
+  if (*dir_path != '\0')
+    dir_hash = path_hash_add(dir_hash, "/", 1);
+  return opaque_clear(applier, dir_fd, dir_hash, 0, err);
 }
 
 static int apply_root_entry(struct applier *applier, struct archive_entry *entry, oci_error_t *err)

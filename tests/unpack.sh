@@ -79,6 +79,49 @@ check "hardlink shares the inode" test "$(stat -c %i "$ml_rootfs/hard1")" = "$(s
 check "setuid bit survives chown" test "$(stat -c %a "$ml_rootfs/setuid-file")" = 4755
 check "no whiteout marker file is created" test -z "$(find "$ml_rootfs" -name '.wh.*')"
 
+# --- an opaque marker after this layer's own children keeps them ---
+python3 - "$TEST_TMP/opaque-late" <<'PY'
+import gzip, hashlib, io, json, os, sys, tarfile
+dst = sys.argv[1]
+os.makedirs(os.path.join(dst, "blobs", "sha256"))
+def put(data):
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    open(os.path.join(dst, "blobs", "sha256", digest[7:]), "wb").write(data)
+    return {"digest": digest, "size": len(data)}
+def layer(names):
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            if name.endswith("/"):
+                info.type = tarfile.DIRTYPE
+                info.mode = 0o755
+                t.addfile(info)
+            else:
+                info.size = len(name)
+                t.addfile(info, io.BytesIO(name.encode()))
+    raw = raw.getvalue()
+    return put(gzip.compress(raw)), "sha256:" + hashlib.sha256(raw).hexdigest()
+layers = [layer(["d/", "d/old", "d/sub/", "d/sub/deep", "keep"]),
+          layer(["d/", "d/new", "d/sub/", "d/sub/fresh", "d/.wh..wh..opq", "d/later"])]
+config = put(json.dumps({"architecture": "amd64", "os": "linux",
+    "rootfs": {"type": "layers", "diff_ids": [d for _, d in layers]}}).encode())
+manifest = put(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+    "config": dict(config, mediaType="application/vnd.oci.image.config.v1+json"),
+    "layers": [dict(l, mediaType="application/vnd.oci.image.layer.v1.tar+gzip") for l, _ in layers]}).encode())
+json.dump({"schemaVersion": 2, "manifests": [dict(manifest,
+    mediaType="application/vnd.oci.image.manifest.v1+json",
+    annotations={"org.opencontainers.image.ref.name": "latest"})]}, open(os.path.join(dst, "index.json"), "w"))
+json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(dst, "oci-layout"), "w"))
+PY
+expect_exit 0 "import the late-opaque image" "$OCIRUN" image import "oci:$TEST_TMP/opaque-late:latest" --name opaque-late:latest
+expect_exit 0 "unpack the late-opaque image" "$OCIRUN" image unpack opaque-late:latest
+late=$(last_out)
+check "opaque hides the lower layer's children" test ! -e "$late/d/old" -a ! -e "$late/d/sub/deep"
+check "opaque keeps children its own layer wrote before the marker" \
+  test -f "$late/d/new" -a -f "$late/d/sub/fresh" -a -f "$late/d/later"
+check "opaque leaves the rest of the tree alone" test -f "$late/keep"
+
 # --- the same layers as zstd and as plain tar ---
 # Recompress every layer of multilayer; the diff_ids stay the same.
 make_variant() { # make_variant DIR zstd|tar
