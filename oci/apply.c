@@ -229,6 +229,13 @@ static int open_parent(struct applier *applier, const char *parent, oci_error_t 
         return entry_error(applier, err, saved, "create parent directory");
       }
       next = open_in_root(applier->rootfs_fd, prefix, O_RDONLY | O_DIRECTORY);
+      /* 0755 whatever the caller's umask, as image builders assume. */
+      if (next >= 0 && fchmod(next, 0755) < 0) {
+        int saved = errno;
+        close(next);
+        close(dir_fd);
+        return entry_error(applier, err, saved, "chmod parent directory");
+      }
     }
     if (next < 0) {
       int saved = errno;

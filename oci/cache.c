@@ -162,7 +162,8 @@ int cache_build_begin(int root_fd, struct cache_build *build, oci_error_t *err)
   }
   build->rootfs_fd =
       openat(build->dir_fd, "rootfs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (build->rootfs_fd < 0) {
+  /* 0755 whatever the umask; a layer's "./" entry may set it otherwise. */
+  if (build->rootfs_fd < 0 || fchmod(build->rootfs_fd, 0755) < 0) {
     oci_error_errno(err, "open " TEMP_DIR "/%s/rootfs", build->name);
     cache_build_discard(root_fd, build);
     return -1;
