@@ -207,8 +207,23 @@ json.dump({"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.
 json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(dst, "oci-layout"), "w"))
 PY
 expect_exit 0 "import an image with a 512 MiB file" "$OCIRUN" image import "oci:$TEST_TMP/big:latest" --name big:latest
+
+# A process killed in the middle of an unpack leaves no usable entry, and
+# the next unpack sweeps its build directory.
+entries_before=$(cache_entries)
+"$OCIRUN" image unpack big:latest >/dev/null 2>&1 &
+victim=$!
+for i in $(seq 100); do
+  [ "$(build_dirs)" -gt 0 ] && [ -e "$(ls -d "$OCIRUN_ROOT"/tmp/unpack-* | head -1)/rootfs/big-file" ] && break
+  sleep 0.05
+done
+kill -9 "$victim" 2>/dev/null
+wait "$victim" 2>/dev/null
+check "killed mid-unpack: a build directory is left" test "$(build_dirs)" -eq 1
+check "killed mid-unpack: no cache entry appeared" test "$(cache_entries)" -eq "$entries_before"
 if /usr/bin/time -f %M -o "$TEST_TMP/rss" "$OCIRUN" image unpack big:latest >"$TEST_TMP/out" 2>"$TEST_TMP/err"; then
   ok "unpack the 512 MiB layer"
+  check "the killed unpack's build directory was swept" test "$(build_dirs)" -eq 0
   check "the big file has its size" test "$(stat -c %s "$(last_out)/big-file")" -eq $((512 << 20))
   check "peak RSS $(($(cat "$TEST_TMP/rss") / 1024)) MiB stays under 64 MiB" test "$(cat "$TEST_TMP/rss")" -lt 65536
   rm -rf "$(dirname "$(last_out)")"
