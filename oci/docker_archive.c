@@ -149,179 +149,217 @@ struct layer_result {
   enum oci_compression compression;
 };
 
-int oci_import_docker_archive(struct oci_store *store, int staging_fd, int archive_fd,
-                              const char *file, const char *ref, const char *as_name,
-                              oci_error_t *err)
+/* What the two passes over the tarball gather. */
+struct docker_import {
+  const char *file;
+  struct oci_archive_links links;
+  struct oci_docker_image image;
+  char *config_text;
+  size_t config_length;
+  struct layer_result *layers;
+};
+
+static void docker_import_clear(struct docker_import *import)
 {
-  struct oci_archive_links links = {0};
-  struct oci_docker_image image = {0};
-  struct oci_config_doc config = {0};
-  struct layer_result *results = NULL;
-  cleanup_free char *manifest_text = NULL, *config_text = NULL, *oci_manifest = NULL;
-  cleanup_cjson cJSON *manifest_json = NULL;
-  size_t manifest_length = 0, config_length = 0;
-  struct oci_descriptor descriptor = {0};
+  oci_archive_links_clear(&import->links);
+  oci_docker_image_clear(&import->image);
+  free(import->config_text);
+  free(import->layers);
+}
+
+/* Pass 1: manifest.json (usually the last entry) and every link. */
+static int read_manifest(struct docker_import *import, int archive_fd, const char *ref,
+                         oci_error_t *err)
+{
+  cleanup_archive struct archive *a = oci_archive_open(archive_fd, import->file, err);
+  cleanup_free char *text = NULL;
   struct archive_entry *entry;
-  char config_digest[OCI_DIGEST_LEN], expected[OCI_DIGEST_LEN];
-  int ret = -1, r;
+  size_t length = 0;
+  int r;
 
-  /* Pass 1: manifest.json (it is usually last) and the links. */
-  {
-    cleanup_archive struct archive *a = oci_archive_open(archive_fd, file, err);
-    if (a == NULL)
-      goto out;
-    while ((r = oci_archive_next(a, &entry, file, err)) == 0) {
-      char name[4096];
-      if (!oci_archive_normalize_name(archive_entry_pathname(entry), name, sizeof(name)))
-        continue;
-      if (strcmp(name, "manifest.json") == 0 && archive_entry_filetype(entry) == AE_IFREG &&
-          manifest_text == NULL) {
-        if (oci_archive_read_small(a, "manifest.json", OCI_JSON_MAX, &manifest_text,
-                                   &manifest_length, err) < 0)
-          goto out;
-      } else if (oci_archive_links_add(&links, name, entry, err) < 0) {
-        goto out;
-      }
+  if (a == NULL)
+    return -1;
+  while ((r = oci_archive_next(a, &entry, import->file, err)) == 0) {
+    char name[4096];
+    if (!oci_archive_normalize_name(archive_entry_pathname(entry), name, sizeof(name)))
+      continue;
+    if (strcmp(name, "manifest.json") == 0 && archive_entry_filetype(entry) == AE_IFREG &&
+        text == NULL) {
+      if (oci_archive_read_small(a, "manifest.json", OCI_JSON_MAX, &text, &length, err) < 0)
+        return -1;
+    } else if (oci_archive_links_add(&import->links, name, entry, err) < 0) {
+      return -1;
     }
-    if (r < 0)
-      goto out;
   }
-  if (manifest_text == NULL) {
-    oci_error_set(err, 0, "no manifest.json: not a docker-archive tarball");
-    goto out;
-  }
-  if (oci_docker_manifest_parse(manifest_text, manifest_length, ref, &links, &image, err) < 0)
-    goto out;
-  results = calloc(image.n_layers + 1, sizeof(*results));
-  if (results == NULL) {
-    oci_error_set(err, ENOMEM, "import");
-    goto out;
-  }
+  if (r < 0)
+    return -1;
+  if (text == NULL)
+    return oci_error_set(err, 0, "no manifest.json: not a docker-archive tarball");
+  if (oci_docker_manifest_parse(text, length, ref, &import->links, &import->image, err) < 0)
+    return -1;
+  import->layers = calloc(import->image.n_layers + 1, sizeof(*import->layers));
+  if (import->layers == NULL)
+    return oci_error_set(err, ENOMEM, "import");
+  return 0;
+}
 
-  /* Pass 2: the config into memory, each layer into a staged blob. */
-  {
-    cleanup_archive struct archive *a = oci_archive_open(archive_fd, file, err);
-    if (a == NULL)
-      goto out;
-    while ((r = oci_archive_next(a, &entry, file, err)) == 0) {
-      char name[4096];
-      size_t first;
-      if (archive_entry_filetype(entry) != AE_IFREG || archive_entry_hardlink(entry) != NULL ||
-          !oci_archive_normalize_name(archive_entry_pathname(entry), name, sizeof(name)))
-        continue;
-      if (strcmp(name, image.config) == 0 && config_text == NULL) {
-        if (oci_archive_read_small(a, "config", OCI_JSON_MAX, &config_text, &config_length, err) <
-            0)
-          goto out;
-        continue;
-      }
-      for (first = 0; first < image.n_layers; first++)
-        if (strcmp(image.layers[first], name) == 0 && !results[first].found)
-          break;
-      if (first == image.n_layers)
-        continue;
-      if (oci_archive_entry_to_blob(a, staging_fd, name, results[first].digest,
-                                    &results[first].size, &results[first].compression, err) < 0)
-        goto out;
-      /* A layer listed twice is the same file. */
-      for (size_t k = first; k < image.n_layers; k++)
-        if (strcmp(image.layers[k], name) == 0)
-          results[k] = results[first], results[k].found = true;
+/* Pass 2: the config into memory, each layer streamed into a staged blob. */
+static int stage_blobs(struct docker_import *import, int archive_fd, int staging_fd,
+                       oci_error_t *err)
+{
+  cleanup_archive struct archive *a = oci_archive_open(archive_fd, import->file, err);
+  const struct oci_docker_image *image = &import->image;
+  struct archive_entry *entry;
+  int r;
+
+  if (a == NULL)
+    return -1;
+  while ((r = oci_archive_next(a, &entry, import->file, err)) == 0) {
+    char name[4096];
+    size_t first;
+    if (archive_entry_filetype(entry) != AE_IFREG || archive_entry_hardlink(entry) != NULL ||
+        !oci_archive_normalize_name(archive_entry_pathname(entry), name, sizeof(name)))
+      continue;
+    if (strcmp(name, image->config) == 0 && import->config_text == NULL) {
+      if (oci_archive_read_small(a, "config", OCI_JSON_MAX, &import->config_text,
+                                 &import->config_length, err) < 0)
+        return -1;
+      continue;
     }
-    if (r < 0)
-      goto out;
+    for (first = 0; first < image->n_layers; first++)
+      if (strcmp(image->layers[first], name) == 0 && !import->layers[first].found)
+        break;
+    if (first == image->n_layers)
+      continue;
+    if (oci_archive_entry_to_blob(a, staging_fd, name, import->layers[first].digest,
+                                  &import->layers[first].size, &import->layers[first].compression,
+                                  err) < 0)
+      return -1;
+    /* A layer listed twice is the same file. */
+    for (size_t k = first; k < image->n_layers; k++) {
+      if (strcmp(image->layers[k], name) != 0)
+        continue;
+      import->layers[k] = import->layers[first];
+      import->layers[k].found = true;
+    }
   }
-  if (config_text == NULL) {
-    oci_error_set(err, 0, "config %s is not in the tarball", image.config);
-    goto out;
-  }
-  oci_sha256_buffer(config_text, config_length, config_digest);
-  if (digest_from_path(image.config, expected) && strcmp(expected, config_digest) != 0) {
-    oci_error_set(err, 0, "config %s: content digest is %s", image.config, config_digest);
-    goto out;
-  }
-  if (oci_config_parse(config_text, config_length, &config, err) < 0) {
-    oci_error_wrap(err, "config %s", image.config);
-    goto out;
-  }
-  if (config.n_diff_ids != image.n_layers) {
+  if (r < 0)
+    return -1;
+  if (import->config_text == NULL)
+    return oci_error_set(err, 0, "config %s is not in the tarball", image->config);
+  return 0;
+}
+
+/* Checks the config against its file name and the layers against the
+ * config's diff_ids (uncompressed layers; compressed ones are checked when
+ * unpacked), then builds the OCI manifest that stands for the image. */
+static int build_manifest(struct docker_import *import, const char *config_digest, char **out,
+                          oci_error_t *err)
+{
+  cleanup_cjson cJSON *manifest = cJSON_CreateObject();
+  struct oci_config_doc config;
+  char expected[OCI_DIGEST_LEN];
+  cJSON *config_descriptor, *layers;
+  int ret = -1;
+
+  if (digest_from_path(import->image.config, expected) && strcmp(expected, config_digest) != 0)
+    return oci_error_set(err, 0, "config %s: content digest is %s", import->image.config,
+                         config_digest);
+  if (oci_config_parse(import->config_text, import->config_length, &config, err) < 0)
+    return oci_error_wrap(err, "config %s", import->image.config);
+  if (config.n_diff_ids != import->image.n_layers) {
     oci_error_set(err, 0, "manifest.json lists %zu layers but config %s has %zu rootfs.diff_ids",
-                  image.n_layers, config_digest, config.n_diff_ids);
+                  import->image.n_layers, config_digest, config.n_diff_ids);
     goto out;
   }
-  manifest_json = cJSON_CreateObject();
-  if (manifest_json == NULL)
+  cJSON_AddNumberToObject(manifest, "schemaVersion", 2);
+  cJSON_AddStringToObject(manifest, "mediaType", OCI_MEDIA_MANIFEST);
+  config_descriptor = cJSON_AddObjectToObject(manifest, "config");
+  layers = cJSON_AddArrayToObject(manifest, "layers");
+  if (config_descriptor == NULL || layers == NULL)
     goto nomem;
-  cJSON_AddNumberToObject(manifest_json, "schemaVersion", 2);
-  cJSON_AddStringToObject(manifest_json, "mediaType", OCI_MEDIA_MANIFEST);
-  {
-    cJSON *config_descriptor = cJSON_AddObjectToObject(manifest_json, "config");
-    cJSON *layers = cJSON_AddArrayToObject(manifest_json, "layers");
-    if (config_descriptor == NULL || layers == NULL)
-      goto nomem;
-    cJSON_AddStringToObject(config_descriptor, "mediaType", OCI_MEDIA_CONFIG);
-    cJSON_AddStringToObject(config_descriptor, "digest", config_digest);
-    cJSON_AddNumberToObject(config_descriptor, "size", (double)config_length);
-    for (size_t i = 0; i < image.n_layers; i++) {
-      cJSON *layer;
-      const char *media_type = OCI_MEDIA_LAYER_TAR;
-      if (!results[i].found) {
-        oci_error_set(err, 0, "layer %zu (%s) is not in the tarball", i, image.layers[i]);
-        goto out;
-      }
-      /* An uncompressed layer's digest is its diff_id: check it now. */
-      if (results[i].compression == OCI_COMPRESSION_NONE &&
-          strcmp(results[i].digest, config.diff_ids[i]) != 0) {
-        oci_error_set(err, 0, "layer %zu (%s): content digest %s does not match diff_id %s", i,
-                      image.layers[i], results[i].digest, config.diff_ids[i]);
-        goto out;
-      }
-      if (results[i].compression == OCI_COMPRESSION_GZIP)
-        media_type = OCI_MEDIA_LAYER_GZIP;
-      else if (results[i].compression == OCI_COMPRESSION_ZSTD)
-        media_type = OCI_MEDIA_LAYER_ZSTD;
-      layer = cJSON_CreateObject();
-      if (layer == NULL)
-        goto nomem;
-      cJSON_AddStringToObject(layer, "mediaType", media_type);
-      cJSON_AddStringToObject(layer, "digest", results[i].digest);
-      cJSON_AddNumberToObject(layer, "size", (double)results[i].size);
-      cJSON_AddItemToArray(layers, layer);
-    }
-  }
-  oci_manifest = cJSON_PrintUnformatted(manifest_json);
-  if (oci_manifest == NULL)
-    goto nomem;
-  {
-    char written[OCI_DIGEST_LEN];
-    if (oci_blob_write_buffer(staging_fd, config_text, config_length, written, err) < 0 ||
-        oci_blob_write_buffer(staging_fd, oci_manifest, strlen(oci_manifest), descriptor.digest,
-                              err) < 0)
+  cJSON_AddStringToObject(config_descriptor, "mediaType", OCI_MEDIA_CONFIG);
+  cJSON_AddStringToObject(config_descriptor, "digest", config_digest);
+  cJSON_AddNumberToObject(config_descriptor, "size", (double)import->config_length);
+  for (size_t i = 0; i < import->image.n_layers; i++) {
+    const struct layer_result *result = &import->layers[i];
+    const char *media_type = OCI_MEDIA_LAYER_TAR;
+    cJSON *layer;
+    if (!result->found) {
+      oci_error_set(err, 0, "layer %zu (%s) is not in the tarball", i, import->image.layers[i]);
       goto out;
+    }
+    if (result->compression == OCI_COMPRESSION_NONE &&
+        strcmp(result->digest, config.diff_ids[i]) != 0) {
+      oci_error_set(err, 0, "layer %zu (%s): content digest %s does not match diff_id %s", i,
+                    import->image.layers[i], result->digest, config.diff_ids[i]);
+      goto out;
+    }
+    if (result->compression == OCI_COMPRESSION_GZIP)
+      media_type = OCI_MEDIA_LAYER_GZIP;
+    else if (result->compression == OCI_COMPRESSION_ZSTD)
+      media_type = OCI_MEDIA_LAYER_ZSTD;
+    layer = cJSON_CreateObject();
+    if (layer == NULL)
+      goto nomem;
+    cJSON_AddStringToObject(layer, "mediaType", media_type);
+    cJSON_AddStringToObject(layer, "digest", result->digest);
+    cJSON_AddNumberToObject(layer, "size", (double)result->size);
+    cJSON_AddItemToArray(layers, layer);
   }
-  descriptor.media_type = strdup(OCI_MEDIA_MANIFEST);
-  if (descriptor.media_type == NULL)
+  *out = cJSON_PrintUnformatted(manifest);
+  if (*out == NULL)
     goto nomem;
-  descriptor.size = (int64_t)strlen(oci_manifest);
-  if (as_name != NULL) {
-    ret = oci_store_commit(store, staging_fd, &descriptor, (char *const *)&as_name, 1, err);
-  } else {
-    for (size_t i = 0; i < image.n_tags; i++)
-      if (!oci_ref_name_valid(image.tags[i])) {
-        oci_error_set(err, 0, "'%s' is not a valid image name (give one with --name)",
-                      image.tags[i]);
-        goto out;
-      }
-    ret = oci_store_commit(store, staging_fd, &descriptor, image.tags, image.n_tags, err);
-  }
+  ret = 0;
   goto out;
 nomem:
   oci_error_set(err, ENOMEM, "build the OCI manifest");
 out:
-  oci_descriptor_clear(&descriptor);
   oci_config_doc_clear(&config);
-  free(results);
-  oci_docker_image_clear(&image);
-  oci_archive_links_clear(&links);
+  return ret;
+}
+
+int oci_import_docker_archive(struct oci_store *store, int staging_fd, int archive_fd,
+                              const char *file, const char *ref, const char *as_name,
+                              oci_error_t *err)
+{
+  struct docker_import import = {.file = file};
+  struct oci_descriptor descriptor = {0};
+  cleanup_free char *manifest = NULL;
+  char config_digest[OCI_DIGEST_LEN], written[OCI_DIGEST_LEN];
+  int ret = -1;
+
+  if (read_manifest(&import, archive_fd, ref, err) < 0 ||
+      stage_blobs(&import, archive_fd, staging_fd, err) < 0)
+    goto out;
+  /* The config's digest is the image ID, as docker has it. */
+  oci_sha256_buffer(import.config_text, import.config_length, config_digest);
+  if (build_manifest(&import, config_digest, &manifest, err) < 0)
+    goto out;
+  if (oci_blob_write_buffer(staging_fd, import.config_text, import.config_length, written, err) <
+          0 ||
+      oci_blob_write_buffer(staging_fd, manifest, strlen(manifest), descriptor.digest, err) < 0)
+    goto out;
+  descriptor.media_type = strdup(OCI_MEDIA_MANIFEST);
+  if (descriptor.media_type == NULL) {
+    oci_error_set(err, ENOMEM, "import");
+    goto out;
+  }
+  descriptor.size = (int64_t)strlen(manifest);
+  if (as_name != NULL) {
+    ret = oci_store_commit(store, staging_fd, &descriptor, (char *const *)&as_name, 1, err);
+    goto out;
+  }
+  for (size_t i = 0; i < import.image.n_tags; i++)
+    if (!oci_ref_name_valid(import.image.tags[i])) {
+      oci_error_set(err, 0, "'%s' is not a valid image name (give one with --name)",
+                    import.image.tags[i]);
+      goto out;
+    }
+  ret =
+      oci_store_commit(store, staging_fd, &descriptor, import.image.tags, import.image.n_tags, err);
+out:
+  oci_descriptor_clear(&descriptor);
+  docker_import_clear(&import);
   return ret;
 }
