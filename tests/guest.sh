@@ -37,7 +37,8 @@ fi
 
 # The guest: its own /tmp, so the host's private OCIRUN_ROOT means nothing there.
 cd "$top_builddir" || exit 1
-env -u OCIRUN_ROOT TEST_IMAGES="$TEST_IMAGES" OCIRUN_GUEST_IMAGES="$guest_images" \
+# Each case has its own bound in run-all; the whole boot gets room for several.
+env -u OCIRUN_ROOT OCIRUN_VM_TIMEOUT="${OCIRUN_VM_TIMEOUT:-3000}" TEST_IMAGES="$TEST_IMAGES" OCIRUN_GUEST_IMAGES="$guest_images" \
   "$top_srcdir/scripts/vm-run" "$top_srcdir/tests/guest/run-all" >"$TEST_TMP/guest.out" 2>"$TEST_TMP/guest.err"
 status=$?
 results=0
