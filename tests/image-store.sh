@@ -211,6 +211,17 @@ refused "docker-archive layer not matching its diff_id" "does not match diff_id 
 export OCIRUN_ROOT=$MAIN_ROOT
 STORE=$OCIRUN_ROOT/store
 
+# --- Docker v2 manifests (skopeo converts) ---
+if skopeo copy -q --format v2s2 "oci:$BUSYBOX:busybox:latest" "oci:$TEST_TMP/v2s2:v2:1" >"$TEST_TMP/skopeo.log" 2>&1; then
+  expect_exit 0 "import a Docker v2 schema 2 image" "$OCIRUN" image import "oci:$TEST_TMP/v2s2:v2:1"
+  check "its layer keeps Docker's media type and its ID" test \
+    "$("$OCIRUN" image inspect v2:1 | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["Id"], j["Layers"][0]["MediaType"])')" = \
+    "$CONFIG application/vnd.docker.image.rootfs.diff.tar.gzip"
+else
+  sed 's/^/# /' "$TEST_TMP/skopeo.log"
+  not_ok "skopeo writes a Docker v2 schema 2 layout"
+fi
+
 # --- multi-platform indexes ---
 # index NAME PLATFORMS...: a layout whose only entry is an image index with
 # one entry per platform ("os/arch[/variant]"); linux/amd64 gets busybox's
@@ -230,11 +241,11 @@ for p in sys.argv[3:]:
     digest = manifest if p == "linux/amd64" else "sha256:" + hashlib.sha256(p.encode()).hexdigest()
     entries.append({"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": digest,
                     "size": 349 if p == "linux/amd64" else 10, "platform": plat})
-data = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
-                   "manifests": entries}).encode()
+media = os.environ.get("INDEX_MEDIA", "application/vnd.oci.image.index.v1+json")
+data = json.dumps({"schemaVersion": 2, "mediaType": media, "manifests": entries}).encode()
 d = hashlib.sha256(data).hexdigest()
 open(os.path.join(root, "blobs/sha256", d), "wb").write(data)
-json.dump({"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.image.index.v1+json",
+json.dump({"schemaVersion": 2, "manifests": [{"mediaType": media,
   "digest": "sha256:" + d, "size": len(data), "annotations": {"org.opencontainers.image.ref.name": "multi:1"}}]},
   open(os.path.join(root, "index.json"), "w"))
 EOF
@@ -243,6 +254,8 @@ make_index multi linux/arm64/v8 windows/amd64 linux/amd64 linux/s390x
 check "an index selects linux/amd64" test "$(inspect_id "oci:$TEST_TMP/multi:multi:1")" = "$CONFIG"
 expect_exit 0 "import from a multi-platform index" "$OCIRUN" image import "oci:$TEST_TMP/multi:multi:1"
 check "imported multi-platform image resolves" test "$(inspect_id multi:1)" = "$CONFIG"
+INDEX_MEDIA=application/vnd.docker.distribution.manifest.list.v2+json make_index dockerlist linux/arm/v7 linux/amd64
+check "a Docker manifest list selects linux/amd64" test "$(inspect_id "oci:$TEST_TMP/dockerlist")" = "$CONFIG"
 make_index foreign linux/arm64/v8 linux/s390x
 expect_exit 1 "an index without the host platform is refused" "$OCIRUN" image inspect "oci:$TEST_TMP/foreign"
 err_has "no manifest for linux/amd64.*linux/arm64/v8" && ok "no-platform message lists what there is" ||
