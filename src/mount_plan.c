@@ -60,6 +60,7 @@ static const char *const kind_names[] = {
     [MOUNT_OP_MASK] = "mask",
     [MOUNT_OP_READ_ONLY] = "read-only",
     [MOUNT_OP_SYMLINK] = "symlink",
+    [MOUNT_OP_WRITE_FILE] = "write-file",
     [MOUNT_OP_ROOT_READ_ONLY] = "root-read-only",
     [MOUNT_OP_PIVOT_ROOT] = "pivot-root",
 };
@@ -145,9 +146,10 @@ static int add_user_tmpfs(struct mount_plan *plan, const struct tmpfs_mount *mou
 }
 
 int mount_plan_build(const struct run_config *config, const char *rootfs, const char *run_dir,
-                     struct mount_plan *plan, oci_error_t *err)
+                     const char *hostname, struct mount_plan *plan, oci_error_t *err)
 {
   cleanup_free char *overlay_data = NULL;
+  cleanup_free char *hostname_file = NULL;
 
   *plan = (struct mount_plan){0};
   /* overlayfs splits lowerdir on ':' and its options on ','; these paths are
@@ -190,6 +192,18 @@ int mount_plan_build(const struct run_config *config, const char *rootfs, const 
                NULL, err) < 0)
       goto fail;
   }
+  /* As docker: the image's /etc/hostname and /etc/hosts describe the run,
+   * not the machine the image was built on. Written into the overlay's upper
+   * layer, before a --read-only root is made read-only. */
+  if (asprintf(&hostname_file, "%s\n", hostname) < 0) {
+    hostname_file = NULL;
+    oci_error_errno(err, "mount plan: allocate");
+    goto fail;
+  }
+  if (add_op(plan, MOUNT_OP_WRITE_FILE, NULL, "/etc/hostname", NULL, 0, hostname_file, err) < 0 ||
+      add_op(plan, MOUNT_OP_WRITE_FILE, NULL, "/etc/hosts", NULL, 0,
+             "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n", err) < 0)
+    goto fail;
   for (size_t i = 0; i < config->n_tmpfs; i++) {
     if (add_user_tmpfs(plan, &config->tmpfs[i], err) < 0)
       goto fail;
@@ -238,6 +252,19 @@ static void format_attr(uint64_t attr, char *buf, size_t size)
     snprintf(buf, size, "-");
 }
 
+/* File contents on one line of the table: newlines and tabs as \n, \t. */
+static void print_escaped(const char *text, FILE *out)
+{
+  for (const char *p = text; *p != '\0'; p++) {
+    if (*p == '\n')
+      fputs("\\n", out);
+    else if (*p == '\t')
+      fputs("\\t", out);
+    else
+      fputc(*p, out);
+  }
+}
+
 void mount_plan_print(const struct mount_plan *plan, FILE *out)
 {
   char attrs[64];
@@ -248,8 +275,10 @@ void mount_plan_print(const struct mount_plan *plan, FILE *out)
     const struct mount_op *op = &plan->ops[i];
 
     format_attr(op->attr, attrs, sizeof(attrs));
-    fprintf(out, "%-3zu %-15s %-32s %-24s %-24s %s\n", i + 1, kind_names[op->kind], op->target,
-            op->source != NULL ? op->source : "-", attrs, op->data != NULL ? op->data : "-");
+    fprintf(out, "%-3zu %-15s %-32s %-24s %-24s ", i + 1, kind_names[op->kind], op->target,
+            op->source != NULL ? op->source : "-", attrs);
+    print_escaped(op->data != NULL ? op->data : "-", out);
+    fputc('\n', out);
   }
 }
 
@@ -498,6 +527,34 @@ static int apply_symlink(const struct mount_op *op, int root_fd)
   return symlinkat(op->source, parent_fd, last);
 }
 
+/* Replaces whatever the image has there (a symlink included: it is
+ * unlinked, never followed) with a fresh regular file. */
+static int apply_write_file(const struct mount_op *op, int root_fd)
+{
+  const char *last;
+  cleanup_free char *parent = strdup(op->target);
+  cleanup_close int parent_fd = -1;
+  cleanup_close int fd = -1;
+  size_t len = strlen(op->data);
+
+  if (parent == NULL)
+    return -1;
+  parent[strrchr(parent, '/') - parent] = '\0';
+  if (parent[0] != '\0' && make_directories_in_root(root_fd, parent) < 0)
+    return -1;
+  parent_fd = open_parent_in_root(root_fd, op->target, &last);
+  if (parent_fd < 0)
+    return -1;
+  if (unlinkat(parent_fd, last, 0) < 0 && errno != ENOENT)
+    return -1;
+  fd = openat(parent_fd, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return -1;
+  if (write(fd, op->data, len) != (ssize_t)len)
+    return -1;
+  return 0;
+}
+
 static int apply_root_read_only(const struct mount_op *op, int root_fd)
 {
   struct mount_attr attr = {.attr_set = op->attr};
@@ -551,6 +608,9 @@ int mount_plan_apply(const struct mount_plan *plan, oci_error_t *err)
       break;
     case MOUNT_OP_SYMLINK:
       ret = apply_symlink(op, root_fd);
+      break;
+    case MOUNT_OP_WRITE_FILE:
+      ret = apply_write_file(op, root_fd);
       break;
     case MOUNT_OP_ROOT_READ_ONLY:
       ret = apply_root_read_only(op, root_fd);

@@ -18,6 +18,7 @@ enum mount_op_kind {
   MOUNT_OP_MASK,           /* /dev/null over a file, an empty read-only tmpfs over a directory */
   MOUNT_OP_READ_ONLY,      /* the path re-bound onto itself read-only */
   MOUNT_OP_SYMLINK,        /* source is the link's text */
+  MOUNT_OP_WRITE_FILE,     /* a small file of the run (/etc/hostname): data is its text */
   MOUNT_OP_ROOT_READ_ONLY, /* --read-only: the root mount read-only, nosuid, nodev */
   MOUNT_OP_PIVOT_ROOT,     /* into the new root; the old root detached */
 };
@@ -40,7 +41,7 @@ struct mount_plan {
 /* rootfs: the cached image rootfs (never written: it is the overlay's lower
  * layer). run_dir: the per-run directory holding rootfs/, upper/, work/. */
 int mount_plan_build(const struct run_config *config, const char *rootfs, const char *run_dir,
-                     struct mount_plan *plan, oci_error_t *err);
+                     const char *hostname, struct mount_plan *plan, oci_error_t *err);
 void mount_plan_print(const struct mount_plan *plan, FILE *out);
 /* In the child (new mount namespace): every step in order. On failure the
  * message names the step, its target and errno. */

@@ -580,7 +580,7 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
   launch->caps = effective_capabilities(config);
   if (build_argv(config, image, &launch->argv, err) < 0 ||
       build_env(config, image, launch->hostname, launch->user.home, &launch->envp, err) < 0 ||
-      mount_plan_build(config, rootfs, run_dir, &launch->plan, err) < 0)
+      mount_plan_build(config, rootfs, run_dir, launch->hostname, &launch->plan, err) < 0)
     return -1;
   /* built before clone: the child only loads it */
   return seccomp_filter_build(config, launch->caps, &launch->filter, err);

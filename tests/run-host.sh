@@ -93,6 +93,12 @@ err_has "nosuchuser" && ok "the unknown user is named" || not_ok "the unknown us
 # --- namespaces ---
 expect_exit 0 "--hostname" run --hostname box1 busybox:latest hostname
 [ "$(last_out)" = box1 ] && ok "hostname is the container's" || not_ok "hostname is the container's"
+expect_exit 0 "/etc/hostname" run --read-only --hostname box2 busybox:latest cat /etc/hostname /etc/hosts
+[ "$(last_out | head -1)" = box2 ] && has "127.0.0.1	localhost" &&
+  ok "/etc/hostname and /etc/hosts describe the run, even with --read-only" ||
+  not_ok "/etc/hostname and /etc/hosts describe the run: $(last_out)"
+grep -qx busybox "$OCIRUN_ROOT"/cache/*/rootfs/etc/hostname && ok "the cached /etc/hostname is untouched" ||
+  not_ok "the cached /etc/hostname is untouched"
 expect_exit 0 "network" run busybox:latest sh -c 'ls /sys/class/net; cat /sys/class/net/lo/operstate /sys/class/net/lo/flags'
 [ "$(last_out | head -1)" = lo ] && [ "$(last_out | wc -l)" -eq 3 ] && ok "only lo exists" ||
   not_ok "only lo exists: $(last_out | tr '\n' ' ')"
