@@ -199,15 +199,13 @@ static int decode_gzip(struct decompress_stream *stream)
       state->next_in = input;
       state->avail_in = (uint32_t)n;
     }
-    if (state->avail_in == 0 && end_of_blob) {
-      if (in_member)
-        return oci_error_set(&stream->error, 0, "gzip stream is truncated");
-      if (members == 0)
-        return oci_error_set(&stream->error, 0, "gzip stream is empty");
-      return 0;
-    }
     /* A gzip file may hold several members back to back. */
     if (!in_member) {
+      if (state->avail_in == 0 && end_of_blob) {
+        if (members == 0)
+          return oci_error_set(&stream->error, 0, "gzip stream is empty");
+        return 0;
+      }
       isal_inflate_reset(state);
       state->crc_flag = ISAL_GZIP;
       in_member = true;
@@ -224,6 +222,8 @@ static int decode_gzip(struct decompress_stream *stream)
     if (status < 0)
       return oci_error_set(&stream->error, 0, "%s", igzip_error_name(status));
     slot->length += before_out - state->avail_out;
+    /* At the end of the blob the decoder may still hold output for a full
+     * slot; only a call that moves nothing means the member was cut. */
     if (state->block_state == ISAL_BLOCK_FINISH)
       in_member = false;
     else if (end_of_blob && before_in == state->avail_in && before_out == state->avail_out)
@@ -260,11 +260,7 @@ static int decode_zstd(struct decompress_stream *stream)
       in.size = (size_t)n;
       in.pos = 0;
     }
-    if (in.pos == in.size && end_of_blob) {
-      if (last != 0) {
-        oci_error_set(&stream->error, 0, "zstd stream is truncated");
-        goto out;
-      }
+    if (in.pos == in.size && end_of_blob && last == 0) {
       ret = 0;
       goto out;
     }
@@ -275,6 +271,11 @@ static int decode_zstd(struct decompress_stream *stream)
     last = ZSTD_decompressStream(context, &out, &in);
     if (ZSTD_isError(last)) {
       oci_error_set(&stream->error, 0, "zstd: %s", ZSTD_getErrorName(last));
+      goto out;
+    }
+    /* As for gzip: pending output is flushed; no progress means cut. */
+    if (in.pos == in.size && end_of_blob && last != 0 && out.pos == slot->length) {
+      oci_error_set(&stream->error, 0, "zstd stream is truncated");
       goto out;
     }
     slot->length = out.pos;
