@@ -61,6 +61,18 @@ static int list_append(char ***list, const char *item)
   return 0;
 }
 
+/* Text written inside the container, shown on a terminal: control bytes
+ * (escape sequences) are replaced, so the container cannot drive it. */
+static void print_container_text(FILE *out, const char *what, const char *text, size_t max)
+{
+  fprintf(out, "ocirun: probe: %s:\n", what);
+  for (size_t i = 0; text[i] != '\0' && i < max; i++) {
+    unsigned char c = (unsigned char)text[i];
+    fputc(c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f) ? c : '?', out);
+  }
+  fputc('\n', out);
+}
+
 /* "check NAME failed: expected X, seen Y" for every failed check. */
 static void report_failures(const cJSON *artifact)
 {
@@ -193,7 +205,7 @@ int command_probe(int argc, char **argv, const struct global_options *global)
     fprintf(stderr, "ocirun: probe: %s\n", outcome.error);
   if (outcome.probe_ran && outcome.probe_exit_code != 0 && outcome.probe_stderr != NULL &&
       outcome.probe_stderr[0] != '\0')
-    fprintf(stderr, "ocirun: probe: the probe's stderr:\n%.4000s\n", outcome.probe_stderr);
+    print_container_text(stderr, "the probe's stderr", outcome.probe_stderr, 4000);
   status = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(artifact, "passed"))
                ? EXIT_OK
                : EXIT_FAILURE_GENERIC;

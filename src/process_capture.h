@@ -26,7 +26,8 @@ struct process_capture {
 
 /* argv[0] is looked up on PATH. input may be NULL (stdin is then empty).
  * timeout_seconds <= 0 means no deadline. interrupt_fd (a signalfd, or -1)
- * ends the wait early like the deadline does. Returns 0 when the program was
+ * ends the wait early like the deadline does. With input, the caller ignores
+ * SIGPIPE (a program may stop reading early). Returns 0 when the program was
  * waited for (whatever its status; exec failure included), -1 with *err set
  * when ocirun itself could not run it. */
 int process_capture_run(char *const argv[], const void *input, size_t input_length,
