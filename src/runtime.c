@@ -255,10 +255,29 @@ static int child_setup_fds(struct launch *launch, oci_error_t *err)
     if (dup2(copies[i], i) < 0)
       return oci_error_errno(err, "run: dup2 onto fd %d", i);
   }
-  if (launch->report_fd > 3 && close_range(3, (unsigned)launch->report_fd - 1, 0) < 0)
+  /* keep the two pipes (both CLOEXEC): close 3..low-1, low+1..high-1, high+1.. */
+  unsigned low = (unsigned)(launch->report_fd < launch->go_fd ? launch->report_fd : launch->go_fd);
+  unsigned high = (unsigned)(launch->report_fd < launch->go_fd ? launch->go_fd : launch->report_fd);
+  if ((low > 3 && close_range(3, low - 1, 0) < 0) ||
+      (high > low + 1 && close_range(low + 1, high - 1, 0) < 0) ||
+      close_range(high + 1, ~0U, 0) < 0)
     return oci_error_errno(err, "run: close_range");
-  if (close_range((unsigned)launch->report_fd + 1, ~0U, 0) < 0)
-    return oci_error_errno(err, "run: close_range");
+  return 0;
+}
+
+/* A credential change (the user switch, dropping capabilities) clears the
+ * parent-death signal: set it again, then make sure the parent did not die
+ * in between (its end of the go pipe would have closed). */
+static int rearm_parent_death_signal(const struct launch *launch, oci_error_t *err)
+{
+  struct pollfd go = {.fd = launch->go_fd, .events = POLLIN};
+
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+    return oci_error_errno(err, "run: PR_SET_PDEATHSIG after the user switch");
+  if (poll(&go, 1, 0) < 0)
+    return oci_error_errno(err, "run: poll the go pipe");
+  if (go.revents & (POLLHUP | POLLERR))
+    _exit(EXIT_RUNTIME_ERROR); /* ocirun is gone: run nothing */
   return 0;
 }
 
@@ -325,7 +344,7 @@ static _Noreturn void child_main(struct launch *launch)
   while (n < 0 && errno == EINTR);
   if (n != 1)
     _exit(EXIT_RUNTIME_ERROR); /* the parent is gone or gave up */
-  close(launch->go_fd);
+  /* go_fd stays open: its hang-up tells the child that ocirun died */
 
   if (sethostname(launch->hostname, strlen(launch->hostname)) < 0) {
     oci_error_errno(&err, "run: sethostname '%s'", launch->hostname);
@@ -344,11 +363,13 @@ static _Noreturn void child_main(struct launch *launch)
     if (launch->filter != NULL && seccomp_filter_load(launch->filter, &err) < 0)
       child_fail(launch, &err);
     if (capabilities_switch_user(launch->user.uid, launch->user.gid, launch->user.groups,
-                                 launch->user.n_groups, launch->caps, &err) < 0)
+                                 launch->user.n_groups, launch->caps, &err) < 0 ||
+        rearm_parent_death_signal(launch, &err) < 0)
       child_fail(launch, &err);
   } else {
     if (capabilities_switch_user(launch->user.uid, launch->user.gid, launch->user.groups,
-                                 launch->user.n_groups, launch->caps, &err) < 0)
+                                 launch->user.n_groups, launch->caps, &err) < 0 ||
+        rearm_parent_death_signal(launch, &err) < 0)
       child_fail(launch, &err);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
       oci_error_errno(&err, "run: PR_SET_NO_NEW_PRIVS");

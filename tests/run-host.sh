@@ -65,6 +65,19 @@ wait $runner
 got=$?
 [ "$got" -eq 137 ] && ok "killed by SIGKILL exits 128+9" || not_ok "killed by SIGKILL exits 128+9 (got $got)"
 
+# ocirun killed outright: pid 1 (here after a user switch, which clears the
+# parent-death signal unless it is set again) dies with it, and the namespace
+"$OCIRUN" run --unsafe-no-cgroup --name orphan --user 1000 busybox:latest sh -c 'sleep 555444 & sleep 555444' >/dev/null 2>&1 &
+runner=$!
+for _ in $(seq 50); do process_with 555444 && break; sleep 0.1; done
+kill -9 $runner
+wait $runner 2>/dev/null
+for _ in $(seq 30); do process_with 555444 || break; sleep 0.1; done
+! process_with 555444 && ok "SIGKILL to ocirun kills every process of the run" ||
+  not_ok "SIGKILL to ocirun kills every process of the run"
+"$OCIRUN" sweep >/dev/null 2>&1
+check "sweep cleans up after the killed runner" nothing_left
+
 # --- environment ---
 export OCIRUN_TEST_SECRET=leak
 expect_exit 0 "env runs" run busybox:latest env
