@@ -154,9 +154,11 @@ index = json.load(open(os.path.join(src, "index.json")))
 manifest = json.load(open(blob_path(src, index["manifests"][0]["digest"])))
 for layer in manifest["layers"]:
     raw = gzip.decompress(open(blob_path(src, layer["digest"]), "rb").read())
-    if kind == "zstd":
+    if kind.startswith("zstd"):
         data = subprocess.run(["zstd", "-q", "-c", "-19"], input=raw, check=True,
                               stdout=subprocess.PIPE).stdout
+        if kind == "zstd-cut":
+            data = data[:len(data) // 2]
         layer["mediaType"] = "application/vnd.oci.image.layer.v1.tar+zstd"
     else:
         data = raw
@@ -250,6 +252,17 @@ else
 fi
 
 # --- failures leave nothing in the cache ---
+if make_variant "$TEST_TMP/ml-zstd-cut" zstd-cut 2>"$TEST_TMP/err" &&
+  "$OCIRUN" image import "oci:$TEST_TMP/ml-zstd-cut:zstd-cut" --name ml-zstd-cut:latest >/dev/null 2>&1; then
+  # Same diff_ids as multilayer, so the same cache entry: drop it first.
+  rm -rf "$cache"/*
+  before=$(cache_entries)
+  expect_exit 1 "a cut zstd layer fails to unpack" "$OCIRUN" image unpack ml-zstd-cut:latest
+  check "the error says the zstd stream is truncated" grep -q "zstd stream is truncated" "$TEST_TMP/err"
+  check "a cut zstd layer adds no cache entry" test "$(cache_entries)" -eq "$before"
+else
+  not_ok "build and import a cut zstd variant"
+fi
 fail_case() { # fail_case CASE ERE
   local case=$1 want=$2 before
   before=$(cache_entries)
