@@ -29,7 +29,7 @@ static bool has_tag(const char *name)
 }
 
 /* "busybox" also finds "busybox:latest", as docker does. */
-static bool name_matches(const char *ref_name, const char *reference)
+bool oci_ref_name_matches(const char *ref_name, const char *reference)
 {
   size_t length = strlen(reference);
   if (ref_name == NULL)
@@ -126,7 +126,8 @@ static int resolve_by_digest(int layout_fd, const char *layout_path,
   for (size_t i = 0; i < index->n_manifests; i++) {
     const struct oci_descriptor *candidate = &index->manifests[i];
     struct oci_image *image = NULL;
-    if (!repository_matches(candidate->ref_name, name) && !name_matches(candidate->ref_name, name))
+    if (!repository_matches(candidate->ref_name, name) &&
+        !oci_ref_name_matches(candidate->ref_name, name))
       continue;
     if (strcmp(candidate->digest, digest) != 0 &&
         oci_media_kind(candidate->media_type) != OCI_KIND_INDEX)
@@ -197,7 +198,7 @@ int oci_resolve_in_index(int layout_fd, const char *layout_path, const struct oc
   }
   /* Names first: a tag that happens to look like hex still means the tag. */
   for (size_t i = 0; i < index->n_manifests; i++) {
-    if (!name_matches(index->manifests[i].ref_name, reference))
+    if (!oci_ref_name_matches(index->manifests[i].ref_name, reference))
       continue;
     *kind = OCI_MATCH_NAME;
     *entry = i;

@@ -330,40 +330,62 @@ static bool digest_set_has(const struct digest_set *set, const char *digest)
   return false;
 }
 
-/* Marks everything a descriptor keeps alive. A blob that is missing keeps
- * nothing alive; one that cannot be read makes collection stop (returns -1)
- * because its children are unknown. */
-static int mark_reachable(int layout_fd, const struct oci_descriptor *descriptor, int depth,
-                          struct digest_set *set, oci_error_t *err)
-{
-  enum oci_media_kind kind = oci_media_kind(descriptor->media_type);
-  int ret = 0;
+/* Documents are followed this deep (index, manifest, config, and some
+ * room for artifacts that refer to other manifests). */
+#define MAX_MARK_DEPTH 8
 
-  if (digest_set_add(set, descriptor->digest) < 0)
-    return oci_error_set(err, ENOMEM, "collect blobs");
-  if (!oci_layout_has_blob(layout_fd, descriptor->digest, -1))
-    return 0;
-  if (kind == OCI_KIND_INDEX) {
-    struct oci_index_doc index;
-    if (depth >= OCI_INDEX_MAX_DEPTH)
-      return oci_error_set(err, 0, "index %s: nested too deep", descriptor->digest);
-    if (oci_index_load(layout_fd, descriptor, &index, err) < 0)
+static int mark_reachable(int layout_fd, const char *digest, int64_t size, const char *media_type,
+                          int depth, struct digest_set *set, oci_error_t *err);
+
+/* Every {"digest": ..., "mediaType": ...} inside a JSON document: images,
+ * indexes and also artifacts (signatures, SBOMs) skopeo may have stored,
+ * whose blobs must not be collected either. */
+static int mark_descriptors_in(int layout_fd, const cJSON *json, int depth, struct digest_set *set,
+                               oci_error_t *err)
+{
+  const cJSON *digest = cJSON_GetObjectItemCaseSensitive(json, "digest");
+  const cJSON *size = cJSON_GetObjectItemCaseSensitive(json, "size");
+  const cJSON *media_type = cJSON_GetObjectItemCaseSensitive(json, "mediaType");
+  const cJSON *child;
+
+  if (cJSON_IsObject(json) && cJSON_IsString(digest) && oci_digest_valid(digest->valuestring) &&
+      mark_reachable(
+          layout_fd, digest->valuestring, cJSON_IsNumber(size) ? (int64_t)size->valuedouble : -1,
+          cJSON_IsString(media_type) ? media_type->valuestring : NULL, depth, set, err) < 0)
+    return -1;
+  cJSON_ArrayForEach(child, json)
+  {
+    if ((cJSON_IsObject(child) || cJSON_IsArray(child)) &&
+        mark_descriptors_in(layout_fd, child, depth, set, err) < 0)
       return -1;
-    for (size_t i = 0; ret == 0 && i < index.n_manifests; i++)
-      ret = mark_reachable(layout_fd, &index.manifests[i], depth + 1, set, err);
-    oci_index_doc_clear(&index);
-  } else if (kind == OCI_KIND_MANIFEST) {
-    struct oci_manifest_doc manifest;
-    if (oci_manifest_load(layout_fd, descriptor, &manifest, NULL, NULL, err) < 0)
-      return -1;
-    if (digest_set_add(set, manifest.config.digest) < 0)
-      ret = oci_error_set(err, ENOMEM, "collect blobs");
-    for (size_t i = 0; ret == 0 && i < manifest.n_layers; i++)
-      if (digest_set_add(set, manifest.layers[i].digest) < 0)
-        ret = oci_error_set(err, ENOMEM, "collect blobs");
-    oci_manifest_doc_clear(&manifest);
   }
-  return ret;
+  return 0;
+}
+
+/* Marks a blob and, when it is a JSON document, everything it refers to. A
+ * blob that is missing keeps nothing alive; one that cannot be read makes
+ * collection stop (returns -1) because what it refers to is unknown. */
+static int mark_reachable(int layout_fd, const char *digest, int64_t size, const char *media_type,
+                          int depth, struct digest_set *set, oci_error_t *err)
+{
+  cleanup_free char *data = NULL;
+  cleanup_cjson cJSON *json = NULL;
+  size_t length, media_length = media_type ? strlen(media_type) : 0;
+  bool document;
+
+  if (digest_set_has(set, digest))
+    return 0;
+  if (digest_set_add(set, digest) < 0)
+    return oci_error_set(err, ENOMEM, "collect blobs");
+  document = media_length > 5 && strcmp(media_type + media_length - 5, "+json") == 0;
+  if (!document || !oci_layout_has_blob(layout_fd, digest, -1))
+    return 0;
+  if (depth >= MAX_MARK_DEPTH)
+    return oci_error_set(err, 0, "%s: documents nested deeper than %d", digest, MAX_MARK_DEPTH);
+  if (oci_blob_read_verified(layout_fd, digest, size, OCI_JSON_MAX, &data, &length, err) < 0)
+    return -1;
+  json = cJSON_ParseWithLength(data, length);
+  return json == NULL ? 0 : mark_descriptors_in(layout_fd, json, depth + 1, set, err);
 }
 
 /* Deletes the blobs that no entry of the index reaches. The caller holds
@@ -380,7 +402,8 @@ static int collect_garbage(struct oci_store *store, oci_error_t *err)
   if (oci_layout_index_doc(store->store_fd, store->store_path, &index, err) < 0)
     return -1;
   for (size_t i = 0; ret == 0 && i < index.n_manifests; i++)
-    ret = mark_reachable(store->store_fd, &index.manifests[i], 0, &set, err);
+    ret = mark_reachable(store->store_fd, index.manifests[i].digest, index.manifests[i].size,
+                         index.manifests[i].media_type, 0, &set, err);
   oci_index_doc_clear(&index);
   if (ret < 0) {
     free(set.digests);
@@ -448,6 +471,16 @@ static int remove_unused_rootfs(struct oci_store *store, const struct oci_image 
   return cache_entry_remove(store->root_fd, chain_id, err);
 }
 
+static bool find_ref_name(const struct oci_index_doc *index, const char *reference, size_t *entry)
+{
+  for (size_t i = 0; i < index->n_manifests; i++)
+    if (oci_ref_name_matches(index->manifests[i].ref_name, reference)) {
+      *entry = i;
+      return true;
+    }
+  return false;
+}
+
 int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t *err)
 {
   cleanup_close int lock_fd = -1;
@@ -477,10 +510,19 @@ int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t
     return oci_error_set(err, 0, "%s/index.json is not a valid index", store->store_path);
   if (oci_index_parse(index_text, index_length, &index, err) < 0)
     return oci_error_wrap(err, "%s/index.json", store->store_path);
-  if (oci_resolve_in_index(store->store_fd, store->store_path, &index, reference, true, &image,
-                           &entry, &kind, err) < 0) {
-    oci_error_wrap(err, "image '%s'", reference);
-    goto out;
+  /* A name is removed without reading its image: a broken image or an
+   * artifact must be removable too. */
+  kind = OCI_MATCH_NAME;
+  if (!find_ref_name(&index, reference, &entry)) {
+    if (oci_resolve_in_index(store->store_fd, store->store_path, &index, reference, true, &image,
+                             &entry, &kind, err) < 0) {
+      oci_error_wrap(err, "image '%s'", reference);
+      goto out;
+    }
+  } else {
+    oci_error_t ignored = NULL;
+    if (oci_resolve_entry(store->store_fd, store->store_path, &index, entry, &image, &ignored) < 0)
+      oci_error_free(&ignored);
   }
   drop = calloc(index.n_manifests + 1, sizeof(*drop));
   if (drop == NULL) {
@@ -508,7 +550,7 @@ int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t
   if (oci_layout_write_index(store->store_fd, store->tmp_fd, index_json, err) < 0)
     goto out;
   /* The image is gone once the index says so; what is left is only space. */
-  ret = remove_unused_rootfs(store, image, err);
+  ret = image != NULL ? remove_unused_rootfs(store, image, err) : 0;
   if (ret == 0)
     ret = collect_garbage(store, err);
   if (ret < 0)

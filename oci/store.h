@@ -61,6 +61,9 @@ void oci_layout_reference_clear(struct oci_layout_reference *reference);
 int oci_resolve_entry(int layout_fd, const char *layout_path, const struct oci_index_doc *index,
                       size_t entry, struct oci_image **out, oci_error_t *err);
 
+/* True when reference names ref_name ("busybox" also finds "busybox:latest",
+ * as docker does). */
+bool oci_ref_name_matches(const char *ref_name, const char *reference);
 /* True when name may be stored as a ref name. */
 bool oci_ref_name_valid(const char *name);
 

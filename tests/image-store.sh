@@ -270,8 +270,34 @@ check "the other names stay" test "$(inspect_id busybox:latest)" = "$CONFIG"
 check "shared blobs stay" test -f "$STORE/blobs/sha256/${LAYER#sha256:}"
 check "the rootfs another name uses stays" test -x "$ROOTFS/bin/busybox"
 expect_exit 1 "rm an unknown name fails" "$OCIRUN" image rm nosuch:1
+# An artifact (as skopeo may store a signature) is no image, but rm must
+# keep its blobs and still work.
+python3 - "$STORE" <<'PYEOF'
+import hashlib, json, os, sys
+store = sys.argv[1]
+def put(data):
+    d = hashlib.sha256(data).hexdigest()
+    open(os.path.join(store, "blobs/sha256", d), "wb").write(data)
+    return "sha256:" + d, len(data)
+payload = put(b"signature bytes")
+config = put(b"{}")
+manifest = put(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+    "config": {"mediaType": "application/vnd.example.sig.config.v1+json", "digest": config[0], "size": config[1]},
+    "layers": [{"mediaType": "application/octet-stream", "digest": payload[0], "size": payload[1]}]}).encode())
+index = json.load(open(os.path.join(store, "index.json")))
+index["manifests"].append({"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": manifest[0],
+    "size": manifest[1], "annotations": {"org.opencontainers.image.ref.name": "sig:1"}})
+json.dump(index, open(os.path.join(store, "index.json"), "w"))
+PYEOF
+expect_exit 1 "an artifact is not an image" "$OCIRUN" image inspect sig:1
+err_has "vnd.example.sig.config" && ok "the artifact's refusal names its config type" ||
+  not_ok "the artifact's refusal names its config type"
 expect_exit 0 "rm by image ID removes every name" "$OCIRUN" image rm "${CONFIG:7:12}"
-check "index is empty after rm by ID" test "$(json "$STORE/index.json" 'len(j["manifests"])')" = 0
+check "only the artifact is left in the index" test \
+  "$(json "$STORE/index.json" '[m["annotations"]["org.opencontainers.image.ref.name"] for m in j["manifests"]]')" = "['sig:1']"
+check "the artifact's three blobs are kept, the image's collected" test "$(blob_count)" = 3
+expect_exit 0 "rm the artifact by name" "$OCIRUN" image rm sig:1
+check "index is empty" test "$(json "$STORE/index.json" 'len(j["manifests"])')" = 0
 check "all blobs collected" test "$(blob_count)" = 0
 check "the cached rootfs is removed" test ! -e "$ROOTFS"
 
