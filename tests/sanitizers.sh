@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/lib.sh"
 
 # The test scripts re-run under the sanitizers; add runtime tests here.
-SANITIZED_TESTS="cli image-store unpack hostile"
+SANITIZED_TESTS="cli image-store unpack hostile run-host confine-run sweep probe"
 
 build=$TEST_TMP/build-sanitizers
 reports=$TEST_TMP/sanitizer-reports
