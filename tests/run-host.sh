@@ -32,6 +32,10 @@ process_with() {
   return 1
 }
 
+# `sleep MARKER` processes mark each run; unique to this test run so that
+# other runs of this test on the machine cannot confuse it.
+m_kill=1${$}1 m_orphan=1${$}2 m_timeout=1${$}3 m_sigterm=1${$}4
+
 # The host pid of `sleep MARKER`.
 pid_of_sleep() {
   local f
@@ -52,11 +56,11 @@ err_has "no-such-command" && ok "the missing command is named" || not_ok "the mi
 expect_exit 126 "a non-executable file exits 126" run busybox:latest /etc/passwd
 check "nothing left after exec failures" nothing_left
 # pid 1 ignores signals sent from inside its namespace, so kill it from outside
-"$OCIRUN" run --unsafe-no-cgroup --name killme busybox:latest sleep 876543 >/dev/null 2>&1 &
+"$OCIRUN" run --unsafe-no-cgroup --name killme busybox:latest sleep "$m_kill" >/dev/null 2>&1 &
 runner=$!
 child=
 for _ in $(seq 50); do
-  child=$(pid_of_sleep 876543)
+  child=$(pid_of_sleep "$m_kill")
   [ -n "$child" ] && break
   sleep 0.1
 done
@@ -67,13 +71,12 @@ got=$?
 
 # ocirun killed outright: pid 1 (here after a user switch, which clears the
 # parent-death signal unless it is set again) dies with it, and the namespace
-"$OCIRUN" run --unsafe-no-cgroup --name orphan --user 1000 busybox:latest sh -c 'sleep 555444 & sleep 555444' >/dev/null 2>&1 &
+"$OCIRUN" run --unsafe-no-cgroup --name orphan --user 1000 busybox:latest sh -c "sleep $m_orphan & sleep $m_orphan" >/dev/null 2>&1 &
 runner=$!
-for _ in $(seq 50); do process_with 555444 && break; sleep 0.1; done
-kill -9 $runner
-wait $runner 2>/dev/null
-for _ in $(seq 30); do process_with 555444 || break; sleep 0.1; done
-! process_with 555444 && ok "SIGKILL to ocirun kills every process of the run" ||
+for _ in $(seq 50); do process_with "$m_orphan" && break; sleep 0.1; done
+{ kill -9 $runner && wait $runner; } 2>/dev/null
+for _ in $(seq 30); do process_with "$m_orphan" || break; sleep 0.1; done
+! process_with "$m_orphan" && ok "SIGKILL to ocirun kills every process of the run" ||
   not_ok "SIGKILL to ocirun kills every process of the run"
 "$OCIRUN" sweep >/dev/null 2>&1
 check "sweep cleans up after the killed runner" nothing_left
@@ -163,23 +166,23 @@ got=$(echo piped-in | run busybox:latest cat)
 
 # --- deadline ---
 start=$(date +%s)
-expect_exit 124 "--timeout exits 124" run --timeout 1 busybox:latest sh -c 'sleep 987654 & sleep 987654'
+expect_exit 124 "--timeout exits 124" run --timeout 1 busybox:latest sh -c "sleep $m_timeout & sleep $m_timeout"
 elapsed=$(($(date +%s) - start))
 [ "$elapsed" -lt 10 ] && ok "the deadline is kept ($elapsed s)" || not_ok "the deadline is kept ($elapsed s)"
 err_has "timed out" && ok "the timeout is reported" || not_ok "the timeout is reported"
-! process_with 987654 && ok "the command and its children are gone" || not_ok "the command and its children are gone"
+! process_with "$m_timeout" && ok "the command and its children are gone" || not_ok "the command and its children are gone"
 check "nothing left after the timeout" nothing_left
 
 # --- SIGTERM to ocirun: the run is killed and torn down ---
-"$OCIRUN" run --unsafe-no-cgroup --name sigterm busybox:latest sh -c 'sleep 765432 & sleep 765432' >/dev/null 2>"$TEST_TMP/sigterm.err" &
+"$OCIRUN" run --unsafe-no-cgroup --name sigterm busybox:latest sh -c "sleep $m_sigterm & sleep $m_sigterm" >/dev/null 2>"$TEST_TMP/sigterm.err" &
 runner=$!
-for _ in $(seq 50); do process_with 765432 && break; sleep 0.1; done
+for _ in $(seq 50); do process_with "$m_sigterm" && break; sleep 0.1; done
 kill -TERM $runner
 wait $runner
 got=$?
 [ "$got" -eq 143 ] && ok "SIGTERM to ocirun exits 128+15" || not_ok "SIGTERM to ocirun exits 128+15 (got $got)"
 grep -q "interrupted" "$TEST_TMP/sigterm.err" && ok "the interruption is reported" || not_ok "the interruption is reported"
-! process_with 765432 && ok "SIGTERM: every process of the run is gone" || not_ok "SIGTERM: every process of the run is gone"
+! process_with "$m_sigterm" && ok "SIGTERM: every process of the run is gone" || not_ok "SIGTERM: every process of the run is gone"
 check "nothing left after SIGTERM" nothing_left
 
 # --- entrypoint and the image's cmd ---
@@ -235,7 +238,9 @@ bad "--unsafe-no-cgroup with --memory" --unsafe-no-cgroup --unsafe-no-cgroup --m
 bad "unknown image" no-such-image --unsafe-no-cgroup no-such-image:latest true
 bad "--workdir relative" --workdir --unsafe-no-cgroup --workdir rel busybox:latest true
 check "nothing left after bad input" nothing_left
-! process_with 876543 && ok "no process left from any run" || not_ok "no process left from any run"
+leftover=
+for m in "$m_kill" "$m_orphan" "$m_timeout" "$m_sigterm"; do process_with "$m" && leftover="$leftover $m"; done
+[ -z "$leftover" ] && ok "no process left from any run" || not_ok "no process left from any run:$leftover"
 
 # --- without the opt-out this hybrid host is refused clearly ---
 if ! grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
