@@ -49,6 +49,11 @@ if [ "$rc" -ne 0 ]; then
   exit 1
 fi
 ok "a good image imports"
+# Its cached rootfs sits beside the hostile ones and must survive them.
+run image unpack busybox:latest
+good_rootfs=$(tail -n 1 "$TEST_TMP/out")
+[ "$rc" -eq 0 ] && [ -x "$good_rootfs/bin/busybox" ] && ok "a good image unpacks" ||
+  not_ok "a good image unpacks (exit $rc)"
 
 # --- reading a case's expect file ---
 load_expect() {
@@ -62,7 +67,7 @@ load_expect() {
     refuse_at) refuse_at=$value ;;
     match) matches+=("$value") ;;
     canary) canaries+=("$value") ;;
-    guard) guards+=("$value") ;;
+    guard) guards+=("${value/#@root\//$OCIRUN_ROOT/}") ;;
     no_devices) no_devices=yes ;;
     present_in_rootfs) present+=("$value") ;;
     source) source_kind=$value ;;
@@ -109,6 +114,7 @@ trap 'cleanup_guards; rm -rf "$TEST_TMP"' EXIT
 check_no_trace() {
   local what=$1 rootfs=$2 index_before=$3 cache_before=$4 failed=$5
   local problems=() i g found c
+  [ -x "$good_rootfs/bin/busybox" ] || problems+=("the good image's cached rootfs was damaged")
   for i in "${!guards[@]}"; do
     g=${guards[$i]}
     if [ "$(guard_now "$g")" != "${guard_state[$i]}" ]; then

@@ -27,7 +27,7 @@ EXPECT_HEADER = """\
 #   canary NAME    no file named NAME* may exist outside the final rootfs
 #                  (searched in /tmp and the test's directory)
 #   guard PATH     a host file: created by the test if missing, must be
-#                  unchanged after (content, link count)
+#                  unchanged after (content, link count); @root/ = $OCIRUN_ROOT/
 #   no_devices     the rootfs has no device nodes
 #   present_in_rootfs PATH  after a successful unpack, PATH exists in the rootfs
 #   source docker-archive|oci-archive  the case is the tarball archive.tar
@@ -339,6 +339,40 @@ def _(path):
         entry("loop-a/ocirun-escape-symlink-loop", data=b"x\n"),
         entry("self/ocirun-escape-symlink-loop-self", data=b"x\n"),
     ])], r"loop|self|too many levels|ELOOP")
+
+
+@case("whiteout-dotdot")
+def _(path):
+    # Whiteouts of "." and "..": a naive applier removes the directory, or
+    # the rootfs's parent (the build or cache directory).
+    return escape_case(path, "whiteout-dotdot", [
+        make_tar([entry("sub", "dir"), entry("sub/keep", data=b"keep\n")]),
+        make_tar([entry("sub/.wh.."), entry("sub/.wh..."), entry(".wh..."), entry(".wh.."),
+                  entry("ocirun-escape-whiteout-dotdot-marker", data=b"x\n")]),
+    ], r"\.wh\.|whiteout|\.\.", ["guard @root/store/oci-layout"])
+
+
+@case("root-symlink")
+def _(path):
+    # The rootfs itself named as a symlink (".", "./", ""), then written through.
+    c = "ocirun-escape-root-symlink"
+    return escape_case(path, "root-symlink", [make_tar([
+        entry(".", "symlink", target="/tmp"),
+        entry("./", "symlink", target="/tmp"),
+        entry(c, data=b"x\n"),
+        entry("", "symlink", target="/tmp"),
+        entry(c + "-2", data=b"x\n"),
+    ])], r"symlink|root|\.|ocirun-escape")
+
+
+@case("hardlink-to-directory")
+def _(path):
+    return escape_case(path, "hardlink-to-directory", [make_tar([
+        entry("etc-link", "hardlink", target="etc"),
+        entry("root-link", "hardlink", target="."),
+        entry("parent-link", "hardlink", target=".."),
+        entry("etc-link/ocirun-escape-hardlink-to-directory", data=b"x\n"),
+    ])], r"etc-link|root-link|parent-link|director|hardlink|link")
 
 
 @case("device-node")
