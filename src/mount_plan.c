@@ -387,7 +387,11 @@ static int open_target(int root_fd, const char *target, bool directory)
   }
   if (fd < 0)
     return -1;
-  if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode) != directory) {
+  if (fstat(fd, &st) < 0) {
+    close(fd);
+    return -1;
+  }
+  if (S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode) != directory) {
     close(fd);
     errno = S_ISLNK(st.st_mode) ? ELOOP : directory ? ENOTDIR : EISDIR;
     return -1;
