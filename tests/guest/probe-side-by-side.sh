@@ -2,9 +2,11 @@
 # Runs INSIDE the cgroup v2 guest (tests/guest.sh): ocirun probe against a
 # Docker engine and against ocirun's own runtime, on the same image ID loaded
 # from the same OCI layout; both artifacts validate against the schema and
-# `ocirun compare` finds the recipe's observations equal. Also: a failed check
-# (no --read-only) and a hang (killed at the deadline) on both backends, and a
-# stopped engine. Prints TAP lines without numbers; always exits 0.
+# `ocirun compare` finds the recipe's observations equal. Also: a failed
+# check (no --read-only, direct), a hang killed at the deadline on both
+# backends, and a stopped engine. Prints TAP lines without numbers; exits 0.
+# Takes about 5 minutes under TCG on a loaded machine (dockerd's image load
+# and container start dominate).
 set -u
 : "${OCIRUN:?}" "${top_srcdir:?}" "${TEST_IMAGES:?}"
 
@@ -24,8 +26,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { echo "ok - side-by-side: $*"; }
-not_ok() { echo "not ok - side-by-side: $*"; }
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
 show() { sed 's/^/# /' "$1" | tail -"${2:-15}"; }
 # run_probe EXPECTED-EXIT NAME ARGS...: ocirun probe -q -o $work/NAME.json ARGS...
 run_probe() {
@@ -65,12 +67,13 @@ if [ ! -d "$TEST_IMAGES/python" ]; then
   exit 0
 fi
 
-# --- a private Docker engine (machine-notes.md's flags) ---
-dockerd --iptables=false --bridge=none --ip-forward=false --storage-driver=vfs \
+# --- a private Docker engine (machine-notes.md's flags, but overlay2: vfs
+# copies the whole python rootfs for every container, minutes under TCG) ---
+dockerd --iptables=false --bridge=none --ip-forward=false --storage-driver=overlay2 \
   --data-root "$work/docker" --exec-root "$work/docker-exec" --pidfile "$work/docker.pid" \
   -H "$DOCKER_HOST" >"$work/dockerd.log" 2>&1 &
 dockerd_pid=$!
-for _ in $(seq 1 120); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+for _ in $(seq 1 600); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
 if [ "$(docker info --format '{{.CgroupVersion}}' 2>/dev/null)" = 2 ]; then
   ok "dockerd answers and reports cgroup v2"
 else
@@ -130,8 +133,9 @@ else
 fi
 no_probe_containers && ok "no probe container left in dockerd" || not_ok "no probe container left in dockerd"
 
-# --- a failed check: the recipe without --read-only ---
-for backend in docker direct; do
+# --- a failed check: the recipe without --read-only (the verdict is the same
+# host-side code for both backends; one docker container less under TCG) ---
+for backend in direct; do
   run_probe 1 "$backend-no-ro" --backend "$backend" "${slow[@]}" --debug-drop-flag --read-only python:3.13-slim
   json_true "$backend-no-ro" "'root_read_only' in a['failed_checks'] and $(check_name root_read_only)['seen'] is False and a['observed']['root_read_only'] is False" \
     "the artifact names the failed check root_read_only and what was seen"
