@@ -346,6 +346,14 @@ static _Noreturn void child_main(struct launch *launch)
     _exit(EXIT_RUNTIME_ERROR); /* the parent is gone or gave up */
   /* go_fd stays open: its hang-up tells the child that ocirun died */
 
+  /* A session of its own: ocirun's terminal, if stdio is one, is not the
+   * container's controlling terminal, so TIOCSTI cannot type into the
+   * user's shell, and the terminal's signals go to ocirun, which tears the
+   * whole run down. */
+  if (setsid() < 0) {
+    oci_error_errno(&err, "run: setsid");
+    child_fail(launch, &err);
+  }
   if (sethostname(launch->hostname, strlen(launch->hostname)) < 0) {
     oci_error_errno(&err, "run: sethostname '%s'", launch->hostname);
     child_fail(launch, &err);

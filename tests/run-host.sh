@@ -122,6 +122,9 @@ flags=$(last_out | tail -1)
 [ $((flags & 1)) -eq 1 ] && ok "lo is up" || not_ok "lo is up (flags $flags)"
 expect_exit 0 "pid" run busybox:latest sh -c 'echo $$; cat /proc/1/cmdline | tr "\0" " "'
 [ "$(last_out | head -1)" = 1 ] && ok "the command is pid 1" || not_ok "the command is pid 1"
+expect_exit 0 "session" run busybox:latest sh -c 'cut -d" " -f6,7 /proc/self/stat'
+[ "$(last_out)" = "1 0" ] && ok "pid 1 leads its own session, with no controlling terminal" ||
+  not_ok "pid 1 leads its own session, with no controlling terminal: $(last_out)"
 
 # --- filesystem ---
 expect_exit 1 "--read-only" run --read-only busybox:latest touch /marker
