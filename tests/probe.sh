@@ -45,6 +45,10 @@ err_has "unsupported: no reachable Docker engine" "the reason names the missing 
 [ ! -e "$TEST_TMP/none.json" ] && [ ! -s "$TEST_TMP/out" ] && ok "no artifact for an unsupported host" ||
   not_ok "no artifact for an unsupported host"
 
+PATH=/nonexistent expect_exit 3 "docker backend without a docker CLI exits 3" \
+  "$OCIRUN" probe --backend docker python:3.13-slim
+err_has "unsupported: the docker CLI cannot be run" "the reason names the missing CLI"
+
 # --- docker backend against this host's own engine (cgroup v1): unsupported ---
 if command -v dockerd >/dev/null && command -v docker >/dev/null; then
   # A private engine: its own data root, exec root and socket under TEST_TMP.
