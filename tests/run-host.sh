@@ -221,6 +221,17 @@ else
   not_ok "build the hostile /proc image: $(cat "$TEST_TMP/hostile.err")"
 fi
 
+# --- a name in use by a live run is refused, and the live run is untouched ---
+"$OCIRUN" run --unsafe-no-cgroup --name taken busybox:latest sleep "$m_sigterm" >/dev/null 2>&1 &
+runner=$!
+for _ in $(seq 50); do process_with "$m_sigterm" && break; sleep 0.1; done
+expect_exit 125 "a second run named 'taken' exits 125" run --name taken busybox:latest true
+err_has "taken" && ok "the taken name is named" || not_ok "the taken name is named: $(last_err)"
+process_with "$m_sigterm" && [ -d "$OCIRUN_ROOT/run/taken" ] && ok "the live run is untouched" ||
+  not_ok "the live run is untouched"
+kill -TERM $runner
+wait $runner
+
 # --- bad input: one message naming the option, exit 125, nothing left ---
 bad() {
   local what=$1 name=$2
