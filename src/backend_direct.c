@@ -225,6 +225,9 @@ static int run_probe(struct oci_store *store, const struct oci_image *image,
   struct run_io io = {.stdin_fd = stdin_fd, .stdout_fd = stdout_fd, .stderr_fd = stderr_fd};
   if (runtime_run(store, image, rootfs, config, &io, &result, &step_err) < 0)
     return set_message(&outcome->error, "run: ", &step_err);
+  if (result.interrupted &&
+      asprintf(&outcome->error, "interrupted by a signal: the probe did not complete") < 0)
+    outcome->error = NULL;
   outcome->probe_ran = true;
   outcome->probe_exit_code = result.exit_code;
   outcome->timed_out = result.timed_out;

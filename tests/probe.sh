@@ -189,4 +189,18 @@ json_true "$a" "['--env', 'OCIRUN_PROBE_DEBUG_SLEEP=120'] == a['flags'][-2:]" "t
 valid_artifact "$a" "the hang artifact validates against the schema"
 [ -z "$(ls -A "$OCIRUN_ROOT/run" 2>/dev/null)" ] && ok "no run state left after the kill" || not_ok "no run state left after the kill"
 
+# --- SIGTERM to ocirun: the run is stopped, torn down, and the artifact says so ---
+"$OCIRUN" probe -q --unsafe-no-cgroup --debug-env OCIRUN_PROBE_DEBUG_SLEEP=120 python:3.13-slim \
+  >"$TEST_TMP/term.json" 2>"$TEST_TMP/term.err" &
+probe_pid=$!
+sleep 2
+kill -TERM "$probe_pid"
+wait "$probe_pid"
+status=$?
+[ "$status" -eq 1 ] && ok "SIGTERM: the probe exits 1" || not_ok "SIGTERM: the probe exits 1 (got $status)"
+a=$TEST_TMP/term.json
+json_true "$a" "a['error'].startswith('interrupted') and a['passed'] is False and a['teardown_verified'] is True" \
+  "SIGTERM: the artifact records the interruption and a verified teardown"
+[ -z "$(ls -A "$OCIRUN_ROOT/run" 2>/dev/null)" ] && ok "SIGTERM: no run state left" || not_ok "SIGTERM: no run state left"
+
 tap_done
