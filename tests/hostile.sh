@@ -23,7 +23,7 @@ run() {
   timeout 120 "$OCIRUN" --quiet "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
   rc=$?
 }
-show_err() { sed 's/^/#   /' "$TEST_TMP/err" | head -10; }
+show_err() { cat -v "$TEST_TMP/err" | sed 's/^/#   /' | head -10; }
 sha_of() { sha256sum "$1" 2>/dev/null | cut -d' ' -f1; }
 index_sha() { sha_of "$OCIRUN_ROOT/store/index.json"; }
 # The unpacker's layout (oci/cache.h): entries are cache/<chain>/ with a
@@ -57,7 +57,7 @@ good_rootfs=$(tail -n 1 "$TEST_TMP/out")
 
 # --- reading a case's expect file ---
 load_expect() {
-  outcome= refuse_at=any no_devices=no source_kind=
+  outcome= refuse_at=any no_devices=no source_kind= no_controls=no
   matches=() canaries=() guards=() present=()
   local key value
   while read -r key value; do
@@ -69,6 +69,7 @@ load_expect() {
     canary) canaries+=("$value") ;;
     guard) guards+=("${value/#@root\//$OCIRUN_ROOT/}") ;;
     no_devices) no_devices=yes ;;
+    no_control_characters) no_controls=yes ;;
     present_in_rootfs) present+=("$value") ;;
     source) source_kind=$value ;;
     *) echo "# unknown expect key '$key' in $1" ;;
@@ -158,6 +159,10 @@ check_refusal() {
   ok "$what: refused cleanly (exit $rc)"
   lines=$(grep -c . "$TEST_TMP/err")
   for re in "${matches[@]}"; do grep -Eqi -- "$re" "$TEST_TMP/err" || missing+=("$re"); done
+  # A name from the image printed raw could forge lines or drive the terminal.
+  if [ "$no_controls" = yes ] && LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$TEST_TMP/err"; then
+    missing+=("(raw control characters)")
+  fi
   if [ "$lines" -eq 1 ] && [ ${#missing[@]} -eq 0 ]; then ok "$what: one clear message"; else
     not_ok "$what: one clear message ($lines lines; unmatched: ${missing[*]:-none})"
     show_err

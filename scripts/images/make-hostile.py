@@ -13,6 +13,7 @@ import json
 import os
 import platform
 import re
+import subprocess
 import sys
 import tarfile
 
@@ -29,6 +30,7 @@ EXPECT_HEADER = """\
 #   guard PATH     a host file: created by the test if missing, must be
 #                  unchanged after (content, link count); @root/ = $OCIRUN_ROOT/
 #   no_devices     the rootfs has no device nodes
+#   no_control_characters  the error has no raw control characters (ESC, CR...)
 #   present_in_rootfs PATH  after a successful unpack, PATH exists in the rootfs
 #   source docker-archive|oci-archive  the case is the tarball archive.tar
 #                  (imported as SOURCE:archive.tar:hostile:latest), not a layout
@@ -443,6 +445,36 @@ def _(path):
     img = standard_image(path, [tar], tweak)
     return refused([hex12(img["parts"]["layers"][0]["digest"]),
                     "gzip|truncat|unexpected|end of|decompress|corrupt|short|eof"], "any")
+
+
+ZSTD_LAYER = "application/vnd.oci.image.layer.v1.tar+zstd"
+
+
+@case("truncated-zstd")
+def _(path):
+    # zstd by its own command-line tool (Debian's zstd); the stream is cut.
+    def tweak(p):
+        layer = p["layers"][0]
+        full = subprocess.run(["zstd", "-q", "-c", "-3"], input=layer["tar"], check=True,
+                              stdout=subprocess.PIPE).stdout
+        blob = full[: len(full) * 2 // 3]
+        layer.update(mediaType=ZSTD_LAYER, blob=blob, write=blob,
+                     digest="sha256:" + sha256(blob), size=len(blob))
+    tar = make_tar([entry("big", data=os.urandom(64 * 1024)), entry("after", data=b"x\n")])
+    img = standard_image(path, [tar], tweak)
+    return refused([hex12(img["parts"]["layers"][0]["digest"]),
+                    "zstd|truncat|unexpected|end of|decompress|corrupt|short|eof"], "any")
+
+
+@case("control-characters")
+def _(path):
+    # Entry names with a newline and terminal escapes, refused (hardlinks out
+    # of the rootfs) so the error names them: the message must stay one line
+    # with no raw control characters.
+    standard_image(path, [base_layer(), make_tar([
+        entry("ctl\nocirun: fake second line \x1b[2J\x1b[31mred", "hardlink", target="/etc/passwd"),
+    ])])
+    return ["outcome refuse", "refuse_at any", "match ctl", "no_control_characters"]
 
 
 @case("unknown-layer-media-type")
