@@ -84,7 +84,8 @@ static int layer_unpack(int layout_fd, const struct oci_layer *layer, int rootfs
     return oci_error_set(err, 0, "layer %s: blob is %lld bytes, the manifest says %lld",
                          layer->digest, (long long)st.st_size, (long long)layer->size);
   }
-  posix_fadvise(blob_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  /* Advice only: a failure changes nothing but read-ahead. */
+  (void)posix_fadvise(blob_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   if (decompress_stream_start(blob_fd, compression, progress, &reader.stream, err) < 0)
     return oci_error_wrap(err, "layer %s", layer->digest);
 
