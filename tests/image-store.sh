@@ -222,6 +222,38 @@ else
   not_ok "skopeo writes a Docker v2 schema 2 layout"
 fi
 
+# Hostile tarballs: names that climb out, links where files belong. Python's
+# tarfile writes them, as an attacker's tool would.
+python3 - "$BUSYBOX" "$TEST_TMP" <<'PYEOF'
+import io, os, sys, tarfile
+layout, out = sys.argv[1], sys.argv[2]
+def add_layout(t):
+    for root, _, files in os.walk(layout):
+        for f in files:
+            path = os.path.join(root, f)
+            t.add(path, arcname=os.path.relpath(path, layout))
+with tarfile.open(os.path.join(out, "climb.tar"), "w") as t:
+    add_layout(t)
+    data = b"escaped"
+    for name in ("../../climbed-out", "blobs/sha256/../../../climbed-out", "/tmp/climbed-out-abs"):
+        info = tarfile.TarInfo(name); info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+with tarfile.open(os.path.join(out, "linked.tar"), "w") as t:
+    link = tarfile.TarInfo("index.json"); link.type = tarfile.SYMTYPE; link.linkname = "/etc/passwd"
+    t.addfile(link)
+    for root, _, files in os.walk(layout):
+        for f in files:
+            if f != "index.json":
+                path = os.path.join(root, f)
+                t.add(path, arcname=os.path.relpath(path, layout))
+PYEOF
+expect_exit 0 "an oci-archive with climbing names imports only its layout files" \
+  "$OCIRUN" image import "oci-archive:$TEST_TMP/climb.tar" --name climb:1
+check "nothing was written outside" test ! -e "$TEST_TMP/climbed-out" -a ! -e /tmp/climbed-out-abs \
+  -a ! -e "$OCIRUN_ROOT/climbed-out" -a ! -e "$OCIRUN_ROOT/tmp/climbed-out"
+"$OCIRUN" image rm climb:1 >/dev/null 2>&1
+refused "an oci-archive whose index.json is a symlink" "index.json is not a regular file" "oci-archive:$TEST_TMP/linked.tar"
+
 # --- multi-platform indexes ---
 # index NAME PLATFORMS...: a layout whose only entry is an image index with
 # one entry per platform ("os/arch[/variant]"); linux/amd64 gets busybox's
