@@ -138,6 +138,46 @@ check "opaque keeps children its own layer wrote before the marker" \
   test -f "$late/d/new" -a -f "$late/d/sub/fresh" -a -f "$late/d/later"
 check "opaque leaves the rest of the tree alone" test -f "$late/keep"
 
+# --- file capabilities survive the ownership change ---
+# chown drops security.capability, so the applier must set xattrs after it.
+python3 - "$TEST_TMP/caps" <<'PY'
+import gzip, hashlib, io, json, os, sys, tarfile
+dst = sys.argv[1]
+os.makedirs(os.path.join(dst, "blobs", "sha256"))
+def put(data):
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    open(os.path.join(dst, "blobs", "sha256", digest[7:]), "wb").write(data)
+    return {"digest": digest, "size": len(data)}
+# VFS_CAP_REVISION_2, permitted = CAP_NET_RAW (13), effective bit set.
+cap = bytes([1, 0, 0, 2, 0, 0x20, 0, 0]) + bytes(12)
+raw = io.BytesIO()
+with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
+    info = tarfile.TarInfo("bin/ping")
+    info.size, info.mode, info.uid, info.gid = 4, 0o755, 1000, 1000
+    info.pax_headers = {"SCHILY.xattr.security.capability": cap.decode("utf-8", "surrogateescape")}
+    t.addfile(info, io.BytesIO(b"ping"))
+raw = raw.getvalue()
+layer = put(gzip.compress(raw))
+config = put(json.dumps({"architecture": "amd64", "os": "linux",
+    "rootfs": {"type": "layers", "diff_ids": ["sha256:" + hashlib.sha256(raw).hexdigest()]}}).encode())
+manifest = put(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+    "config": dict(config, mediaType="application/vnd.oci.image.config.v1+json"),
+    "layers": [dict(layer, mediaType="application/vnd.oci.image.layer.v1.tar+gzip")]}).encode())
+json.dump({"schemaVersion": 2, "manifests": [dict(manifest,
+    mediaType="application/vnd.oci.image.manifest.v1+json",
+    annotations={"org.opencontainers.image.ref.name": "latest"})]}, open(os.path.join(dst, "index.json"), "w"))
+json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(dst, "oci-layout"), "w"))
+open(os.path.join(dst, "cap.bin"), "wb").write(cap)
+PY
+expect_exit 0 "import an image with a file capability" "$OCIRUN" image import "oci:$TEST_TMP/caps:latest" --name caps:latest
+expect_exit 0 "unpack the file capability image" "$OCIRUN" image unpack caps:latest
+caps=$(last_out)
+check "the capable file belongs to 1000:1000" test "$(stat -c %u:%g "$caps/bin/ping")" = 1000:1000
+check "security.capability is set after the chown" python3 -c '
+import os, sys
+sys.exit(os.getxattr(sys.argv[1], "security.capability") != open(sys.argv[2], "rb").read())' \
+  "$caps/bin/ping" "$TEST_TMP/caps/cap.bin"
+
 # --- the same layers as zstd and as plain tar ---
 # Recompress every layer of multilayer; the diff_ids stay the same.
 make_variant() { # make_variant DIR zstd|tar
