@@ -75,7 +75,8 @@ static bool is_short_hex(const char *reference)
 bool oci_ref_name_valid(const char *name)
 {
   size_t length = strlen(name);
-  if (length == 0 || length > 255 || strncmp(name, "oci:", 4) == 0 || strchr(name, '@'))
+  if (length == 0 || length > 255 || strncmp(name, "oci:", 4) == 0 ||
+      strncmp(name, "sha256:", 7) == 0 || strchr(name, '@'))
     return false;
   for (size_t i = 0; i < length; i++) {
     char c = name[i];

@@ -113,6 +113,9 @@ check "docker-archive layer is an uncompressed tar whose digest is its diff ID" 
   "application/vnd.oci.image.layer.v1.tar True"
 expect_exit 0 "import a docker tarball by plain path with --name" "$OCIRUN" image import "$TEST_TMP/docker.tar" --name plain/docker:1
 check "--name is used" test "$(inspect_id plain/docker:1)" = "$CONFIG"
+expect_exit 1 "a name that would shadow image IDs is refused" "$OCIRUN" image import "$TEST_TMP/docker.tar" --name "sha256:${CONFIG:7:12}"
+expect_exit 1 "a name with a space is refused" "$OCIRUN" image import "$TEST_TMP/docker.tar" --name "a b"
+err_has "'a b' is not a valid image name" && ok "the bad name is quoted" || not_ok "the bad name is quoted"
 # Docker 25 and later save an OCI layout plus a manifest.json naming blobs.
 mkdir -p "$TEST_TMP/d25" && tar -xf "$TEST_TMP/oci.tar" -C "$TEST_TMP/d25"
 printf '[{"Config":"blobs/sha256/%s","RepoTags":["docker.io/library/d25:1"],"Layers":["blobs/sha256/%s"]}]' \
