@@ -30,9 +30,12 @@
 #define OPAQUE_MARKER ".wh..wh..opq"
 
 /* Paths this layer has created so far (and their ancestors), as 64-bit
- * hashes: an opaque marker removes only what lower layers put there. Eight
- * bytes a path keeps even a huge layer far below the memory budget; a
- * collision would only keep one lower-layer file visible. */
+ * hashes: an opaque marker removes only what lower layers put there. A
+ * collision would only keep one lower-layer file visible. The table is at
+ * most 2^21 slots (16 MiB): a layer with more distinct paths than
+ * PATH_SET_MAX is refused, which keeps an unpack under its 64 MiB budget
+ * (real layers hold a few hundred thousand). */
+#define PATH_SET_MAX 1000000
 struct path_set {
   uint64_t *slots; /* 0 = empty */
   size_t capacity, count;
@@ -82,6 +85,8 @@ static int path_set_insert_key(struct path_set *set, uint64_t key)
 
 static int path_set_insert(struct path_set *set, uint64_t hash)
 {
+  if (set->count >= PATH_SET_MAX && !path_set_contains(set, hash))
+    return -E2BIG;
   if ((set->count + 1) * 2 > set->capacity) {
     struct path_set bigger = {0};
     bigger.capacity = set->capacity ? set->capacity * 2 : 1024;
@@ -180,9 +185,11 @@ static int record_created(struct applier *applier, const char *path)
 
   for (const char *p = path;; p++) {
     if (*p == '/' || *p == '\0') {
+      int status;
       hash = path_hash_add(hash, start, (size_t)(p - start));
-      if (path_set_insert(&applier->created, hash) < 0)
-        return -1;
+      status = path_set_insert(&applier->created, hash);
+      if (status < 0)
+        return status;
       if (*p == '\0')
         return 0;
       start = p;
@@ -624,8 +631,15 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
   parent_fd = open_parent(applier, parent, err);
   if (parent_fd < 0)
     return -1;
-  if (record_created(applier, applier->path) < 0)
+  switch (record_created(applier, applier->path)) {
+  case 0:
+    break;
+  case -E2BIG:
+    return oci_error_set(err, 0, "layer %s: entry '%.300s': more than %d paths in one layer",
+                         applier->layer_name, applier->raw_name, PATH_SET_MAX);
+  default:
     return entry_error(applier, err, ENOMEM, "record entry");
+  }
   if (hardlink != NULL)
     return apply_hardlink(applier, parent_fd, name, hardlink, err);
   switch (type) {
