@@ -36,7 +36,16 @@ if [ -x "$top_builddir/tests/helpers/sysprobe" ]; then
 fi
 
 # The guest: its own /tmp, so the host's private OCIRUN_ROOT means nothing there.
-cd "$top_builddir" || exit 1
+# vm-run shares only its working directory writable at the same path: start
+# it in the deepest directory holding both the source and the build tree
+# (CI builds in ./build of the checkout, under /tmp, which the guest covers).
+share=$(cd "$top_builddir" && pwd -P)
+src_real=$(cd "$top_srcdir" && pwd -P)
+while [ "$share" != / ]; do
+  case "$src_real/" in "$share"/*) break ;; esac
+  share=$(dirname "$share")
+done
+cd "$share" || exit 1
 # Each case has its own bound in run-all; the whole boot gets room for several.
 env -u OCIRUN_ROOT OCIRUN_VM_TIMEOUT="${OCIRUN_VM_TIMEOUT:-3000}" TEST_IMAGES="$TEST_IMAGES" OCIRUN_GUEST_IMAGES="$guest_images" \
   "$top_srcdir/scripts/vm-run" "$top_srcdir/tests/guest/run-all" >"$TEST_TMP/guest.out" 2>"$TEST_TMP/guest.err"
