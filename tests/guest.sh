@@ -45,6 +45,9 @@ while [ "$share" != / ]; do
   case "$src_real/" in "$share"/*) break ;; esac
   share=$(dirname "$share")
 done
+# Apart (a source tree outside /tmp, seen through the read-only host share):
+# share the build tree alone.
+[ "$share" != / ] || share=$(cd "$top_builddir" && pwd -P)
 cd "$share" || exit 1
 # Each case has its own bound in run-all; the whole boot gets room for several.
 env -u OCIRUN_ROOT OCIRUN_VM_TIMEOUT="${OCIRUN_VM_TIMEOUT:-3000}" TEST_IMAGES="$TEST_IMAGES" OCIRUN_GUEST_IMAGES="$guest_images" \
