@@ -38,6 +38,18 @@ expect_exit 2 "--unsafe-no-cgroup with the docker backend is refused" \
   "$OCIRUN" probe --backend docker --unsafe-no-cgroup img
 expect_exit 2 "a non-numeric --timeout is refused" "$OCIRUN" probe --timeout soon img
 
+# --- the probe program by itself, on the (unconfined) host ---
+mkdir -p "$TEST_TMP/nojson/json"
+echo 'raise ImportError("the probe must not need json")' >"$TEST_TMP/nojson/json/__init__.py"
+PYTHONPATH="$TEST_TMP/nojson" python3 - <"$top_srcdir/src/probe.py" >"$TEST_TMP/host-probe.json" 2>"$TEST_TMP/host-probe.err"
+status=$?
+[ "$status" -eq 1 ] && ok "the probe exits 1 on the unconfined host" ||
+  { not_ok "the probe exits 1 on the unconfined host (got $status)"; sed 's/^/# /' "$TEST_TMP/host-probe.err"; }
+json_true "$TEST_TMP/host-probe.json" "list(a)[:7] == ['uid', 'cgroup_v2', 'root_read_only', 'owned_tmp_write', 'network_interfaces', 'no_new_privileges', 'capabilities'] and a['uid'] == $(id -u)" \
+  "without the json module it prints the recipe's keys, then its extras"
+json_true "$TEST_TMP/host-probe.json" "a['checks']['uid'] is False and a['checks']['owned_tmp_write'] is True and set(a['observed_extra']) >= {'seccomp_mode', 'cap_bnd', 'masked_paths', 'tmp_mount_options'}" \
+  "its own per-check results are reported"
+
 # --- docker backend, no engine: unsupported, nothing written ---
 DOCKER_HOST="unix://$TEST_TMP/no-engine.sock" expect_exit 3 "docker backend without an engine exits 3" \
   "$OCIRUN" probe --backend docker -o "$TEST_TMP/none.json" python:3.13-slim
