@@ -3,10 +3,13 @@
  * host, written as the evidence artifact, summarized for people. */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "artifact.h"
 #include "oci/cleanup.h"
@@ -44,6 +47,18 @@ static void usage(FILE *out)
           "Exit status: 0 every check passed and teardown was verified; 1 a check failed\n"
           "(the artifact and stderr name it); 2 usage; 3 unsupported host (no artifact);\n"
           "125 ocirun could not attempt the probe (no artifact).\n");
+}
+
+/* True (after saying why) when FILE's directory cannot take the artifact. */
+static bool output_directory_unwritable(const char *file)
+{
+  cleanup_free char *copy = strdup(file);
+  const char *dir = copy ? dirname(copy) : ".";
+
+  if (access(dir, W_OK | X_OK) == 0)
+    return false;
+  fprintf(stderr, "ocirun: probe: cannot write the artifact into '%s': %s\n", dir, strerror(errno));
+  return true;
 }
 
 /* Appends to a NULL-terminated list of borrowed strings. */
@@ -166,6 +181,9 @@ int command_probe(int argc, char **argv, const struct global_options *global)
     fprintf(stderr, "ocirun: probe: --unsafe-no-cgroup is for the direct backend only\n");
     return EXIT_USAGE;
   }
+  /* A run whose artifact cannot be written is wasted: check the place first. */
+  if (output != NULL && strcmp(output, "-") != 0 && output_directory_unwritable(output))
+    return EXIT_RUNTIME_ERROR;
   request.image = argv[optind];
   request.debug_drop_flags = drop_flags;
   request.debug_env = env;
