@@ -173,6 +173,9 @@ json_true "$TEST_TMP/o/a.json" "a['backend'] == 'direct'" "-o: the file holds th
 grep -q '^check ' "$TEST_TMP/err" && not_ok "-q: no summary table" || ok "-q: no summary table"
 expect_exit 125 "-o into a missing directory fails before running" \
   "$OCIRUN" probe -q --unsafe-no-cgroup -o "$TEST_TMP/missing/a.json" python:3.13-slim
+err_has "cannot write the artifact into '$TEST_TMP/missing'" "-o: the unusable directory is named"
+grep -q "WARNING: --unsafe-no-cgroup" "$TEST_TMP/err" && not_ok "-o: checked before the run starts" ||
+  ok "-o: checked before the run starts"
 expect_exit 125 "an image not in the store: nothing runs" "$OCIRUN" probe --unsafe-no-cgroup nosuch:latest
 
 # --- a probe that fails a check: without --read-only ---
