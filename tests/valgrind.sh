@@ -77,6 +77,16 @@ vg() {
 # filled). Runtime commands are added to this list the same way.
 vg 0 "image import" image import "oci:$TEST_IMAGES/busybox:busybox:latest"
 vg 0 "image import multilayer" image import "oci:$TEST_IMAGES/multilayer:multilayer:latest"
+# Tarballs written by skopeo, for the libarchive import paths.
+if skopeo copy -q "oci:$TEST_IMAGES/busybox:busybox:latest" "docker-archive:$TEST_TMP/docker.tar:busybox:latest" &&
+  skopeo copy -q "oci:$TEST_IMAGES/busybox:busybox:latest" "oci-archive:$TEST_TMP/oci.tar:busybox:latest"; then
+  vg 0 "image import docker-archive" image import "docker-archive:$TEST_TMP/docker.tar"
+  vg 0 "image import oci-archive" image import "oci-archive:$TEST_TMP/oci.tar:busybox:latest"
+else
+  not_ok "skopeo writes docker-archive and oci-archive tarballs"
+fi
+vg fail "image import of a docker-archive with a link loop" \
+  image import "docker-archive:$hostile/docker-archive-link-loop/archive.tar"
 vg 0 "image ls" image ls
 vg 0 "image inspect" image inspect busybox:latest
 vg 0 "image unpack (cold)" image unpack busybox:latest
