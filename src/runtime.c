@@ -589,8 +589,8 @@ static void print_dry_run(const struct launch *launch, const char *rootfs,
 }
 
 static int prepare_launch(const struct oci_image *image, const char *rootfs,
-                          const struct run_config *config, const char *run_dir,
-                          struct launch *launch, oci_error_t *err)
+                          const struct run_config *config, const char *state_root,
+                          const char *run_dir, struct launch *launch, oci_error_t *err)
 {
   cleanup_close int rootfs_fd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   const char *user_spec = config->user != NULL ? config->user : image->defaults.user;
@@ -611,8 +611,9 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
       build_env(config, image, launch->hostname, launch->user.home, &launch->envp, err) < 0 ||
       mount_plan_build(config, rootfs, run_dir, launch->hostname, &launch->plan, err) < 0)
     return -1;
-  /* built before clone: the child only loads it */
-  return seccomp_filter_build(config, launch->caps, &launch->filter, err);
+  /* Built before clone: the child only loads it. Compiling the profile is
+   * the costliest step of a start, so the compiled program is cached. */
+  return seccomp_filter_build_cached(config, launch->caps, state_root, &launch->filter, err);
 }
 
 /* Reads the child's failure report, if any; 0 bytes means execve happened. */
@@ -733,7 +734,7 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
     run_dir = cgroup_path = NULL;
     return oci_error_errno(err, "run: allocate");
   }
-  if (prepare_launch(image, rootfs, config, run_dir, &launch, err) < 0)
+  if (prepare_launch(image, rootfs, config, res.root, run_dir, &launch, err) < 0)
     goto out;
   if (config->dry_run) {
     print_dry_run(&launch, rootfs, cgroup_parent, stdout);
