@@ -138,6 +138,16 @@ static void print_size(int64_t size, char *out, size_t length)
   snprintf(out, length, unit ? "%.1f %s" : "%.0f %s", value, units[unit]);
 }
 
+/* A copy safe for a terminal: control characters become '?'. */
+static char *printable(const char *text)
+{
+  char *copy = strdup(text);
+  for (char *p = copy; p != NULL && *p != '\0'; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      *p = '?';
+  return copy;
+}
+
 static int image_ls(int argc, char **argv, const struct global_options *global)
 {
   bool json = false;
@@ -179,7 +189,8 @@ static int image_ls(int argc, char **argv, const struct global_options *global)
     for (size_t i = 0; i < n; i++) {
       char size[32];
       print_size(list[i].size, size, sizeof(size));
-      printf("%-40s %-12.12s %-12.12s %s\n", list[i].ref_name ? list[i].ref_name : "<none>",
+      cleanup_free char *name = printable(list[i].ref_name ? list[i].ref_name : "<none>");
+      printf("%-40s %-12.12s %-12.12s %s\n", name ? name : "?",
              list[i].image_id[0] ? list[i].image_id + 7 : "<unreadable>",
              list[i].manifest_digest + 7, size);
     }

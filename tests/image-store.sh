@@ -336,6 +336,19 @@ check "index is empty" test "$(json "$STORE/index.json" 'len(j["manifests"])')" 
 check "all blobs collected" test "$(blob_count)" = 0
 check "the cached rootfs is removed" test ! -e "$ROOTFS"
 
+# --- a name with control characters (written by another tool) is shown safely ---
+OCIRUN_ROOT=$TEST_TMP/root3 "$OCIRUN" image import "oci:$BUSYBOX:busybox:latest" >/dev/null 2>&1
+python3 - "$TEST_TMP/root3/store/index.json" <<'PYEOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"] = "evil\x1b[31m\nname"
+json.dump(j, open(sys.argv[1], "w"))
+PYEOF
+OCIRUN_ROOT=$TEST_TMP/root3 "$OCIRUN" image ls >"$TEST_TMP/out" 2>&1
+[ "$(wc -l <"$TEST_TMP/out")" -eq 2 ] && ! grep -q $'\x1b' "$TEST_TMP/out" &&
+  ok "ls prints a hostile name on one line without its escape characters" ||
+  not_ok "ls prints a hostile name on one line without its escape characters"
+
 # --- what a killed import leaves is swept by the next one ---
 mkdir -p "$OCIRUN_ROOT/tmp/import-1-deadbeef/layout" && echo x >"$OCIRUN_ROOT/tmp/import-1-deadbeef/layout/f"
 echo '{}' >"$OCIRUN_ROOT/tmp/index.json-1-deadbeef"
