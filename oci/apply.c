@@ -120,12 +120,33 @@ struct applier {
   size_t n_dir_times, dir_times_capacity, dir_times_bytes;
   char path[PATH_MAX]; /* the current entry's normalised name */
   const char *raw_name;
+  char shown_name[1024]; /* raw_name made safe for a one-line message */
 };
+
+const char *text_printable(const char *raw, char *out, size_t size)
+{
+  static const char hex[] = "0123456789abcdef";
+  size_t length = 0;
+
+  for (const unsigned char *p = (const unsigned char *)(raw ? raw : "(null)");
+       *p != '\0' && length + 5 < size; p++) {
+    if (*p < 0x20 || *p == 0x7f || *p == '\\') {
+      out[length++] = '\\';
+      out[length++] = 'x';
+      out[length++] = hex[*p >> 4];
+      out[length++] = hex[*p & 15];
+    } else {
+      out[length++] = (char)*p;
+    }
+  }
+  out[length] = '\0';
+  return out;
+}
 
 static int entry_error(struct applier *applier, oci_error_t *err, int errno_value, const char *step)
 {
   return oci_error_set(err, errno_value, "layer %s: entry '%.300s': %s", applier->layer_name,
-                       applier->raw_name, step);
+                       applier->shown_name, step);
 }
 
 /* Rewrites name as a relative path without empty, "." or ".." components
@@ -201,6 +222,7 @@ static int record_created(struct applier *applier, const char *path)
  * creating missing directories the way tar does (0755, root-owned). */
 static int open_parent(struct applier *applier, const char *parent, oci_error_t *err)
 {
+  char shown[PATH_MAX];
   char prefix[PATH_MAX];
   int fd = open_in_root(applier->rootfs_fd, parent, O_RDONLY | O_DIRECTORY);
   int dir_fd;
@@ -232,7 +254,8 @@ static int open_parent(struct applier *applier, const char *parent, oci_error_t 
           return oci_error_set(err, 0,
                                "layer %s: entry '%.300s': parent '%.300s' is a symlink to "
                                "nothing inside the rootfs",
-                               applier->layer_name, applier->raw_name, prefix);
+                               applier->layer_name, applier->shown_name,
+                               text_printable(prefix, shown, sizeof(shown)));
         return entry_error(applier, err, saved, "create parent directory");
       }
       next = open_in_root(applier->rootfs_fd, prefix, O_RDONLY | O_DIRECTORY);
@@ -274,13 +297,14 @@ static int clear_name(struct applier *applier, int parent_fd, const char *name, 
     return 1;
   if (remove_tree_at(parent_fd, name, err) < 0)
     return oci_error_wrap(err, "layer %s: entry '%.300s': replace existing entry",
-                          applier->layer_name, applier->raw_name);
+                          applier->layer_name, applier->shown_name);
   return 0;
 }
 
 static int set_xattrs(struct applier *applier, int fd, struct archive_entry *entry,
                       oci_error_t *err)
 {
+  char shown[512];
   const char *name;
   const void *value;
   size_t size;
@@ -290,7 +314,7 @@ static int set_xattrs(struct applier *applier, int fd, struct archive_entry *ent
     if (fsetxattr(fd, name, value, size, 0) < 0 && errno != EOPNOTSUPP) {
       int saved = errno;
       oci_error_set(err, saved, "layer %s: entry '%.300s': set xattr '%.100s'", applier->layer_name,
-                    applier->raw_name, name);
+                    applier->shown_name, text_printable(name, shown, sizeof(shown)));
       return -1;
     }
   }
@@ -352,6 +376,7 @@ static int write_all(int fd, const char *data, size_t size, int64_t offset, int6
 static int apply_regular(struct applier *applier, int parent_fd, const char *name,
                          struct archive_entry *entry, oci_error_t *err)
 {
+  char shown[512];
   cleanup_close int fd = -1;
   int64_t position = 0, end = 0;
 
@@ -373,8 +398,10 @@ static int apply_regular(struct applier *applier, int parent_fd, const char *nam
     if (status == ARCHIVE_EOF)
       break;
     if (status < ARCHIVE_WARN)
-      return oci_error_set(err, 0, "layer %s: entry '%.300s': read data: %s", applier->layer_name,
-                           applier->raw_name, archive_error_string(applier->archive));
+      return oci_error_set(
+          err, 0, "layer %s: entry '%.300s': read data: %s", applier->layer_name,
+          applier->shown_name,
+          text_printable(archive_error_string(applier->archive), shown, sizeof(shown)));
     if (write_all(fd, data, size, offset, &position) < 0)
       return entry_error(applier, err, errno, "write file");
     if (offset + (int64_t)size > end)
@@ -467,6 +494,7 @@ static int apply_symlink(struct applier *applier, int parent_fd, const char *nam
 static int apply_hardlink(struct applier *applier, int parent_fd, const char *name,
                           const char *raw_target, oci_error_t *err)
 {
+  char shown[1024];
   char target[PATH_MAX];
   cleanup_close int target_parent_fd = -1;
   const char *slash, *target_name;
@@ -485,7 +513,8 @@ static int apply_hardlink(struct applier *applier, int parent_fd, const char *na
   target_parent_fd = open_in_root(applier->rootfs_fd, slash ? target : "", O_PATH | O_DIRECTORY);
   if (target_parent_fd < 0)
     return oci_error_set(err, errno, "layer %s: entry '%.300s': hardlink target '%.300s'",
-                         applier->layer_name, applier->raw_name, raw_target);
+                         applier->layer_name, applier->shown_name,
+                         text_printable(raw_target, shown, sizeof(shown)));
   if (clear_name(applier, parent_fd, name, false, err) < 0)
     return -1;
   /* No AT_SYMLINK_FOLLOW: a symlink target is linked itself, never followed. */
@@ -493,7 +522,8 @@ static int apply_hardlink(struct applier *applier, int parent_fd, const char *na
     return oci_error_set(err, errno,
                          "layer %s: entry '%.300s': hardlink to '%.300s' (resolved inside the "
                          "rootfs)",
-                         applier->layer_name, applier->raw_name, raw_target);
+                         applier->layer_name, applier->shown_name,
+                         text_printable(raw_target, shown, sizeof(shown)));
   return 0;
 }
 
@@ -548,7 +578,7 @@ static int opaque_clear(struct applier *applier, int dir_fd, uint64_t dir_hash, 
         continue; /* appeared meanwhile: not ours to judge twice */
       if (remove_tree_at(dir_fd, child->d_name, err) < 0)
         return oci_error_wrap(err, "layer %s: entry '%.300s': opaque directory",
-                              applier->layer_name, applier->raw_name);
+                              applier->layer_name, applier->shown_name);
       removed++;
     }
     if (errno != 0)
@@ -589,6 +619,8 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
   mode_t type = archive_entry_filetype(entry);
 
   applier->raw_name = archive_entry_pathname(entry);
+  if (applier->raw_name != NULL)
+    text_printable(applier->raw_name, applier->shown_name, sizeof(applier->shown_name));
   if (applier->raw_name == NULL)
     return oci_error_set(err, 0, "layer %s: an entry has no usable name", applier->layer_name);
   if (path_normalize(applier->raw_name, applier->path) < 0)
@@ -624,7 +656,7 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
       return entry_error(applier, err, 0, "malformed whiteout");
     if (remove_tree_at(parent_fd, hidden, err) < 0)
       return oci_error_wrap(err, "layer %s: entry '%.300s': whiteout", applier->layer_name,
-                            applier->raw_name);
+                            applier->shown_name);
     return 0;
   }
 
@@ -636,7 +668,7 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
     break;
   case -E2BIG:
     return oci_error_set(err, 0, "layer %s: entry '%.300s': more than %d paths in one layer",
-                         applier->layer_name, applier->raw_name, PATH_SET_MAX);
+                         applier->layer_name, applier->shown_name, PATH_SET_MAX);
   default:
     return entry_error(applier, err, ENOMEM, "record entry");
   }
@@ -654,6 +686,7 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
 
 int layer_apply(int rootfs_fd, struct archive *archive, const char *layer_name, oci_error_t *err)
 {
+  char shown[512];
   struct applier *applier = calloc(1, sizeof(*applier));
   struct archive_entry *entry;
   int ret = -1;
@@ -671,7 +704,8 @@ int layer_apply(int rootfs_fd, struct archive *archive, const char *layer_name, 
       break;
     }
     if (status < ARCHIVE_WARN) {
-      oci_error_set(err, 0, "layer %s: read tar: %s", layer_name, archive_error_string(archive));
+      oci_error_set(err, 0, "layer %s: read tar: %s", layer_name,
+                    text_printable(archive_error_string(archive), shown, sizeof(shown)));
       break;
     }
     if (apply_entry(applier, entry, err) < 0)

@@ -5,6 +5,8 @@
 #ifndef OCI_APPLY_H
 #define OCI_APPLY_H
 
+#include <stddef.h>
+
 #include <archive.h>
 
 #include "error.h"
@@ -14,5 +16,10 @@
  * opaque directories. Device nodes, fifos and sockets are skipped. Errors
  * name layer_name and the entry. */
 int layer_apply(int rootfs_fd, struct archive *archive, const char *layer_name, oci_error_t *err);
+
+/* Copies raw (an entry name, a libarchive message: image-controlled text)
+ * into out with control characters and backslashes as \xNN, so an error
+ * message stays one line and cannot drive the terminal. Returns out. */
+const char *text_printable(const char *raw, char *out, size_t size);
 
 #endif

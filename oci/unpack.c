@@ -60,6 +60,7 @@ static int layer_unpack(int layout_fd, const struct oci_layer *layer, int rootfs
 {
   struct layer_reader reader = {0};
   enum layer_compression compression;
+  char shown[512];
   char blob_digest[OCI_DIGEST_LEN], diff_id[OCI_DIGEST_LEN];
   int64_t blob_size = 0;
   struct archive *archive;
@@ -98,7 +99,7 @@ static int layer_unpack(int layout_fd, const struct oci_layer *layer, int rootfs
   archive_read_support_format_tar(archive);
   if (archive_read_open(archive, &reader, NULL, layer_read, NULL) != ARCHIVE_OK)
     status = oci_error_set(err, 0, "layer %s: read tar: %s", layer->digest,
-                           archive_error_string(archive));
+                           text_printable(archive_error_string(archive), shown, sizeof(shown)));
   else
     status = layer_apply(rootfs_fd, archive, layer->digest, err);
   archive_read_free(archive);
