@@ -49,6 +49,7 @@ done
 # share the build tree alone.
 [ "$share" != / ] || share=$(cd "$top_builddir" && pwd -P)
 cd "$share" || exit 1
+rm -f "$top_builddir/.guest-wrote"
 # Each case has its own bound in run-all; the whole boot gets room for several.
 env -u OCIRUN_ROOT OCIRUN_VM_TIMEOUT="${OCIRUN_VM_TIMEOUT:-3000}" TEST_IMAGES="$TEST_IMAGES" OCIRUN_GUEST_IMAGES="$guest_images" \
   "$top_srcdir/scripts/vm-run" "$top_srcdir/tests/guest/run-all" >"$TEST_TMP/guest.out" 2>"$TEST_TMP/guest.err"
@@ -62,6 +63,9 @@ while IFS= read -r line; do
   esac
 done <"$TEST_TMP/guest.out"
 sed 's/^/# vm-run: /' "$TEST_TMP/guest.err"
+[ -f "$top_builddir/.guest-wrote" ] && ok "the guest's writes to the build tree reach the host" ||
+  not_ok "the guest's writes to the build tree reach the host"
+rm -f "$top_builddir/.guest-wrote"
 [ "$results" -gt 0 ] && ok "the guest booted and reported results" ||
   not_ok "the guest booted and reported results (vm-run exit $status)"
 [ "$status" -eq 0 ] && ok "the guest runner finished cleanly" ||
