@@ -163,13 +163,14 @@ static int seccomp_profile_sha256(const struct run_config *config, char **out, o
   return *out == NULL ? oci_error_errno(err, "allocate the profile digest") : 0;
 }
 
-/* Independent of the runtime's own report: neither the run's cgroup nor its
- * state record may still exist. */
+/* Independent of the runtime's own report: neither the run's cgroup, nor
+ * its state record, nor its scratch directory may still exist. */
 static bool leftovers_absent(const struct run_config *config, const char *root)
 {
   const char *parent = config->cgroup_parent ? config->cgroup_parent : CGROUP_DEFAULT_PARENT;
   cleanup_close int parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
   cleanup_free char *record = NULL;
+  cleanup_free char *scratch = NULL;
   cleanup_close int root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   struct stat st;
 
@@ -178,6 +179,10 @@ static bool leftovers_absent(const struct run_config *config, const char *root)
   if (asprintf(&record, "run/%s.json", config->name) < 0)
     return false;
   if (root_fd >= 0 && fstatat(root_fd, record, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return false;
+  if (asprintf(&scratch, "run/%s", config->name) < 0)
+    return false;
+  if (root_fd >= 0 && fstatat(root_fd, scratch, &st, AT_SYMLINK_NOFOLLOW) == 0)
     return false;
   return true;
 }
