@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "cleanup.h"
@@ -36,13 +37,22 @@ struct oci_sha256 {
   EVP_MD_CTX *context;
 };
 
+/* The host's openssl.cnf is not read: it could swap in another provider for
+ * the hash every verification depends on, and loading it costs more memory
+ * than ocirun's whole image store. Explicit init is idempotent. */
+static const EVP_MD *sha256_algorithm(void)
+{
+  OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
+  return EVP_sha256();
+}
+
 struct oci_sha256 *oci_sha256_new(void)
 {
   struct oci_sha256 *hash = calloc(1, sizeof(*hash));
   if (hash == NULL)
     return NULL;
   hash->context = EVP_MD_CTX_new();
-  if (hash->context == NULL || EVP_DigestInit_ex(hash->context, EVP_sha256(), NULL) != 1) {
+  if (hash->context == NULL || EVP_DigestInit_ex(hash->context, sha256_algorithm(), NULL) != 1) {
     EVP_MD_CTX_free(hash->context);
     free(hash);
     return NULL;
@@ -87,7 +97,7 @@ void oci_sha256_buffer(const void *data, size_t length, char out[OCI_DIGEST_LEN]
 {
   unsigned char raw[EVP_MAX_MD_SIZE];
   unsigned int raw_length = 0;
-  EVP_Digest(data, length, raw, &raw_length, EVP_sha256(), NULL);
+  EVP_Digest(data, length, raw, &raw_length, sha256_algorithm(), NULL);
   digest_format(raw, out);
 }
 
