@@ -38,14 +38,25 @@ static inline void cleanup_cjsonp(cJSON **j)
   if (*j != NULL)
     cJSON_Delete(*j);
 }
-/* A NULL-terminated array of strings. */
+/* NULL-terminated arrays of strings ("strv"). */
+static inline void strv_free(char **v)
+{
+  if (v == NULL)
+    return;
+  for (char **s = v; *s != NULL; s++)
+    free(*s);
+  free(v);
+}
+static inline size_t strv_length(char *const *v)
+{
+  size_t n = 0;
+  while (v != NULL && v[n] != NULL)
+    n++;
+  return n;
+}
 static inline void cleanup_strvp(char ***v)
 {
-  if (*v == NULL)
-    return;
-  for (char **s = *v; *s != NULL; s++)
-    free(*s);
-  free(*v);
+  strv_free(*v);
 }
 
 #define cleanup_free __attribute__((cleanup(cleanup_freep)))

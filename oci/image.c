@@ -13,15 +13,6 @@
 #include "oci.h"
 #include "store.h"
 
-static void strv_free(char **v)
-{
-  if (v == NULL)
-    return;
-  for (char **s = v; *s != NULL; s++)
-    free(*s);
-  free(v);
-}
-
 void oci_image_free(struct oci_image *image)
 {
   if (image == NULL)

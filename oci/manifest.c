@@ -100,15 +100,6 @@ void oci_manifest_doc_clear(struct oci_manifest_doc *doc)
   memset(doc, 0, sizeof(*doc));
 }
 
-static void strv_free(char **v)
-{
-  if (v == NULL)
-    return;
-  for (char **s = v; *s != NULL; s++)
-    free(*s);
-  free(v);
-}
-
 void oci_run_defaults_clear(struct oci_run_defaults *defaults)
 {
   free(defaults->user);

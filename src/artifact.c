@@ -51,17 +51,6 @@ static const struct {
     {"tmp_mount_options", {"filesystem", "escape-prevention"}},
 };
 
-static cJSON *strv_json(char **list)
-{
-  cJSON *array = cJSON_CreateArray();
-  for (size_t i = 0; array != NULL && list != NULL && list[i] != NULL; i++)
-    if (!cJSON_AddItemToArray(array, cJSON_CreateString(list[i]))) {
-      cJSON_Delete(array);
-      return NULL;
-    }
-  return array;
-}
-
 static cJSON *string_or_null(const char *value)
 {
   return value != NULL ? cJSON_CreateString(value) : cJSON_CreateNull();
@@ -133,7 +122,7 @@ static cJSON *build_provenance(const struct probe_outcome *outcome)
       cJSON_AddStringToObject(provenance, "mode", "offline-fixture") == NULL ||
       (configuration = cJSON_AddObjectToObject(provenance, "configuration")) == NULL ||
       cJSON_AddStringToObject(configuration, "image_id", outcome->image_id) == NULL ||
-      !cJSON_AddItemToObject(configuration, "flags", strv_json(outcome->flags)) ||
+      !cJSON_AddItemToObject(configuration, "flags", json_string_array(outcome->flags)) ||
       cJSON_AddNumberToObject(provenance, "repetitions", 1) == NULL ||
       /* ocirun is not Python: the runner object names what ran the recipe. */
       cJSON_AddNullToObject(provenance, "python") == NULL ||
@@ -213,15 +202,15 @@ int artifact_build(const char *backend, const struct probe_request *request,
       /* the recipe's keys */
       !cJSON_AddItemToObject(artifact, "observed", steal_pointer(&verdict->observed)) ||
       cJSON_AddStringToObject(artifact, "image_id", outcome->image_id) == NULL ||
-      !cJSON_AddItemToObject(artifact, "repo_digests", strv_json(outcome->repo_digests)) ||
+      !cJSON_AddItemToObject(artifact, "repo_digests", json_string_array(outcome->repo_digests)) ||
       !cJSON_AddItemToObject(artifact, "docker_server", string_or_null(outcome->docker_server)) ||
-      !cJSON_AddItemToObject(artifact, "flags", strv_json(outcome->flags)) ||
+      !cJSON_AddItemToObject(artifact, "flags", json_string_array(outcome->flags)) ||
       !cJSON_AddItemToObject(artifact, "provenance", build_provenance(outcome)) ||
       cJSON_AddBoolToObject(artifact, "teardown_verified", outcome->teardown_verified) == NULL ||
       /* ocirun's */
       cJSON_AddStringToObject(artifact, "backend", backend) == NULL ||
       !cJSON_AddItemToObject(artifact, "engine", build_engine(backend, request, outcome)) ||
-      !cJSON_AddItemToObject(artifact, "engine_argv", strv_json(outcome->engine_argv)) ||
+      !cJSON_AddItemToObject(artifact, "engine_argv", json_string_array(outcome->engine_argv)) ||
       !cJSON_AddItemToObject(artifact, "container_name", string_or_null(outcome->container_name)))
     return oci_error_set(err, 0, "build the artifact: out of memory");
   if (outcome->manifest_digest != NULL &&

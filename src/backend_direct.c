@@ -50,14 +50,6 @@ static char **strv_copy(char *const *list, size_t n)
   return copy;
 }
 
-static size_t strv_length(char *const *list)
-{
-  size_t n = 0;
-  while (list != NULL && list[n] != NULL)
-    n++;
-  return n;
-}
-
 /* The command line `ocirun run` would be given for this probe:
  * run FLAGS... --interactive --timeout T [--unsafe-no-cgroup] IMAGE_ID python - */
 static char **direct_argv(char **flags, const struct probe_request *request, const char *image_id)

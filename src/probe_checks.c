@@ -208,7 +208,7 @@ static int add_check(struct probe_verdict *verdict, const char *name, bool passe
   return 0;
 }
 
-static cJSON *strv_to_json(char **list)
+cJSON *json_string_array(char **list)
 {
   cJSON *array = cJSON_CreateArray();
   for (size_t i = 0; array != NULL && list != NULL && list[i] != NULL; i++)
@@ -293,7 +293,7 @@ static int add_run_checks(const struct probe_request *request, const struct prob
   struct probe_request plain = {.timeout_seconds = request->timeout_seconds};
   cleanup_strv char **recipe = probe_recipe_flags(
       outcome->container_name ? outcome->container_name : PROBE_NAME_PREFIX, &plain);
-  cJSON *expected = strv_to_json(recipe), *seen_flags = strv_to_json(outcome->flags);
+  cJSON *expected = json_string_array(recipe), *seen_flags = json_string_array(outcome->flags);
   bool same = expected != NULL && seen_flags != NULL && outcome->flags != NULL &&
               cJSON_Compare(expected, seen_flags, true);
   if (add_check(verdict, "recipe_flags", same, expected, seen_flags, err) < 0)

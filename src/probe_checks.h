@@ -23,5 +23,8 @@ struct probe_verdict {
 int probe_checks_evaluate(const struct probe_request *request, const struct probe_outcome *outcome,
                           struct probe_verdict *verdict, oci_error_t *err);
 void probe_verdict_clear(struct probe_verdict *verdict);
+/* A NULL-terminated string list as a JSON array (NULL list: empty array;
+ * NULL on allocation failure). */
+cJSON *json_string_array(char **list);
 
 #endif

@@ -36,14 +36,6 @@ static bool listed(char **list, const char *item)
   return false;
 }
 
-static size_t strv_length(char **list)
-{
-  size_t n = 0;
-  while (list != NULL && list[n] != NULL)
-    n++;
-  return n;
-}
-
 char **probe_recipe_flags(const char *name, const struct probe_request *request)
 {
   size_t n_recipe = sizeof(recipe_flags) / sizeof(recipe_flags[0]);
@@ -100,13 +92,6 @@ const unsigned char *probe_program_bytes(size_t *length)
 const char *probe_program_sha256_hex(void)
 {
   return probe_program_sha256;
-}
-
-static void strv_free(char **list)
-{
-  for (size_t i = 0; list != NULL && list[i] != NULL; i++)
-    free(list[i]);
-  free(list);
 }
 
 void probe_outcome_clear(struct probe_outcome *outcome)
