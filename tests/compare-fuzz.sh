@@ -4,26 +4,11 @@
 # sanitizers for FUZZ_SECONDS (default 20), seeded with the test fixtures.
 . "$top_srcdir/tests/lib.sh"
 
-seconds=${FUZZ_SECONDS:-20}
-if ! command -v clang >/dev/null || ! pkg-config --exists libcjson; then
-  skip "clang with libFuzzer or libcjson's pkg-config file is missing"
-  tap_done
-  exit
-fi
+fuzz_available libcjson || { tap_done; exit; }
 binary="$TEST_TMP/compare_fuzzer"
-# shellcheck disable=SC2046
-if clang -std=gnu17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$top_builddir" -I"$top_srcdir" -I"$top_srcdir/src" $(pkg-config --cflags libcjson) \
+fuzz_build compare "$binary" libcjson "-I$top_srcdir/src" \
   "$top_srcdir/tests/helpers/compare_fuzzer.c" "$top_srcdir/src/command_compare.c" \
-  "$top_srcdir/src/artifact_read.c" "$top_srcdir/oci/error.c" \
-  $(pkg-config --libs libcjson) -o "$binary" 2>"$TEST_TMP/build.log"; then
-  ok "fuzzer builds"
-else
-  not_ok "fuzzer builds"
-  sed 's/^/# /' "$TEST_TMP/build.log" | head -20
-  tap_done
-  exit
-fi
+  "$top_srcdir/src/artifact_read.c" "$top_srcdir/oci/error.c" || { tap_done; exit; }
 
 # Seeds: every pair of fixtures, joined by a NUL byte.
 corpus="$TEST_TMP/corpus"
@@ -39,14 +24,5 @@ done
 
 # -close_fd_mask=3: compare's own output is noise here; libFuzzer and the
 # sanitizers still report on their own descriptor.
-if (cd "$TEST_TMP" && "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-  -max_len=65536 -close_fd_mask=3 -print_final_stats=1 "$corpus") >"$TEST_TMP/fuzz.log" 2>&1; then
-  ok "no crash, leak or sanitizer report in ${seconds}s ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$TEST_TMP/fuzz.log" | grep -o '[0-9]*$') runs)"
-else
-  not_ok "fuzzing found a failure"
-  grep -E 'ERROR|SUMMARY|runtime error' "$TEST_TMP/fuzz.log" | head -20 | sed 's/^/# /'
-  for crash in "$TEST_TMP"/crash-* "$TEST_TMP"/leak-* "$TEST_TMP"/timeout-*; do
-    [ -e "$crash" ] && cp "$crash" "$top_builddir/" && echo "# reproducer: $top_builddir/$(basename "$crash")"
-  done
-fi
+fuzz_run compare "$binary" "$corpus" -max_len=65536 -close_fd_mask=3
 tap_done

@@ -38,3 +38,45 @@ expect_exit() {
 last_out() { cat "$TEST_TMP/out"; }
 last_err() { cat "$TEST_TMP/err"; }
 tap_done() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
+
+# libFuzzer targets (tests/fuzz.sh, tests/*-fuzz.sh), built with clang's
+# address and undefined-behaviour sanitizers.
+# fuzz_build NAME BINARY "PKG-CONFIG LIBS" "-I DIRS" SOURCE...
+fuzz_build() {
+  local name=$1 binary=$2 libs=$3 includes=$4
+  shift 4
+  # shellcheck disable=SC2046,SC2086
+  if clang -std=gnu17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -I"$top_builddir" -I"$top_srcdir" $includes $(pkg-config --cflags $libs) \
+    "$@" $(pkg-config --libs $libs) -lpthread -o "$binary" 2>"$TEST_TMP/$name.build"; then
+    ok "$name: fuzzer builds"
+  else
+    not_ok "$name: fuzzer builds"
+    sed 's/^/# /' "$TEST_TMP/$name.build" | head -20
+    return 1
+  fi
+}
+# fuzz_run NAME BINARY CORPUS [LIBFUZZER OPTION...]: runs for FUZZ_SECONDS
+# (default 20); a crash, leak, timeout or sanitizer report fails, and the
+# reproducer is copied into the build tree.
+fuzz_run() {
+  local name=$1 binary=$2 corpus=$3 seconds=${FUZZ_SECONDS:-20}
+  shift 3
+  if (cd "$TEST_TMP" && "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "$@" "$corpus") >"$TEST_TMP/$name.log" 2>&1; then
+    ok "$name: no crash, leak or sanitizer report in ${seconds}s ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$TEST_TMP/$name.log" | grep -o '[0-9]*$') runs)"
+  else
+    not_ok "$name: fuzzing found a failure"
+    grep -E 'ERROR|SUMMARY|escape|runtime error' "$TEST_TMP/$name.log" | head -20 | sed 's/^/# /'
+    for crash in "$TEST_TMP"/crash-* "$TEST_TMP"/leak-* "$TEST_TMP"/timeout-*; do
+      [ -e "$crash" ] && cp "$crash" "$top_builddir/" && echo "# reproducer: $top_builddir/$(basename "$crash")"
+    done
+  fi
+}
+# fuzz_available "PKG-CONFIG LIBS": clang and the libraries are there, else one skip.
+fuzz_available() {
+  # shellcheck disable=SC2086
+  if command -v clang >/dev/null && pkg-config --exists $1; then return 0; fi
+  skip "clang with libFuzzer or a library's pkg-config file is missing"
+  return 1
+}

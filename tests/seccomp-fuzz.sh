@@ -4,27 +4,13 @@
 # 20), seeded with the printed default profile and small hand-written ones.
 . "$top_srcdir/tests/lib.sh"
 
-seconds=${FUZZ_SECONDS:-20}
 libs="libseccomp libcap libcjson libcrypto"
-if ! command -v clang >/dev/null || ! pkg-config --exists $libs; then
-  skip "clang with libFuzzer or a library's pkg-config file is missing"
-  tap_done
-  exit
-fi
+fuzz_available "$libs" || { tap_done; exit; }
 binary="$TEST_TMP/seccomp_profile_fuzzer"
-# shellcheck disable=SC2046
-if clang -std=gnu17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$top_builddir" -I"$top_srcdir" -I"$top_srcdir/src" $(pkg-config --cflags $libs) \
+fuzz_build seccomp_profile "$binary" "$libs" "-I$top_srcdir/src" \
   "$top_srcdir/tests/helpers/seccomp_profile_fuzzer.c" "$top_srcdir/src/seccomp_profile.c" \
-  "$top_srcdir/src/seccomp_names.c" "$top_srcdir/src/capabilities.c" "$top_srcdir/oci/error.c" \
-  $(pkg-config --libs $libs) -o "$binary" 2>"$TEST_TMP/build.log"; then
-  ok "fuzzer builds"
-else
-  not_ok "fuzzer builds"
-  sed 's/^/# /' "$TEST_TMP/build.log" | head -20
-  tap_done
-  exit
-fi
+  "$top_srcdir/src/seccomp_names.c" "$top_srcdir/src/capabilities.c" "$top_srcdir/oci/error.c" ||
+  { tap_done; exit; }
 
 corpus="$TEST_TMP/corpus"
 mkdir -p "$corpus"
@@ -34,14 +20,5 @@ printf '%s' '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["getcwd"],"
 printf '%s' '{"defaultAction":"SCMP_ACT_ERRNO","archMap":[{"architecture":"SCMP_ARCH_X86_64","subArchitectures":["SCMP_ARCH_X86"]}],"architectures":["SCMP_ARCH_X32"],"syscalls":[{"name":"read","action":"SCMP_ACT_LOG"}]}' >"$corpus/arches.json"
 [ -s "$corpus/default.json" ] && ok "seed corpus written" || not_ok "seed corpus written"
 
-if (cd "$TEST_TMP" && "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-  -max_len=65536 -print_final_stats=1 "$corpus") >"$TEST_TMP/fuzz.log" 2>&1; then
-  ok "no crash, leak or sanitizer report in ${seconds}s ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$TEST_TMP/fuzz.log" | grep -o '[0-9]*$') runs)"
-else
-  not_ok "fuzzing found a failure"
-  grep -E 'ERROR|SUMMARY|runtime error' "$TEST_TMP/fuzz.log" | head -20 | sed 's/^/# /'
-  for crash in "$TEST_TMP"/crash-* "$TEST_TMP"/leak-* "$TEST_TMP"/timeout-*; do
-    [ -e "$crash" ] && cp "$crash" "$top_builddir/" && echo "# reproducer: $top_builddir/$(basename "$crash")"
-  done
-fi
+fuzz_run seccomp_profile "$binary" "$corpus" -max_len=65536
 tap_done
