@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "digest.h"
 #include "remove_tree.h"
 
@@ -30,21 +31,6 @@ static int open_beneath(int dir_fd, const char *name, int flags)
       .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
   };
   return (int)syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
-}
-
-static int write_all(int fd, const void *data, size_t length)
-{
-  const char *p = data;
-  while (length > 0) {
-    ssize_t n = write(fd, p, length);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return -1;
-    p += n;
-    length -= (size_t)n;
-  }
-  return 0;
 }
 
 /* Reads a small file of the layout into a NUL-terminated buffer. */
@@ -128,7 +114,7 @@ static int create_file_once(int dir_fd, const char *name, const char *path, cons
   fd = openat(dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)
     return oci_error_errno(err, "create %s/%s", path, temp);
-  if (write_all(fd, content, strlen(content)) < 0 || fsync(fd) < 0) {
+  if (oci_write_all(fd, content, strlen(content)) < 0 || fsync(fd) < 0) {
     oci_error_errno(err, "write %s/%s", path, name);
     unlinkat(dir_fd, temp, 0);
     return -1;
@@ -250,7 +236,7 @@ int oci_layout_write_index(int layout_fd, int tmp_fd, const cJSON *index, oci_er
   fd = openat(tmp_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)
     return oci_error_errno(err, "create temporary index %s", temp);
-  if (write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
+  if (oci_write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
     oci_error_errno(err, "write temporary index %s", temp);
     unlinkat(tmp_fd, temp, 0);
     return -1;
@@ -322,7 +308,7 @@ int oci_blob_copy_verified(int src_fd, const char *digest, int64_t size, int dst
       goto fail;
     }
     oci_sha256_update(hash, buffer, (size_t)n);
-    if (write_all(fd, buffer, (size_t)n) < 0) {
+    if (oci_write_all(fd, buffer, (size_t)n) < 0) {
       oci_error_errno(err, "write %s %s", what, digest);
       goto fail;
     }
@@ -365,7 +351,7 @@ int oci_blob_write_buffer(int dst_dir_fd, const void *data, size_t length,
   fd = openat(dst_dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)
     return oci_error_errno(err, "create blob %s", digest);
-  if (write_all(fd, data, length) < 0 || fsync(fd) < 0 ||
+  if (oci_write_all(fd, data, length) < 0 || fsync(fd) < 0 ||
       renameat(dst_dir_fd, temp, dst_dir_fd, digest + 7) < 0) {
     oci_error_errno(err, "write blob %s", digest);
     unlinkat(dst_dir_fd, temp, 0);

@@ -15,6 +15,7 @@
 
 #include "artifact.h"
 #include "oci/cleanup.h"
+#include "oci/io.h"
 #include "oci/digest.h"
 #include "src/build_info.h"
 
@@ -231,21 +232,6 @@ int artifact_build(const char *backend, const struct probe_request *request,
   return 0;
 }
 
-static int write_all(int fd, const char *data, size_t length)
-{
-  while (length > 0) {
-    ssize_t n = write(fd, data, length);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return -1;
-    }
-    data += n;
-    length -= (size_t)n;
-  }
-  return 0;
-}
-
 static int write_atomically(const char *text, const char *path, oci_error_t *err)
 {
   cleanup_free char *dir_copy = strdup(path);
@@ -270,7 +256,8 @@ static int write_atomically(const char *text, const char *path, oci_error_t *err
   fd = openat(dir_fd, temp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return oci_error_errno(err, "create a temporary file beside the artifact %s", path);
-  if (write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0 || fsync(fd) < 0) {
+  if (oci_write_all(fd, text, strlen(text)) < 0 || oci_write_all(fd, "\n", 1) < 0 ||
+      fsync(fd) < 0) {
     oci_error_errno(err, "write the artifact %s", path);
     unlinkat(dir_fd, temp_name, 0);
     return -1;
@@ -293,7 +280,8 @@ int artifact_write(const cJSON *artifact, const char *path, oci_error_t *err)
   if (text == NULL)
     return oci_error_set(err, 0, "print the artifact: out of memory");
   if (path == NULL || strcmp(path, "-") == 0) {
-    if (write_all(STDOUT_FILENO, text, strlen(text)) < 0 || write_all(STDOUT_FILENO, "\n", 1) < 0)
+    if (oci_write_all(STDOUT_FILENO, text, strlen(text)) < 0 ||
+        oci_write_all(STDOUT_FILENO, "\n", 1) < 0)
       return oci_error_errno(err, "write the artifact to stdout");
     return 0;
   }

@@ -21,6 +21,7 @@
 
 #include "cgroup.h"
 #include "oci/cleanup.h"
+#include "oci/io.h"
 
 #define RECORD_SUFFIX ".json"
 #define TEMP_PREFIX ".tmp-"
@@ -184,20 +185,6 @@ static int read_record(int run_fd, const char *file, struct run_record *record)
   return 0;
 }
 
-static int write_all(int fd, const char *text, const char *what, oci_error_t *err)
-{
-  size_t len = strlen(text), done = 0;
-  while (done < len) {
-    ssize_t n = write(fd, text + done, len - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return oci_error_errno(err, "run state: write '%s'", what);
-    done += (size_t)n;
-  }
-  return 0;
-}
-
 static int sweep_record(int run_fd, const char *root, const char *file,
                         const struct run_record *record, oci_error_t *err);
 
@@ -224,8 +211,10 @@ int run_state_write(const char *root, const struct run_record *record, oci_error
   tmp_fd = openat(run_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (tmp_fd < 0)
     return oci_error_errno(err, "run state: create '%s/run/%s'", root, tmp);
-  if (write_all(tmp_fd, text, tmp, err) < 0)
+  if (oci_write_all(tmp_fd, text, strlen(text)) < 0) {
+    oci_error_errno(err, "run state: write '%s/run/%s'", root, tmp);
     goto fail;
+  }
   if (fsync(tmp_fd) < 0) {
     oci_error_errno(err, "run state: fsync '%s/run/%s'", root, tmp);
     goto fail;

@@ -14,6 +14,7 @@
 
 #include "oci/cleanup.h"
 #include "oci/digest.h"
+#include "oci/io.h"
 #include "seccomp_rules.h"
 
 enum { HEADER_LEN = 64 + 1 }; /* hex digest and newline */
@@ -46,20 +47,6 @@ static bool read_all(int fd, void *buf, size_t size)
   size_t done = 0;
   while (done < size) {
     ssize_t n = read(fd, (char *)buf + done, size - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    done += (size_t)n;
-  }
-  return true;
-}
-
-static bool write_all(int fd, const void *buf, size_t size)
-{
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = write(fd, (const char *)buf + done, size - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -129,8 +116,8 @@ void seccomp_cache_store(const char *state_root, const char *key,
   if (fd < 0)
     return;
   program_digest_hex(program, header);
-  if (!write_all(fd, header, HEADER_LEN) ||
-      !write_all(fd, program->insns, program->n_insns * sizeof(struct sock_filter)) ||
+  if (oci_write_all(fd, header, HEADER_LEN) < 0 ||
+      oci_write_all(fd, program->insns, program->n_insns * sizeof(struct sock_filter)) < 0 ||
       renameat(dir, temp, dir, name) < 0)
     unlinkat(dir, temp, 0);
 }
