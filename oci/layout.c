@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "cleanup.h"
-#include "io.h"
 #include "digest.h"
 #include "remove_tree.h"
 
@@ -99,33 +100,24 @@ int oci_layout_open(const char *path, oci_error_t *err)
   return steal_fd(&fd);
 }
 
-/* Creates dir_fd/name with the given content unless it exists, via a
- * temporary name so a crash never leaves a half-written file. */
+/* Creates dir_fd/name with the given content unless it exists, whole or
+ * not at all. */
 static int create_file_once(int dir_fd, const char *name, const char *path, const char *content,
                             oci_error_t *err)
 {
-  char temp[64];
-  cleanup_close int fd = -1;
+  struct atomic_file file;
+  char what[PATH_MAX];
 
   if (faccessat(dir_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
     return 0;
-  if (oci_temp_name(temp, sizeof(temp), ".init") < 0)
-    return oci_error_set(err, ENAMETOOLONG, "temporary name in %s", path);
-  fd = openat(dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return oci_error_errno(err, "create %s/%s", path, temp);
-  if (oci_write_all(fd, content, strlen(content)) < 0 || fsync(fd) < 0) {
-    oci_error_errno(err, "write %s/%s", path, name);
-    unlinkat(dir_fd, temp, 0);
-    return -1;
-  }
-  if (renameat2(dir_fd, temp, dir_fd, name, RENAME_NOREPLACE) < 0) {
-    int saved = errno;
-    unlinkat(dir_fd, temp, 0);
-    if (saved == EEXIST)
-      return 0;
-    errno = saved;
-    return oci_error_errno(err, "rename %s/%s", path, name);
+  snprintf(what, sizeof(what), "%s/%s", path, name);
+  if (atomic_file_begin(&file, dir_fd, ".init", 0644, what, err) < 0 ||
+      atomic_file_write(&file, content, strlen(content), err) < 0 ||
+      atomic_file_commit(&file, dir_fd, name, ATOMIC_FILE_NO_REPLACE, err) < 0) {
+    /* Another process created it first: theirs is the same. */
+    if (*err == NULL || (*err)->errno_value != EEXIST)
+      return -1;
+    oci_error_free(err);
   }
   return 0;
 }
@@ -224,31 +216,18 @@ static void sweep_stale(int dir_fd, const char *prefix, bool files_too)
 int oci_layout_write_index(int layout_fd, int tmp_fd, const cJSON *index, oci_error_t *err)
 {
   cleanup_free char *text = cJSON_PrintUnformatted(index);
-  cleanup_close int fd = -1;
-  char temp[64];
+  struct atomic_file file;
 
   if (text == NULL)
     return oci_error_set(err, ENOMEM, "serialise index.json");
   /* Under the store lock, any other index temporary is a dead writer's. */
   sweep_stale(tmp_fd, "index.json", true);
-  if (oci_temp_name(temp, sizeof(temp), "index.json") < 0)
-    return oci_error_set(err, ENAMETOOLONG, "temporary index name");
-  fd = openat(tmp_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return oci_error_errno(err, "create temporary index %s", temp);
-  if (oci_write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
-    oci_error_errno(err, "write temporary index %s", temp);
-    unlinkat(tmp_fd, temp, 0);
+  /* Written in tmp/, renamed over the store's index.json: readers see the
+   * old index or the new one. */
+  if (atomic_file_begin(&file, tmp_fd, "index.json", 0644, "index.json", err) < 0 ||
+      atomic_file_write(&file, text, strlen(text), err) < 0 ||
+      atomic_file_commit(&file, layout_fd, "index.json", ATOMIC_FILE_REPLACE, err) < 0)
     return -1;
-  }
-  /* rename() is the commit point: readers see the old or the new index. */
-  if (renameat(tmp_fd, temp, layout_fd, "index.json") < 0) {
-    oci_error_errno(err, "replace index.json");
-    unlinkat(tmp_fd, temp, 0);
-    return -1;
-  }
-  if (fsync(layout_fd) < 0)
-    return oci_error_errno(err, "fsync the store directory");
   return 0;
 }
 
@@ -269,94 +248,79 @@ int oci_blob_copy_verified(int src_fd, const char *digest, int64_t size, int dst
                            const char *what, oci_error_t *err)
 {
   cleanup_free char *buffer = NULL;
-  cleanup_close int fd = -1;
   struct oci_sha256 *hash = NULL;
-  char temp[64], actual[OCI_DIGEST_LEN];
+  struct atomic_file file;
+  char blob[160], actual[OCI_DIGEST_LEN];
   int64_t total = 0;
 
   if (!oci_digest_valid(digest))
     return oci_error_set(err, 0, "%s: malformed digest '%.80s'", what, digest);
+  snprintf(blob, sizeof(blob), "%.80s %s", what, digest);
   buffer = malloc(COPY_CHUNK);
   hash = oci_sha256_new();
   if (buffer == NULL || hash == NULL) {
     oci_sha256_free(hash);
-    return oci_error_set(err, ENOMEM, "copy %s %s", what, digest);
+    return oci_error_set(err, ENOMEM, "copy %s", blob);
   }
-  if (oci_temp_name(temp, sizeof(temp), ".blob") < 0) {
+  if (atomic_file_begin(&file, dst_dir_fd, ".blob", 0644, blob, err) < 0) {
     oci_sha256_free(hash);
-    return oci_error_set(err, ENAMETOOLONG, "temporary blob name");
-  }
-  fd = openat(dst_dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    oci_sha256_free(hash);
-    return oci_error_errno(err, "create temporary file for %s %s", what, digest);
+    return -1;
   }
   for (;;) {
     ssize_t n = read(src_fd, buffer, COPY_CHUNK);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0) {
-      oci_error_errno(err, "read %s %s", what, digest);
+      oci_error_errno(err, "read %s", blob);
       goto fail;
     }
     if (n == 0)
       break;
     total += n;
     if (size >= 0 && total > size) {
-      oci_error_set(err, 0, "%s %s: blob is larger than the descriptor size %lld", what, digest,
+      oci_error_set(err, 0, "%s: blob is larger than the descriptor size %lld", blob,
                     (long long)size);
       goto fail;
     }
     oci_sha256_update(hash, buffer, (size_t)n);
-    if (oci_write_all(fd, buffer, (size_t)n) < 0) {
-      oci_error_errno(err, "write %s %s", what, digest);
+    if (atomic_file_write(&file, buffer, (size_t)n, err) < 0)
       goto fail;
-    }
   }
   if (size >= 0 && total != size) {
-    oci_error_set(err, 0, "%s %s: size %lld does not match descriptor size %lld", what, digest,
+    oci_error_set(err, 0, "%s: size %lld does not match descriptor size %lld", blob,
                   (long long)total, (long long)size);
     goto fail;
   }
   oci_sha256_final(hash, actual);
   if (strcmp(actual, digest) != 0) {
-    oci_error_set(err, 0, "%s %s: content digest is %s", what, digest, actual);
+    oci_error_set(err, 0, "%s: content digest is %s", blob, actual);
     goto fail;
   }
-  if (fsync(fd) < 0) {
-    oci_error_errno(err, "fsync %s %s", what, digest);
+  /* Only verified content gets the digest as its name. */
+  if (atomic_file_commit(&file, dst_dir_fd, digest + strlen("sha256:"), ATOMIC_FILE_REPLACE, err) <
+      0)
     goto fail;
-  }
-  if (renameat(dst_dir_fd, temp, dst_dir_fd, digest + 7) < 0) {
-    oci_error_errno(err, "rename %s %s into place", what, digest);
-    goto fail;
-  }
   oci_sha256_free(hash);
   return 0;
 fail:
   oci_sha256_free(hash);
-  unlinkat(dst_dir_fd, temp, 0);
+  atomic_file_discard(&file);
   return -1;
 }
 
 int oci_blob_write_buffer(int dst_dir_fd, const void *data, size_t length,
                           char digest[OCI_DIGEST_LEN], oci_error_t *err)
 {
-  cleanup_close int fd = -1;
-  char temp[64];
+  struct atomic_file file;
+  char blob[8 + OCI_DIGEST_LEN];
 
   oci_sha256_buffer(data, length, digest);
-  if (oci_temp_name(temp, sizeof(temp), ".blob") < 0)
-    return oci_error_set(err, ENAMETOOLONG, "temporary blob name");
-  fd = openat(dst_dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return oci_error_errno(err, "create blob %s", digest);
-  if (oci_write_all(fd, data, length) < 0 || fsync(fd) < 0 ||
-      renameat(dst_dir_fd, temp, dst_dir_fd, digest + 7) < 0) {
-    oci_error_errno(err, "write blob %s", digest);
-    unlinkat(dst_dir_fd, temp, 0);
+  snprintf(blob, sizeof(blob), "blob %s", digest);
+  if (atomic_file_begin(&file, dst_dir_fd, ".blob", 0644, blob, err) < 0 ||
+      atomic_file_write(&file, data, length, err) < 0 ||
+      atomic_file_commit(&file, dst_dir_fd, digest + strlen("sha256:"), ATOMIC_FILE_REPLACE, err) <
+          0)
     return -1;
-  }
   return 0;
 }
 

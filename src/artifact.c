@@ -6,14 +6,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "artifact.h"
+#include "oci/atomic_file.h"
 #include "oci/cleanup.h"
 #include "oci/io.h"
 #include "oci/digest.h"
@@ -232,14 +233,14 @@ int artifact_build(const char *backend, const struct probe_request *request,
   return 0;
 }
 
-static int write_atomically(const char *text, const char *path, oci_error_t *err)
+/* Replaces path whole: a reader sees the old artifact or the new one. */
+static int write_to_file(const char *text, const char *path, oci_error_t *err)
 {
   cleanup_free char *dir_copy = strdup(path);
   cleanup_free char *base_copy = strdup(path);
   cleanup_close int dir_fd = -1;
-  cleanup_close int fd = -1;
-  unsigned char random_bytes[6];
-  char temp_name[256];
+  struct atomic_file file;
+  char prefix[256], what[PATH_MAX + 16];
   const char *base;
 
   if (dir_copy == NULL || base_copy == NULL)
@@ -248,28 +249,14 @@ static int write_atomically(const char *text, const char *path, oci_error_t *err
   dir_fd = open(dirname(dir_copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0)
     return oci_error_errno(err, "open the directory of the artifact %s", path);
-  if (getrandom(random_bytes, sizeof(random_bytes), 0) != (ssize_t)sizeof(random_bytes))
-    return oci_error_errno(err, "getrandom for the artifact's temporary name");
-  snprintf(temp_name, sizeof(temp_name), ".%.200s.%02x%02x%02x%02x%02x%02x.tmp", base,
-           random_bytes[0], random_bytes[1], random_bytes[2], random_bytes[3], random_bytes[4],
-           random_bytes[5]);
-  fd = openat(dir_fd, temp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return oci_error_errno(err, "create a temporary file beside the artifact %s", path);
-  if (oci_write_all(fd, text, strlen(text)) < 0 || oci_write_all(fd, "\n", 1) < 0 ||
-      fsync(fd) < 0) {
-    oci_error_errno(err, "write the artifact %s", path);
-    unlinkat(dir_fd, temp_name, 0);
+  /* The temporary name is a dot file beside the artifact, named after it. */
+  snprintf(prefix, sizeof(prefix), ".%.200s", base);
+  snprintf(what, sizeof(what), "the artifact %s", path);
+  if (atomic_file_begin(&file, dir_fd, prefix, 0644, what, err) < 0 ||
+      atomic_file_write(&file, text, strlen(text), err) < 0 ||
+      atomic_file_write(&file, "\n", 1, err) < 0 ||
+      atomic_file_commit(&file, dir_fd, base, ATOMIC_FILE_REPLACE, err) < 0)
     return -1;
-  }
-  if (renameat(dir_fd, temp_name, dir_fd, base) < 0) {
-    oci_error_errno(err, "rename the artifact into place as %s", path);
-    unlinkat(dir_fd, temp_name, 0);
-    return -1;
-  }
-  /* The rename is durable only once the directory is. */
-  if (fsync(dir_fd) < 0)
-    return oci_error_errno(err, "fsync the directory of the artifact %s", path);
   return 0;
 }
 
@@ -285,7 +272,7 @@ int artifact_write(const cJSON *artifact, const char *path, oci_error_t *err)
       return oci_error_errno(err, "write the artifact to stdout");
     return 0;
   }
-  return write_atomically(text, path, err);
+  return write_to_file(text, path, err);
 }
 
 /* A JSON value on one line, cut to width characters. */

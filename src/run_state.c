@@ -20,11 +20,12 @@
 #include <cjson/cJSON.h>
 
 #include "cgroup.h"
+#include "oci/atomic_file.h"
 #include "oci/cleanup.h"
-#include "oci/io.h"
 
 #define RECORD_SUFFIX ".json"
-#define TEMP_PREFIX ".tmp-"
+/* Temporary records are TEMP_PREFIX-<pid>-<random> (oci/atomic_file.h). */
+#define TEMP_PREFIX ".tmp"
 
 int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err)
 {
@@ -191,9 +192,8 @@ static int sweep_record(int run_fd, const char *root, const char *file,
 int run_state_write(const char *root, const struct run_record *record, oci_error_t *err)
 {
   cleanup_close int run_fd = -1;
-  cleanup_close int tmp_fd = -1;
   cleanup_free char *text = NULL;
-  char file[256], tmp[300];
+  char file[256], what[PATH_MAX];
 
   if (!valid_name(record->name))
     return oci_error_set(err, 0, "run state: invalid run name '%s'",
@@ -205,55 +205,34 @@ int run_state_write(const char *root, const struct run_record *record, oci_error
   if (text == NULL)
     return -1;
   snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, record->name);
-  snprintf(tmp, sizeof(tmp), TEMP_PREFIX "%d-%s", (int)getpid(), file);
-  /* Write and fsync a temporary file, then link it in: link(2) fails when
-   * the name exists, so two runners can never both own a name. */
-  tmp_fd = openat(run_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (tmp_fd < 0)
-    return oci_error_errno(err, "run state: create '%s/run/%s'", root, tmp);
-  if (oci_write_all(tmp_fd, text, strlen(text)) < 0) {
-    oci_error_errno(err, "run state: write '%s/run/%s'", root, tmp);
-    goto fail;
-  }
-  if (fsync(tmp_fd) < 0) {
-    oci_error_errno(err, "run state: fsync '%s/run/%s'", root, tmp);
-    goto fail;
-  }
+  snprintf(what, sizeof(what), "'%s/run/%s'", root, file);
   for (int attempt = 0;; attempt++) {
+    struct atomic_file temp;
     struct run_record existing;
-    if (linkat(run_fd, tmp, run_fd, file, 0) == 0)
-      break;
-    if (errno != EEXIST || attempt > 0) {
-      oci_error_errno(err, "run state: link '%s/run/%s'", root, file);
-      goto fail;
-    }
+    /* Linked in, never renamed: two runners can never both own a name. */
+    if (atomic_file_begin(&temp, run_fd, TEMP_PREFIX, 0600, what, err) == 0 &&
+        atomic_file_write(&temp, text, strlen(text), err) == 0 &&
+        atomic_file_commit(&temp, run_fd, file, ATOMIC_FILE_NO_REPLACE, err) == 0)
+      return 0;
+    if (*err == NULL || (*err)->errno_value != EEXIST || attempt > 0)
+      return oci_error_wrap(err, "run state");
+    oci_error_free(err);
     if (read_record(run_fd, file, &existing) == 0) {
       bool alive = owner_alive(existing.owner_pid, existing.owner_start_time);
       int owner = existing.owner_pid;
       /* A crashed runner's record of the same name: clean up after it. */
       int swept = alive ? 0 : sweep_record(run_fd, root, file, &existing, err);
       record_clear(&existing);
-      if (alive) {
-        oci_error_set(err, EEXIST, "run name '%s' is in use by a live run (owner pid %d)",
-                      record->name, owner);
-        goto fail;
-      }
+      if (alive)
+        return oci_error_set(err, EEXIST, "run name '%s' is in use by a live run (owner pid %d)",
+                             record->name, owner);
       if (swept < 0)
-        goto fail;
+        return -1;
     } else if (errno == EINVAL) {
-      oci_error_set(err, EEXIST, "run name '%s': '%s/run/%s' exists and is not a run record",
-                    record->name, root, file);
-      goto fail;
+      return oci_error_set(err, EEXIST, "run name '%s': '%s/run/%s' exists and is not a run record",
+                           record->name, root, file);
     }
   }
-  if (unlinkat(run_fd, tmp, 0) < 0)
-    return oci_error_errno(err, "run state: unlink '%s/run/%s'", root, tmp);
-  if (fsync(run_fd) < 0)
-    return oci_error_errno(err, "run state: fsync '%s/run'", root);
-  return 0;
-fail:
-  unlinkat(run_fd, tmp, 0);
-  return -1;
 }
 
 int run_state_remove(const char *root, const char *name, oci_error_t *err)
@@ -414,7 +393,7 @@ static int sweep_record(int run_fd, const char *root, const char *file,
 /* A temporary file left by a runner that died between create and link. */
 static void sweep_temp_file(int run_fd, const char *file)
 {
-  int pid = atoi(file + strlen(TEMP_PREFIX));
+  int pid = atoi(file + strlen(TEMP_PREFIX "-"));
   if (pid > 0 && (kill(pid, 0) == 0 || errno == EPERM))
     return;
   unlinkat(run_fd, file, 0);
@@ -449,7 +428,7 @@ int run_state_sweep(const char *root, int *n_swept, oci_error_t *err)
     struct run_record record;
     size_t len = strlen(entry->d_name);
 
-    if (strncmp(entry->d_name, TEMP_PREFIX, strlen(TEMP_PREFIX)) == 0) {
+    if (strncmp(entry->d_name, TEMP_PREFIX "-", strlen(TEMP_PREFIX "-")) == 0) {
       sweep_temp_file(run_fd, entry->d_name);
       continue;
     }

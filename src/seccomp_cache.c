@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "oci/atomic_file.h"
 #include "oci/cleanup.h"
 #include "oci/digest.h"
-#include "oci/io.h"
 #include "seccomp_rules.h"
 
 enum { HEADER_LEN = 64 + 1 }; /* hex digest and newline */
@@ -104,20 +104,19 @@ void seccomp_cache_store(const char *state_root, const char *key,
 {
   const char *name = key_file_name(key);
   cleanup_close int dir = name != NULL ? cache_dir_open(state_root, true) : -1;
-  cleanup_close int fd = -1;
-  char header[HEADER_LEN], temp[96];
+  struct atomic_file file;
+  oci_error_t ignored = NULL;
+  char header[HEADER_LEN];
 
   if (dir < 0)
     return;
-  /* Written under a private name, then renamed: readers see a whole file
-   * or none, and concurrent runs each rename a complete copy. */
-  snprintf(temp, sizeof(temp), ".tmp-%ld-%.16s", (long)getpid(), name);
-  fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return;
   program_digest_hex(program, header);
-  if (oci_write_all(fd, header, HEADER_LEN) < 0 ||
-      oci_write_all(fd, program->insns, program->n_insns * sizeof(struct sock_filter)) < 0 ||
-      renameat(dir, temp, dir, name) < 0)
-    unlinkat(dir, temp, 0);
+  /* Readers see a whole entry or none, and concurrent runs each rename a
+   * complete copy. A failure only costs a later run a compilation. */
+  if (atomic_file_begin(&file, dir, ".tmp", 0600, name, &ignored) < 0 ||
+      atomic_file_write(&file, header, HEADER_LEN, &ignored) < 0 ||
+      atomic_file_write(&file, program->insns, program->n_insns * sizeof(struct sock_filter),
+                        &ignored) < 0 ||
+      atomic_file_commit(&file, dir, name, ATOMIC_FILE_REPLACE, &ignored) < 0)
+    oci_error_free(&ignored);
 }

@@ -171,6 +171,15 @@ json_true "$TEST_TMP/o/a.json" "a['backend'] == 'direct'" "-o: the file holds th
   not_ok "-o: the file was replaced by rename"
 [ "$(ls -A "$TEST_TMP/o")" = a.json ] && ok "-o: no temporary file left" || not_ok "-o: no temporary file left: $(ls -A "$TEST_TMP/o")"
 grep -q '^check ' "$TEST_TMP/err" && not_ok "-q: no summary table" || ok "-q: no summary table"
+# A failed write leaves no temporary file: a directory in the artifact's
+# place makes the final rename fail (EISDIR, for root too).
+mkdir -p "$TEST_TMP/o-fail/a.json/keep"
+expect_exit 125 "-o onto a directory: the write fails" \
+  "$OCIRUN" probe -q --unsafe-no-cgroup -o "$TEST_TMP/o-fail/a.json" python:3.13-slim
+err_has "rename the artifact $TEST_TMP/o-fail/a.json into place" "-o: the failed step and the path are named"
+[ "$(ls -A "$TEST_TMP/o-fail")" = a.json ] && [ -d "$TEST_TMP/o-fail/a.json/keep" ] &&
+  ok "-o: after a failed write, no temporary file is left" ||
+  not_ok "-o: after a failed write, no temporary file is left: $(ls -A "$TEST_TMP/o-fail")"
 expect_exit 125 "-o into a missing directory fails before running" \
   "$OCIRUN" probe -q --unsafe-no-cgroup -o "$TEST_TMP/missing/a.json" python:3.13-slim
 err_has "cannot write the artifact into '$TEST_TMP/missing'" "-o: the unusable directory is named"

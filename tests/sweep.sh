@@ -100,6 +100,8 @@ if "$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1
   last_err | grep -q "in use by a live run" && ok "the refusal says the name is in use" ||
     not_ok "the refusal says the name is in use"
   [ -d "$live_dir/upper" ] && ok "the live run is still untouched" || not_ok "the live run is still untouched"
+  [ -z "$(find "$state" -maxdepth 1 -name '.tmp-*')" ] && ok "the refused run leaves no temporary record" ||
+    not_ok "the refused run leaves no temporary record: $(find "$state" -maxdepth 1 -name '.tmp-*')"
   record stale "$dead_pid" 1 "" ""
   expect_exit 0 "a dead record's name is reused" \
     "$OCIRUN" run --unsafe-no-cgroup --name stale busybox:latest true
