@@ -159,13 +159,19 @@ static int seccomp_profile_sha256(const struct run_config *config, char **out, o
  * its state record, nor its scratch directory may still exist. */
 static bool leftovers_absent(const struct run_config *config, const char *root)
 {
-  const char *parent = config->cgroup_parent ? config->cgroup_parent : CGROUP_DEFAULT_PARENT;
-  cleanup_close int parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_free char *parent = NULL;
+  oci_error_t ignored = NULL;
+  cleanup_close int parent_fd = -1;
   cleanup_free char *record = NULL;
   cleanup_free char *scratch = NULL;
   cleanup_close int root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   struct stat st;
 
+  if (cgroup_resolve_parent(config->cgroup_parent, geteuid() != 0, &parent, &ignored) < 0) {
+    oci_error_free(&ignored);
+    return false;
+  }
+  parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (parent_fd >= 0 && fstatat(parent_fd, config->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
     return false;
   if (asprintf(&record, "run/%s.json", config->name) < 0)
@@ -242,6 +248,7 @@ int probe_backend_direct(const struct probe_request *request, struct probe_outco
 {
   __attribute__((cleanup(store_closep))) struct oci_store *store = NULL;
   __attribute__((cleanup(image_freep))) struct oci_image *image = NULL;
+  cleanup_free char *parent = NULL;
   struct run_config config;
   oci_error_t host_err = NULL;
   struct utsname uts;
@@ -256,7 +263,9 @@ int probe_backend_direct(const struct probe_request *request, struct probe_outco
   outcome->cgroup_version = host_cgroup_version();
 
   /* 1. The host: cgroup v2 with memory, cpu and pids, or nothing is tried. */
-  if (!request->unsafe_no_cgroup && cgroup_check_host(CGROUP_DEFAULT_PARENT, &host_err) < 0)
+  if (!request->unsafe_no_cgroup &&
+      (cgroup_resolve_parent(NULL, geteuid() != 0, &parent, &host_err) < 0 ||
+       cgroup_check_host(parent, &host_err) < 0))
     return set_message(&outcome->unsupported, "unsupported: ", &host_err);
 
   /* 2. The image, resolved to its ID before anything is created; never fetched. */

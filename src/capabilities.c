@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <strings.h>
 #include <sys/capability.h>
@@ -121,8 +122,8 @@ static int capabilities_set_process(uint64_t keep, oci_error_t *err)
   return 0;
 }
 
-int capabilities_switch_user(uid_t uid, gid_t gid, const gid_t *groups, size_t n_groups,
-                             uint64_t keep, oci_error_t *err)
+int capabilities_switch_user(uid_t uid, gid_t gid, bool set_groups, const gid_t *groups,
+                             size_t n_groups, uint64_t keep, oci_error_t *err)
 {
   int last = (int)cap_max_bits();
 
@@ -135,8 +136,9 @@ int capabilities_switch_user(uid_t uid, gid_t gid, const gid_t *groups, size_t n
       return oci_error_errno(err, "capabilities: prctl(PR_CAPBSET_DROP, %d)", cap);
   }
   /* Supplementary groups and gid before uid: both need CAP_SETGID, which
-   * a non-root uid no longer has once setuid is done. */
-  if (setgroups(n_groups, groups) < 0)
+   * a non-root uid no longer has once setuid is done. A user namespace with
+   * setgroups denied keeps the caller's groups: nothing can change them. */
+  if (set_groups && setgroups(n_groups, groups) < 0)
     return oci_error_errno(err, "capabilities: setgroups (%zu groups)", n_groups);
   if (setresgid(gid, gid, gid) < 0)
     return oci_error_errno(err, "capabilities: setresgid %u", (unsigned)gid);

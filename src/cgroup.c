@@ -194,6 +194,78 @@ int cgroup_check_host(const char *parent, oci_error_t *err)
   return 0;
 }
 
+/* The caller's own cgroup: the "0::" line of /proc/self/cgroup, under the
+ * cgroup2 mount at /sys/fs/cgroup. */
+static int own_cgroup(char *out, size_t size, oci_error_t *err)
+{
+  cleanup_fclose FILE *f = fopen("/proc/self/cgroup", "re");
+  char line[PATH_MAX];
+
+  if (f == NULL)
+    return oci_error_errno(err, "cgroup: open /proc/self/cgroup");
+  while (fgets(line, sizeof(line), f) != NULL) {
+    if (strncmp(line, "0::/", 4) != 0)
+      continue;
+    line[strcspn(line, "\n")] = '\0';
+    if ((size_t)snprintf(out, size, "/sys/fs/cgroup%s",
+                         strcmp(line + 3, "/") == 0 ? "" : line + 3) >= size)
+      return oci_error_set(err, ENAMETOOLONG, "cgroup: own cgroup '%s'", line + 3);
+    return 0;
+  }
+  return oci_error_set(err, 0, "cgroup: /proc/self/cgroup has no cgroup v2 (\"0::\") line");
+}
+
+int cgroup_resolve_parent(const char *requested, bool rootless, char **parent, oci_error_t *err)
+{
+  char own[PATH_MAX];
+
+  if (requested == NULL && rootless) {
+    if (own_cgroup(own, sizeof(own), err) < 0)
+      return -1;
+    /* The root cgroup has no parent; it is never delegated either. */
+    if (strcmp(own, "/sys/fs/cgroup") != 0)
+      path_parent(own);
+    requested = own;
+  }
+  *parent = strdup(requested != NULL ? requested : CGROUP_DEFAULT_PARENT);
+  return *parent == NULL ? oci_error_errno(err, "cgroup: allocate") : 0;
+}
+
+/* An unprivileged process may create cgroups, write their limits and move
+ * a process into one only inside a subtree delegated to it (the directory
+ * and its cgroup.procs and cgroup.subtree_control writable), and only
+ * between cgroups whose common ancestor is in that subtree: so the parent
+ * must be delegated and must hold the caller's own cgroup. */
+static int check_delegated(const char *parent, oci_error_t *err)
+{
+  static const char *const needed[] = {"", "/cgroup.procs", "/cgroup.subtree_control"};
+  cleanup_close int dir_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  char own[PATH_MAX];
+  size_t length = strlen(parent);
+
+  if (dir_fd < 0)
+    return oci_error_errno(err, "rootless: cgroup parent '%s'", parent);
+  for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+    if (faccessat(dir_fd, needed[i][0] != '\0' ? needed[i] + 1 : ".", W_OK, AT_EACCESS) < 0)
+      return oci_error_set(
+          err, errno,
+          "rootless: no delegated cgroup v2 subtree: '%s%s' is not writable by uid %u. Run "
+          "ocirun from a delegated cgroup (e.g. systemd-run --user --scope -p Delegate=yes), "
+          "pass --cgroup-parent for a subtree delegated to you, or --unsafe-no-cgroup (no "
+          "limits). Nothing was started",
+          parent, needed[i], (unsigned)geteuid());
+  }
+  if (own_cgroup(own, sizeof(own), err) < 0)
+    return -1;
+  if (strncmp(own, parent, length) != 0 || own[length] != '/')
+    return oci_error_set(err, 0,
+                         "rootless: this process's cgroup '%s' is not below the cgroup parent "
+                         "'%s': an unprivileged process can start a run only in a cgroup that "
+                         "shares a delegated ancestor with its own",
+                         own, parent);
+  return 0;
+}
+
 /* Enables memory, cpu and pids for the children of `dir_fd` unless they
  * already are (writing subtree_control needlessly can fail with EBUSY). */
 static int enable_controllers(int dir_fd, const char *path, oci_error_t *err)
@@ -305,8 +377,9 @@ static int write_limits(int dir_fd, const char *path, const struct run_config *c
   return write_cgroup_file(dir_fd, path, "pids.max", pids, err);
 }
 
-int cgroup_slice_create(const char *parent, const char *name, const struct run_config *config,
-                        struct cgroup_slice *slice, oci_error_t *err)
+int cgroup_slice_create(const char *parent, const char *name, bool rootless,
+                        const struct run_config *config, struct cgroup_slice *slice,
+                        oci_error_t *err)
 {
   cleanup_free char *path = NULL;
   cleanup_close int dir_fd = -1;
@@ -317,8 +390,22 @@ int cgroup_slice_create(const char *parent, const char *name, const struct run_c
     return oci_error_set(err, 0, "cgroup: invalid slice name '%s'", name ? name : "");
   if (cgroup_check_host(parent, err) < 0)
     return -1;
-  if (prepare_parent(parent, err) < 0)
+  if (rootless) {
+    cleanup_close int parent_fd = -1;
+
+    if (check_delegated(parent, err) < 0)
+      return -1;
+    parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (parent_fd < 0)
+      return oci_error_errno(err, "cgroup: open '%s'", parent);
+    if (enable_controllers(parent_fd, parent, err) < 0)
+      return oci_error_wrap(err,
+                            "rootless: the delegated '%s' does not offer memory, cpu and "
+                            "pids: ",
+                            parent);
+  } else if (prepare_parent(parent, err) < 0) {
     return -1;
+  }
   if (asprintf(&path, "%s/%s", parent, name) < 0)
     return oci_error_errno(err, "cgroup: allocate path");
   /* The slice is the run's own: an existing one means a name clash or a

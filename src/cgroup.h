@@ -18,10 +18,18 @@ struct cgroup_slice {
 /* Fails with a clear message unless the parent is on cgroup v2 and memory,
  * cpu and pids can be enabled for it (hybrid v1 hosts fail here). */
 int cgroup_check_host(const char *parent, oci_error_t *err);
+/* The parent of the run's slice: the one asked for; else, as root,
+ * CGROUP_DEFAULT_PARENT; else (rootless) the parent of the caller's own
+ * cgroup, the usual shape of a delegation (systemd's user@UID.service holds
+ * the caller's scope). *parent is allocated. */
+int cgroup_resolve_parent(const char *requested, bool rootless, char **parent, oci_error_t *err);
 /* Creates parent (enabling +memory +cpu +pids) and parent/name, writes
- * memory.max, memory.swap.max, cpu.max, pids.max from config. */
-int cgroup_slice_create(const char *parent, const char *name, const struct run_config *config,
-                        struct cgroup_slice *slice, oci_error_t *err);
+ * memory.max, memory.swap.max, cpu.max, pids.max from config. Rootless,
+ * the parent must exist, be delegated to the caller and hold the caller's
+ * own cgroup; only the parent's own subtree_control is written. */
+int cgroup_slice_create(const char *parent, const char *name, bool rootless,
+                        const struct run_config *config, struct cgroup_slice *slice,
+                        oci_error_t *err);
 /* memory.events oom_kill > 0 */
 bool cgroup_slice_oom_killed(const struct cgroup_slice *slice);
 /* cgroup.kill, wait until unpopulated, rmdir, verify the directory is gone. */

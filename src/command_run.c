@@ -55,7 +55,9 @@ static void usage(FILE *out)
           "                              image's cmd is then dropped too\n"
           "      --timeout SECONDS       deadline (default 30); on expiry every process of\n"
           "                              the run is killed and ocirun exits 124\n"
-          "      --cgroup-parent DIR     parent of the run's slice (default %s)\n"
+          "      --cgroup-parent DIR     parent of the run's slice (default %s; rootless:\n"
+          "                              the parent of ocirun's own cgroup, which must be\n"
+          "                              delegated to the caller)\n"
           "      --dry-run               print the resolved plan (mounts, cgroup limits,\n"
           "                              capabilities, seccomp, user, argv, env); run nothing\n"
           "      --unsafe-no-cgroup      DEVELOPMENT ONLY, for hosts without cgroup v2\n"
@@ -64,6 +66,11 @@ static void usage(FILE *out)
           "                              every use\n"
           "      --rm                    accepted; always the case\n"
           "      --help                  this help\n"
+          "\n"
+          "Rootless: run by an ordinary user, the run gets a user namespace in which\n"
+          "the caller is root (other ids only from the caller's /etc/subuid and\n"
+          "/etc/subgid ranges, through newuidmap/newgidmap), and its slice goes in a\n"
+          "cgroup subtree delegated to the caller; without one it is refused.\n"
           "\n"
           "Exit status: the command's own; 128+N when killed by signal N; 124 when the\n"
           "--timeout deadline killed it; 130/143 when ocirun got SIGINT/SIGTERM;\n"
@@ -102,15 +109,6 @@ int command_run(int argc, char **argv, const struct global_options *global)
     goto fail;
   if (config.interactive)
     io.stdin_fd = STDIN_FILENO;
-  /* Said before the store is opened, so an ordinary user gets this rather
-   * than a permission error on /var/lib/ocirun. */
-  if (geteuid() != 0) {
-    oci_error_set(&err, 0,
-                  "run: rootless mode (a user namespace and a delegated cgroup v2 subtree) "
-                  "is not implemented yet; run ocirun as root. Nothing was started.");
-    goto fail;
-  }
-
   if (oci_store_open(global->root, &store, &err) < 0)
     goto fail;
   if (oci_image_resolve(store, config.image_reference, &image, &err) < 0)

@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ocirun.h"
 
@@ -21,6 +23,25 @@ static const struct {
     {"sweep", command_sweep, "clean up after runs whose runner crashed"},
 };
 
+/* Root's store is the system's; an ordinary user's lives in its home, as
+ * the XDG base directory rules place data. NULL when there is no home. */
+static const char *default_root(char *buffer, size_t size)
+{
+  const char *data = getenv("XDG_DATA_HOME");
+  const char *home = getenv("HOME");
+  int n;
+
+  if (geteuid() == 0)
+    return "/var/lib/ocirun";
+  if (data != NULL && data[0] == '/')
+    n = snprintf(buffer, size, "%s/ocirun", data);
+  else if (home != NULL && home[0] == '/')
+    n = snprintf(buffer, size, "%s/.local/share/ocirun", home);
+  else
+    return NULL;
+  return n > 0 && (size_t)n < size ? buffer : NULL;
+}
+
 static void usage(FILE *out)
 {
   fprintf(out, "Usage: ocirun [--root DIR] [--quiet] COMMAND [ARGS...]\n"
@@ -29,7 +50,9 @@ static void usage(FILE *out)
                "\n"
                "Global options:\n"
                "  --root DIR   image store, rootfs cache and run state\n"
-               "               (default $OCIRUN_ROOT, else /var/lib/ocirun)\n"
+               "               (default $OCIRUN_ROOT, else /var/lib/ocirun for root and\n"
+               "               $XDG_DATA_HOME/ocirun or ~/.local/share/ocirun for\n"
+               "               anyone else)\n"
                "  -q, --quiet  no progress output\n"
                "  -h, --help   this help\n"
                "  --version    print the version\n"
@@ -50,10 +73,11 @@ int main(int argc, char **argv)
       {NULL, 0, NULL, 0},
   };
   struct global_options global = {.root = getenv("OCIRUN_ROOT"), .quiet = false};
+  char user_root[PATH_MAX];
   int c;
 
   if (global.root == NULL || global.root[0] == '\0')
-    global.root = "/var/lib/ocirun";
+    global.root = default_root(user_root, sizeof(user_root));
 
   /* '+' stops at the first non-option: the command parses the rest. */
   while ((c = getopt_long(argc, argv, "+qh", options, NULL)) != -1) {
@@ -77,6 +101,11 @@ int main(int argc, char **argv)
   }
   if (optind >= argc) {
     usage(stderr);
+    return EXIT_USAGE;
+  }
+  if (global.root == NULL) {
+    fprintf(stderr, "ocirun: no store: HOME is unset or not absolute; pass --root DIR or set "
+                    "OCIRUN_ROOT\n");
     return EXIT_USAGE;
   }
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

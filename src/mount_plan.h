@@ -3,6 +3,7 @@
 #ifndef MOUNT_PLAN_H
 #define MOUNT_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +13,8 @@
 
 enum mount_op_kind {
   MOUNT_OP_MAKE_PRIVATE,   /* the whole inherited tree: nothing propagates back to the host */
-  MOUNT_OP_ROOT_OVERLAY,   /* overlay: lower = cached rootfs, upper/work in the run dir */
+  MOUNT_OP_ROOT_SCRATCH,   /* a tmpfs for the overlay's upper, work and merged root */
+  MOUNT_OP_ROOT_OVERLAY,   /* overlay: lower = cached rootfs, upper/work in the scratch tmpfs */
   MOUNT_OP_FILESYSTEM,     /* a fresh filesystem (proc, sysfs, tmpfs, devpts, cgroup2) */
   MOUNT_OP_BIND_DEVICE,    /* a host device node bound onto an empty file */
   MOUNT_OP_MASK,           /* /dev/null over a file, an empty read-only tmpfs over a directory */
@@ -35,13 +37,17 @@ struct mount_op {
 struct mount_plan {
   struct mount_op *ops;
   size_t n_ops;
-  char *root_mountpoint; /* host: run_dir/rootfs, where the overlay is attached */
+  char *root_mountpoint; /* host: run_dir/rootfs, where the scratch tmpfs is attached */
 };
 
 /* rootfs: the cached image rootfs (never written: it is the overlay's lower
- * layer). run_dir: the per-run directory holding rootfs/, upper/, work/. */
+ * layer). run_dir: the per-run directory holding the empty mount point
+ * rootfs/. user_namespace: the run has its own user namespace (rootless),
+ * which changes two options: overlayfs keeps its metadata in user.*
+ * xattrs, and devpts gets no gid= (only the mapped ids exist). */
 int mount_plan_build(const struct run_config *config, const char *rootfs, const char *run_dir,
-                     const char *hostname, struct mount_plan *plan, oci_error_t *err);
+                     const char *hostname, bool user_namespace, struct mount_plan *plan,
+                     oci_error_t *err);
 void mount_plan_print(const struct mount_plan *plan, FILE *out);
 /* In the child (new mount namespace): every step in order. On failure the
  * message names the step, its target and errno. */

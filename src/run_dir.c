@@ -1,6 +1,9 @@
-/* The per-run directory: created next to the run records, emptied and
- * removed at teardown. Its contents were written by the container, so the
- * removal walks them by directory fd and never follows a symlink. */
+/* The per-run directory: created next to the run records, removed at
+ * teardown. It holds only the mount point of the run's scratch tmpfs,
+ * which lives in the run's mount namespace; the removal still walks by
+ * directory fd and never follows a symlink, since `ocirun sweep` also
+ * removes the directories of crashed runs of older versions, whose overlay
+ * upper layer (written by the container) was kept here. */
 #include "config.h"
 
 #include "run_dir.h"
@@ -19,20 +22,16 @@
 /* Deeper trees than this are refused rather than recursed into. */
 #define REMOVE_MAX_DEPTH 256
 
-int run_dir_create(const char *root, const char *name, const char *rootfs, char **path,
-                   oci_error_t *err)
+int run_dir_create(const char *root, const char *name, char **path, oci_error_t *err)
 {
   cleanup_free char *runs = NULL;
   cleanup_free char *dir = NULL;
   cleanup_close int dir_fd = -1;
-  struct stat lower;
 
   if (asprintf(&runs, "%s/run", root) < 0 || asprintf(&dir, "%s/run/%s", root, name) < 0) {
     runs = dir = NULL;
     return oci_error_errno(err, "run dir: allocate");
   }
-  if (stat(rootfs, &lower) < 0)
-    return oci_error_errno(err, "run dir: stat rootfs '%s'", rootfs);
   if (mkdir(runs, 0700) < 0 && errno != EEXIST)
     return oci_error_errno(err, "run dir: mkdir '%s'", runs);
   if (mkdir(dir, 0700) < 0) {
@@ -45,10 +44,7 @@ int run_dir_create(const char *root, const char *name, const char *rootfs, char 
   }
   *path = steal_pointer(&dir);
   dir_fd = open(*path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dir_fd < 0 || mkdirat(dir_fd, "rootfs", 0700) < 0 || mkdirat(dir_fd, "work", 0700) < 0 ||
-      mkdirat(dir_fd, "upper", lower.st_mode & 07777) < 0 ||
-      fchmodat(dir_fd, "upper", lower.st_mode & 07777, 0) < 0 ||
-      fchownat(dir_fd, "upper", lower.st_uid, lower.st_gid, AT_SYMLINK_NOFOLLOW) < 0) {
+  if (dir_fd < 0 || mkdirat(dir_fd, "rootfs", 0700) < 0) {
     int saved = errno;
     oci_error_t ignored = NULL;
 

@@ -1,7 +1,10 @@
 /* The runtime core: everything a run needs is prepared in the parent (user,
  * argv, env, caps, seccomp filter, mount plan), then one clone3 into new
  * namespaces and the cgroup slice; the child builds the boundary and execs,
- * the parent waits under the deadline and tears everything down. */
+ * the parent waits under the deadline and tears everything down.
+ * Run by an ordinary user (rootless), the clone also makes a user namespace
+ * whose maps the parent writes (userns.c) before it lets the child go; the
+ * child's capabilities then hold only over its own namespaces. */
 #include "config.h"
 
 #include "runtime.h"
@@ -33,6 +36,7 @@
 #include "run_state.h"
 #include "seccomp_filter.h"
 #include "user.h"
+#include "userns.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define EXIT_TIMED_OUT 124
@@ -48,6 +52,9 @@ struct child_report {
 /* Everything the child needs, computed by the parent before clone. */
 struct launch {
   const struct run_config *config;
+  bool rootless; /* a user namespace, mapped by the parent */
+  struct userns_map map;
+  bool set_groups; /* false when the user namespace denies setgroups */
   struct mount_plan plan;
   struct run_user user;
   uint64_t caps;
@@ -370,13 +377,15 @@ static _Noreturn void child_main(struct launch *launch)
   if (!launch->config->no_new_privileges) {
     if (launch->filter != NULL && seccomp_filter_load(launch->filter, &err) < 0)
       child_fail(launch, &err);
-    if (capabilities_switch_user(launch->user.uid, launch->user.gid, launch->user.groups,
-                                 launch->user.n_groups, launch->caps, &err) < 0 ||
+    if (capabilities_switch_user(launch->user.uid, launch->user.gid, launch->set_groups,
+                                 launch->user.groups, launch->user.n_groups, launch->caps,
+                                 &err) < 0 ||
         rearm_parent_death_signal(launch, &err) < 0)
       child_fail(launch, &err);
   } else {
-    if (capabilities_switch_user(launch->user.uid, launch->user.gid, launch->user.groups,
-                                 launch->user.n_groups, launch->caps, &err) < 0 ||
+    if (capabilities_switch_user(launch->user.uid, launch->user.gid, launch->set_groups,
+                                 launch->user.groups, launch->user.n_groups, launch->caps,
+                                 &err) < 0 ||
         rearm_parent_death_signal(launch, &err) < 0)
       child_fail(launch, &err);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
@@ -561,6 +570,11 @@ static void print_dry_run(const struct launch *launch, const char *rootfs,
       fprintf(out, " %s", capability_name(cap) != NULL ? capability_name(cap) : "?");
   }
   fprintf(out, "\nno-new-privileges: %s\n", config->no_new_privileges ? "true" : "false");
+  fprintf(out, "user namespace: ");
+  if (launch->rootless)
+    userns_map_print(&launch->map, out);
+  else
+    fprintf(out, "none (ocirun runs as root)\n");
   fprintf(out, "user: uid %u gid %u groups", (unsigned)launch->user.uid,
           (unsigned)launch->user.gid);
   for (size_t i = 0; i < launch->user.n_groups; i++)
@@ -588,6 +602,36 @@ static void print_dry_run(const struct launch *launch, const char *rootfs,
   fprintf(out, "timeout: %g s\n", config->timeout_seconds);
 }
 
+/* Rootless: the run's uid, gid and groups must exist in the user namespace.
+ * Without a subordinate range only 0 does, and setgroups is denied, so the
+ * image's supplementary groups for root are left out rather than refused. */
+static int check_user_mapped(struct launch *launch, const char *user_source, oci_error_t *err)
+{
+  const char *hint;
+
+  if (userns_map_choose(&launch->map, err) < 0)
+    return -1;
+  hint = launch->map.n_ranges > 1
+             ? "it is outside the range from /etc/subuid and /etc/subgid"
+             : "without a range for this user in /etc/subuid and /etc/subgid (and "
+               "newuidmap/newgidmap from the uidmap package) only 0 is mapped";
+  if (!userns_map_has_uid(&launch->map, launch->user.uid) ||
+      !userns_map_has_gid(&launch->map, launch->user.gid))
+    return oci_error_set(err, 0, "run: rootless: %s uid %u gid %u cannot be mapped: %s",
+                         user_source, (unsigned)launch->user.uid, (unsigned)launch->user.gid, hint);
+  if (!userns_map_allows_setgroups(&launch->map)) {
+    launch->set_groups = false;
+    launch->user.n_groups = 0;
+    return 0;
+  }
+  for (size_t i = 0; i < launch->user.n_groups; i++) {
+    if (!userns_map_has_gid(&launch->map, launch->user.groups[i]))
+      return oci_error_set(err, 0, "run: rootless: %s supplementary group %u cannot be mapped: %s",
+                           user_source, (unsigned)launch->user.groups[i], hint);
+  }
+  return 0;
+}
+
 static int prepare_launch(const struct oci_image *image, const char *rootfs,
                           const struct run_config *config, const char *state_root,
                           const char *run_dir, struct launch *launch, oci_error_t *err)
@@ -595,11 +639,16 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
   cleanup_close int rootfs_fd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   const char *user_spec = config->user != NULL ? config->user : image->defaults.user;
 
+  const char *user_source = config->user != NULL ? "--user" : "image config user";
+
   launch->config = config;
+  launch->rootless = geteuid() != 0;
+  launch->set_groups = true;
   if (rootfs_fd < 0)
     return oci_error_errno(err, "run: open rootfs '%s'", rootfs);
-  if (user_resolve(rootfs_fd, user_spec, config->user != NULL ? "--user" : "image config user",
-                   &launch->user, err) < 0)
+  if (user_resolve(rootfs_fd, user_spec, user_source, &launch->user, err) < 0)
+    return -1;
+  if (launch->rootless && check_user_mapped(launch, user_source, err) < 0)
     return -1;
   pick_hostname(config, launch->hostname, sizeof(launch->hostname));
   launch->workdir = config->workdir != NULL ? config->workdir
@@ -609,7 +658,8 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
   launch->caps = effective_capabilities(config);
   if (build_argv(config, image, &launch->argv, err) < 0 ||
       build_env(config, image, launch->hostname, launch->user.home, &launch->envp, err) < 0 ||
-      mount_plan_build(config, rootfs, run_dir, launch->hostname, &launch->plan, err) < 0)
+      mount_plan_build(config, rootfs, run_dir, launch->hostname, launch->rootless, &launch->plan,
+                       err) < 0)
     return -1;
   /* Built before clone: the child only loads it. Compiling the profile is
    * the costliest step of a start, so the compiled program is cached. */
@@ -660,6 +710,8 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
 
   args.flags = CLONE_PIDFD | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWUTS |
                CLONE_NEWIPC | CLONE_NEWCGROUP;
+  if (launch->rootless)
+    args.flags |= CLONE_NEWUSER;
   args.pidfd = (uint64_t)(uintptr_t)&pidfd;
   args.exit_signal = SIGCHLD;
   if (res->slice_created && res->slice.dir_fd >= 0) {
@@ -673,10 +725,21 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   close(report[1]);
   if (pid < 0) {
     int saved = errno;
-    return oci_error_set(err, saved, "run: clone3 into new namespaces%s",
-                         res->slice_created ? " and the cgroup slice" : "");
+    return oci_error_set(err, saved, "run: clone3 into new namespaces%s%s",
+                         res->slice_created ? " and the cgroup slice" : "",
+                         launch->rootless && (saved == EPERM || saved == ENOSPC)
+                             ? " (rootless: does this host allow unprivileged user namespaces? "
+                               "see the sysctls kernel.unprivileged_userns_clone and "
+                               "user.max_user_namespaces)"
+                             : "");
   }
 
+  /* The child waits on the go pipe while its user namespace is mapped. */
+  if (launch->rootless && userns_map_write(&launch->map, (pid_t)pid, err) < 0) {
+    pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+    waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
+    return -1;
+  }
   if (write(go_write, "g", 1) != 1) {
     int saved = errno;
     pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
@@ -710,8 +773,8 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   struct launch launch = {0};
   struct run_resources res = {
       .root = oci_store_root(store), .name = config->name, .slice = {.dir_fd = -1}};
-  const char *cgroup_parent =
-      config->cgroup_parent != NULL ? config->cgroup_parent : CGROUP_DEFAULT_PARENT;
+  bool rootless = geteuid() != 0;
+  cleanup_free char *cgroup_parent = NULL;
   cleanup_free char *run_dir = NULL;
   cleanup_free char *cgroup_path = NULL;
   cleanup_free char *record_path = NULL;
@@ -721,11 +784,8 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   int ret = -1;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
-  if (geteuid() != 0)
-    return oci_error_set(err, 0,
-                         "run: rootless mode (a user namespace and a delegated cgroup v2 "
-                         "subtree) is not implemented yet; run ocirun as root. Nothing was "
-                         "started.");
+  if (cgroup_resolve_parent(config->cgroup_parent, rootless, &cgroup_parent, err) < 0)
+    return -1;
   if (config->unsafe_no_cgroup)
     fprintf(stderr, "WARNING: --unsafe-no-cgroup: no memory/cpu/pids limits are applied and "
                     "processes are contained by the pid namespace only\n");
@@ -777,10 +837,10 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   if (run_state_write(res.root, &record, err) < 0)
     goto out;
   res.record_written = true;
-  if (run_dir_create(res.root, config->name, rootfs, &res.run_dir, err) < 0)
+  if (run_dir_create(res.root, config->name, &res.run_dir, err) < 0)
     goto teardown;
   if (!config->unsafe_no_cgroup) {
-    if (cgroup_slice_create(cgroup_parent, config->name, config, &res.slice, err) < 0)
+    if (cgroup_slice_create(cgroup_parent, config->name, rootless, config, &res.slice, err) < 0)
       goto teardown;
     res.slice_created = true;
   }

@@ -264,10 +264,7 @@ fi
 expect_exit 0 "the opt-out warns" run busybox:latest true
 err_has "WARNING: --unsafe-no-cgroup" && ok "--unsafe-no-cgroup warns on stderr" || not_ok "--unsafe-no-cgroup warns on stderr"
 
-# --- an ordinary user is refused clearly (rootless mode is not implemented) ---
-expect_exit 125 "rootless: refused" setpriv --reuid=65534 --regid=65534 --clear-groups \
-  "$OCIRUN" --root "$TEST_TMP/nobody-root" run --unsafe-no-cgroup busybox:latest true
-err_has "rootless" && ok "rootless: the refusal says why" || not_ok "rootless: the refusal says why: $(last_err)"
+# (an ordinary user: tests/rootless.sh)
 
 # --- help and dry run ---
 expect_exit 0 "run --help" "$OCIRUN" run --help

@@ -43,7 +43,7 @@ static int confine_child(struct seccomp_filter *filter, uid_t uid, gid_t gid, ui
 
   if (!nnp && seccomp_filter_load(filter, &err) < 0)
     goto fail;
-  if (capabilities_switch_user(uid, gid, NULL, 0, keep, &err) < 0)
+  if (capabilities_switch_user(uid, gid, true, NULL, 0, keep, &err) < 0)
     goto fail;
   if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) < 0) {
     perror("confine-exec: prctl(PR_SET_NO_NEW_PRIVS)");

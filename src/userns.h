@@ -1,0 +1,45 @@
+/* Rootless runs: the user namespace that maps an ordinary user to the
+ * container's root, chosen before clone and written by the parent while the
+ * child waits. */
+#ifndef USERNS_H
+#define USERNS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "oci/error.h"
+
+/* One line of /proc/PID/uid_map or gid_map. */
+struct id_range {
+  unsigned inside, outside, count;
+};
+
+/* The container's root is always the caller; with a range from /etc/subuid
+ * and /etc/subgid (and the setuid newuidmap/newgidmap helpers) ids 1..count
+ * map onto it, so --user 65534 works. Without one only id 0 exists inside,
+ * and setgroups is denied (the kernel's rule for a single self-mapping). */
+struct userns_map {
+  struct id_range uid[2], gid[2];
+  size_t n_ranges; /* 1: only the caller; 2: plus the subordinate range */
+};
+
+/* Chooses the mapping for the calling (non-root) user. Never fails for a
+ * missing or unusable range: that gives the single mapping. */
+int userns_map_choose(struct userns_map *map, oci_error_t *err);
+
+/* True when the container-side uid (or gid) exists in the namespace. */
+bool userns_map_has_uid(const struct userns_map *map, unsigned uid);
+bool userns_map_has_gid(const struct userns_map *map, unsigned gid);
+
+/* Whether the container may call setgroups (not with the single mapping). */
+bool userns_map_allows_setgroups(const struct userns_map *map);
+
+/* In the parent, after clone3(CLONE_NEWUSER) and before the child is let go:
+ * writes the maps of child pid (through newuidmap/newgidmap for a range). */
+int userns_map_write(const struct userns_map *map, pid_t pid, oci_error_t *err);
+
+/* "uid 0->1000 (1), 1->100000 (65536); gid ..." for --dry-run. */
+void userns_map_print(const struct userns_map *map, FILE *out);
+
+#endif

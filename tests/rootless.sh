@@ -1,0 +1,166 @@
+#!/bin/bash
+# Rootless `ocirun run` on this host (cgroup v1, so --unsafe-no-cgroup; the
+# delegated cgroup v2 case runs in the guest, tests/guest/rootless.sh).
+# An ordinary uid with its own store: a user namespace maps it to the
+# container's root. First with no /etc/subuid range (only id 0 exists
+# inside, setgroups denied), then with one, which needs newuidmap and a
+# passwd entry: both are given in a private mount namespace by binding
+# test copies of /etc/passwd, /etc/subuid and /etc/subgid, so the host's
+# own files are never changed.
+. "$top_srcdir/tests/lib.sh"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
+  skip "rootless tests need root (to become an ordinary uid) and setpriv"
+  tap_done
+  exit 0
+fi
+USER_ID=4242
+RANGE_USER_ID=4243
+chmod 0755 "$TEST_TMP"
+store="$TEST_TMP/rootless-store"
+mkdir "$store" "$TEST_TMP/home"
+chown "$USER_ID:$USER_ID" "$store" "$TEST_TMP/home"
+# The test image, readable by the ordinary uids (skopeo and umoci write 0600).
+cp -r "$TEST_IMAGES/busybox" "$TEST_TMP/busybox-layout"
+chmod -R a+rX "$TEST_TMP/busybox-layout"
+layout="oci:$TEST_TMP/busybox-layout:busybox:latest"
+as_user() { setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups env -i PATH="$PATH" \
+  HOME="$TEST_TMP/home" OCIRUN_ROOT="$store" "$@"; }
+run() { as_user "$OCIRUN" run --unsafe-no-cgroup "$@"; }
+out_is() { [ "$(cat "$TEST_TMP/out")" = "$1" ]; }
+out_has() { grep -q -- "$1" "$TEST_TMP/out"; }
+err_has() { grep -q -- "$1" "$TEST_TMP/err"; }
+user_processes() { pgrep -u "$1" 2>/dev/null; }
+nothing_left() { # nothing_left WHAT UID STORE
+  local records procs
+  records=$(ls -A "$3/run" 2>/dev/null | grep -v '^seccomp' || true)
+  procs=$(user_processes "$2")
+  if [ -z "$records$procs" ]; then ok "$1: nothing left behind"; else
+    not_ok "$1: nothing left behind (run state: ${records:-none}; processes: ${procs:-none})"
+  fi
+}
+
+expect_exit 0 "import busybox as the user" \
+  as_user "$OCIRUN" image import "$layout"
+expect_exit 0 "unpack busybox as the user" as_user "$OCIRUN" image unpack busybox:latest
+rootfs=$(cat "$TEST_TMP/out")
+
+# --- the user namespace: the caller is root inside, nothing else exists ---
+expect_exit 0 "rootless run" run busybox:latest sh -c \
+  'id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups'
+check "the caller is uid 0 and gid 0 inside, mapped to $USER_ID alone, setgroups denied" \
+  [ "$(tr -s ' \n' ' ' <"$TEST_TMP/out")" = "0 0 0 $USER_ID 1 0 $USER_ID 1 deny " ]
+check "the development opt-out still warns" err_has "WARNING: --unsafe-no-cgroup"
+
+expect_exit 0 "the boundary, rootless" run --hostname rl busybox:latest sh -c \
+  'hostname; ls /sys/class/net; grep -E "^(CapEff|CapBnd|NoNewPrivs|Seccomp):" /proc/self/status'
+check "hostname, only lo, docker's default capabilities (over the namespace only), seccomp filter" \
+  [ "$(tr -s '\t\n' '  ' <"$TEST_TMP/out")" = \
+  "rl lo CapEff: 00000000a80425fb CapBnd: 00000000a80425fb NoNewPrivs: 0 Seccomp: 2 " ]
+expect_exit 0 "--cap-drop ALL and no-new-privileges" run --cap-drop ALL \
+  --security-opt no-new-privileges busybox:latest grep -E "^(CapEff|NoNewPrivs):" /proc/self/status
+check "no capabilities, no-new-privileges set" \
+  [ "$(tr -s '\t\n' '  ' <"$TEST_TMP/out")" = "CapEff: 0000000000000000 NoNewPrivs: 1 " ]
+expect_exit 0 "a user namespace inside is refused by seccomp" run busybox:latest \
+  sh -c 'unshare -U true 2>&1; echo status=$?'
+check "unshare fails inside" out_has "status=1"
+
+# --- the root: an overlay whose writes never reach the cache ---
+expect_exit 0 "write into the root" run busybox:latest sh -c 'echo hi >/written && cat /written'
+check "the write is seen inside" out_is hi
+check "and never reaches the cached rootfs" [ ! -e "$rootfs/written" ]
+expect_exit 1 "--read-only" run --read-only busybox:latest sh -c 'echo x >/nope'
+check "the read-only root refuses writes (EROFS)" err_has "Read-only file system"
+expect_exit 0 "--tmpfs, rootless" run --read-only --tmpfs /scratch:size=65536 busybox:latest \
+  sh -c 'echo y >/scratch/f && cat /scratch/f && grep " /scratch " /proc/mounts'
+check "the tmpfs works with its options" out_has "size=64k"
+expect_exit 0 "the host's tree is out of reach" run busybox:latest sh -c \
+  'ls /; test ! -e "'"$TEST_TMP"'" && echo unseen; grep -c " /proc/timer_list " /proc/mounts'
+check "the store path is not visible and /proc/timer_list is masked" \
+  [ "$(tail -2 "$TEST_TMP/out" | tr '\n' ' ')" = "unseen 1 " ]
+nothing_left "single mapping" $USER_ID "$store"
+
+# --- only root is mapped without a subordinate range ---
+expect_exit 125 "--user 65534 without a range" run --user 65534:65534 busybox:latest true
+check "the refusal names the user and what to do" \
+  grep -q "rootless: --user uid 65534 gid 65534 cannot be mapped: .*/etc/subuid" "$TEST_TMP/err"
+nothing_left "refused user" $USER_ID "$store"
+
+# --- the deadline kills every process, rootless too ---
+expect_exit 124 "--timeout kills sleep and its children" run --timeout 2 busybox:latest \
+  sh -c 'sleep 1000 & sleep 1000'
+nothing_left "deadline" $USER_ID "$store"
+
+# --- fail closed: no cgroup v2 here, and no opt-out ---
+if [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ]; then
+  expect_exit 125 "rootless without --unsafe-no-cgroup on this host" \
+    as_user "$OCIRUN" run busybox:latest true
+  check "is refused for the missing cgroup v2" err_has "cgroup v2 with memory, cpu and pids"
+else
+  skip "this host has cgroup v2: the guest covers delegation"
+fi
+
+# --- dry run shows the mapping ---
+expect_exit 0 "--dry-run, rootless" run --dry-run busybox:latest true
+check "--dry-run shows the user namespace" out_has "user namespace: uid 0->$USER_ID (1); gid 0->$USER_ID (1)"
+check "--dry-run shows the scratch tmpfs under the root overlay" out_has "root-scratch"
+
+# --- the default store of an ordinary user is under its home ---
+expect_exit 0 "image ls with no --root or OCIRUN_ROOT" setpriv --reuid=$USER_ID --regid=$USER_ID \
+  --clear-groups env -i PATH="$PATH" HOME="$TEST_TMP/home" "$OCIRUN" image ls
+check "the store is ~/.local/share/ocirun" [ -d "$TEST_TMP/home/.local/share/ocirun" ]
+expect_exit 2 "no HOME and no store" setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+  env -i PATH="$PATH" "$OCIRUN" image ls
+check "says what is missing" err_has "HOME is unset"
+
+# --- a subordinate range: other ids exist inside ---
+if ! command -v newuidmap >/dev/null || ! command -v unshare >/dev/null; then
+  skip "newuidmap (Debian's uidmap) is not installed"
+  tap_done
+  exit 0
+fi
+range_store="$TEST_TMP/range-store"
+mkdir "$range_store"
+chown "$RANGE_USER_ID:$RANGE_USER_ID" "$range_store"
+cp /etc/passwd "$TEST_TMP/passwd"
+echo "ocirun-rl:x:$RANGE_USER_ID:$RANGE_USER_ID::$TEST_TMP/home:/bin/sh" >>"$TEST_TMP/passwd"
+echo "ocirun-rl:300000:65536" >"$TEST_TMP/subuid"
+echo "$RANGE_USER_ID:400000:65536" >"$TEST_TMP/subgid"
+# range_run SCRIPT: runs the shell SCRIPT as the range user in a mount
+# namespace where the test's account files are bound over the host's.
+range_run() {
+  unshare -m sh -c 'mount --bind "$1/passwd" /etc/passwd && mount --bind "$1/subuid" /etc/subuid &&
+    mount --bind "$1/subgid" /etc/subgid && shift && exec "$@"' sh "$TEST_TMP" \
+    setpriv --reuid=$RANGE_USER_ID --regid=$RANGE_USER_ID --clear-groups env -i PATH="$PATH" \
+    HOME="$TEST_TMP/home" OCIRUN_ROOT="$range_store" "$@"
+}
+touch /etc/subuid /etc/subgid 2>/dev/null # bind targets must exist
+if [ ! -e /etc/subuid ] || [ ! -e /etc/subgid ]; then
+  skip "no /etc/subuid to bind over"
+  tap_done
+  exit 0
+fi
+expect_exit 0 "import as the range user" \
+  range_run "$OCIRUN" image import "$layout"
+expect_exit 0 "run with a range" range_run "$OCIRUN" run --unsafe-no-cgroup busybox:latest \
+  cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups
+check "uid 0 is the caller and 1..65536 the range; setgroups allowed" \
+  [ "$(tr -s ' \n' ' ' <"$TEST_TMP/out")" = \
+  " 0 $RANGE_USER_ID 1 1 300000 65536 0 $RANGE_USER_ID 1 1 400000 65536 allow " ]
+expect_exit 0 "--user 65534:65534 with a range" range_run "$OCIRUN" run --unsafe-no-cgroup \
+  --user 65534:65534 busybox:latest sh -c 'id -u; id -G; grep CapEff /proc/self/status'
+check "runs as 65534 with only its own group and no capabilities" \
+  [ "$(tr -s '\t\n' '  ' <"$TEST_TMP/out")" = "65534 65534 CapEff: 0000000000000000 " ]
+# Files owned by a range id in a directory only it may write: the host user
+# could not remove them, so they must never reach the host's disk.
+expect_exit 0 "a range id writes a private tree into the root" range_run "$OCIRUN" run \
+  --unsafe-no-cgroup --user 65534:65534 busybox:latest \
+  sh -c 'mkdir -p /tmp/private/a && echo x >/tmp/private/a/f && chmod 500 /tmp/private'
+check "teardown removed everything" [ -z "$(ls -A "$range_store/run" | grep -v '^seccomp')" ]
+check "no file of the range ids is left on the host" \
+  [ -z "$(find "$TEST_TMP" -uid 300000 -o -uid 365533 2>/dev/null)" ]
+check "no process of the range user is left" [ -z "$(user_processes $RANGE_USER_ID)" ]
+expect_exit 125 "--user 70000 is outside the range" range_run "$OCIRUN" run --unsafe-no-cgroup \
+  --user 70000 busybox:latest true
+check "the refusal says so" err_has "outside the range"
+tap_done
