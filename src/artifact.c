@@ -168,7 +168,9 @@ static cJSON *build_engine(const char *backend, const struct probe_request *requ
     snprintf(version, sizeof(version), "%u.%u.%u", seccomp->major, seccomp->minor, seccomp->micro);
     if (cJSON_AddStringToObject(engine, "libseccomp", version) == NULL ||
         cJSON_AddStringToObject(engine, "libcap", OCIRUN_LIBCAP_VERSION) == NULL ||
-        cJSON_AddStringToObject(engine, "libarchive", OCIRUN_LIBARCHIVE_VERSION) == NULL)
+        cJSON_AddStringToObject(engine, "libarchive", OCIRUN_LIBARCHIVE_VERSION) == NULL ||
+        /* ocirun ran the probe as an ordinary user, in a user namespace */
+        cJSON_AddBoolToObject(engine, "rootless", geteuid() != 0) == NULL)
       return NULL;
   }
   if (cJSON_AddBoolToObject(engine, "unsafe_no_cgroup", request->unsafe_no_cgroup) == NULL)

@@ -14,8 +14,8 @@ if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
   tap_done
   exit 0
 fi
-USER_ID=4242
-RANGE_USER_ID=4243
+USER_ID=4252
+RANGE_USER_ID=4253
 chmod 0755 "$TEST_TMP"
 store="$TEST_TMP/rootless-store"
 mkdir "$store" "$TEST_TMP/home"
@@ -34,7 +34,12 @@ user_processes() { pgrep -u "$1" 2>/dev/null; }
 nothing_left() { # nothing_left WHAT UID STORE
   local records procs
   records=$(ls -A "$3/run" 2>/dev/null | grep -v '^seccomp' || true)
-  procs=$(user_processes "$2")
+  # a killed run's pid 1 may linger a moment as a zombie until init reaps it
+  for _ in $(seq 30); do
+    procs=$(user_processes "$2")
+    [ -n "$procs" ] || break
+    sleep 0.1
+  done
   if [ -z "$records$procs" ]; then ok "$1: nothing left behind"; else
     not_ok "$1: nothing left behind (run state: ${records:-none}; processes: ${procs:-none})"
   fi
@@ -90,6 +95,23 @@ nothing_left "refused user" $USER_ID "$store"
 expect_exit 124 "--timeout kills sleep and its children" run --timeout 2 busybox:latest \
   sh -c 'sleep 1000 & sleep 1000'
 nothing_left "deadline" $USER_ID "$store"
+
+# --- ocirun killed outright: the run dies with it; the user's sweep cleans up ---
+marker=$((424200 + RANDOM))
+setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups env -i PATH="$PATH" \
+  OCIRUN_ROOT="$store" "$OCIRUN" run --unsafe-no-cgroup --name rl-orphan busybox:latest \
+  sh -c "sleep $marker & sleep $marker" >/dev/null 2>&1 &
+runner=$!
+for _ in $(seq 50); do pgrep -f "sleep $marker" >/dev/null && break; sleep 0.1; done
+pgrep -f "sleep $marker" >/dev/null && ok "the run started" || not_ok "the run started"
+{ kill -9 $runner && wait $runner; } 2>/dev/null
+for _ in $(seq 30); do pgrep -f "sleep $marker" >/dev/null || break; sleep 0.1; done
+check "SIGKILL to ocirun kills every process of the rootless run" eval '! pgrep -f "sleep $marker"'
+check "the killed runner left its record" [ -e "$store/run/rl-orphan.json" ]
+expect_exit 0 "sweep, as the user" as_user "$OCIRUN" sweep
+check "sweep removed the record and the run directory" \
+  [ ! -e "$store/run/rl-orphan.json" -a ! -e "$store/run/rl-orphan" ]
+nothing_left "killed runner" $USER_ID "$store"
 
 # --- fail closed: no cgroup v2 here, and no opt-out ---
 if [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ]; then

@@ -119,4 +119,57 @@ nothing_left "refusals"
 in_cgroup "$cg-plain/session" "$OCIRUN" run --unsafe-no-cgroup "$img" true
 verdict "no delegation, with the loud opt-out: runs" [ $? -eq 0 ]
 nothing_left "opt-out"
+
+# --- the recipe's probe, rootless, with ids from a subordinate range ---
+# (--user 65534:65534 needs one). The range is granted in a mount namespace
+# of its own, by binding test copies of the account files over the guest's.
+if [ ! -d "$TEST_IMAGES/python" ] || [ ! -e /etc/subuid ] || ! command -v newuidmap >/dev/null; then
+  skip "rootless probe: needs the python test image, /etc/subuid and newuidmap"
+  tap_done
+  exit 0
+fi
+cp /etc/passwd "$TEST_TMP/passwd"
+echo "ocirun-rl:x:$USER_ID:$USER_ID::/nonexistent:/bin/sh" >>"$TEST_TMP/passwd"
+echo "ocirun-rl:300000:65536" >"$TEST_TMP/subuid"
+echo "ocirun-rl:300000:65536" >"$TEST_TMP/subgid"
+cat >"$TEST_TMP/as-range-user" <<SCRIPT
+#!/bin/sh
+# as-range-user CGROUP COMMAND...: in CGROUP, with the range granted, as uid $USER_ID
+echo \$\$ >"\$1/cgroup.procs" || exit 125
+shift
+mount --bind "$TEST_TMP/passwd" /etc/passwd && mount --bind "$TEST_TMP/subuid" /etc/subuid &&
+  mount --bind "$TEST_TMP/subgid" /etc/subgid || exit 125
+exec setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups env -i PATH="$PATH" \
+  OCIRUN_ROOT="$store" "\$@"
+SCRIPT
+chmod 0755 "$TEST_TMP/as-range-user"
+cp -r "$TEST_IMAGES/python" "$TEST_TMP/python"
+chmod -R a+rX "$TEST_TMP/python"
+as_range_user() { unshare -m "$TEST_TMP/as-range-user" "$cg/session" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"; }
+as_range_user "$OCIRUN" image import "oci:$TEST_TMP/python:python:3.13-slim"
+verdict "rootless probe: import the python image as the user" [ $? -eq 0 ]
+as_range_user "$OCIRUN" probe -q -o "$TEST_TMP/rootless.json" --backend direct --timeout 900 \
+  python:3.13-slim
+status=$?
+verdict "rootless probe: ocirun probe --backend direct exits 0 (got $status)" [ $status -eq 0 ]
+json_true() { # json_true EXPR DESCRIPTION
+  if python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
+    "$TEST_TMP/rootless.json" "$1" 2>"$TEST_TMP/err"; then ok "rootless probe: $2"; else
+    not_ok "rootless probe: $2"
+    python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); print("# failed:", a.get("failed_checks"))' \
+      "$TEST_TMP/rootless.json" 2>/dev/null
+  fi
+}
+json_true "a['passed'] is True and a['failed_checks'] == [] and a['teardown_verified'] is True" \
+  "every check of the recipe passed and teardown was verified"
+json_true "a['engine']['rootless'] is True and a['engine']['cgroup_version'] == 2" \
+  "the artifact says rootless, cgroup v2"
+if "$top_srcdir/scripts/validate-artifact" "$top_srcdir/docs/artifact.schema.json" \
+  "$TEST_TMP/rootless.json" >"$TEST_TMP/err" 2>&1; then
+  ok "rootless probe: the artifact validates against the schema"
+else
+  not_ok "rootless probe: the artifact validates against the schema"
+  show
+fi
+nothing_left "rootless probe"
 tap_done
