@@ -3,7 +3,14 @@
  * RESOLVE_NO_MAGICLINKS) from the rootfs fd, and the last component is only
  * ever touched with *at() calls that do not follow it. So ".." and absolute
  * names stay inside, and a symlink left by an earlier entry or layer is
- * either replaced or resolved as if the rootfs were "/". */
+ * either replaced or resolved as if the rootfs were "/".
+ *
+ * Rootless (an unprivileged caller, layer_apply_rootless): no chown, so
+ * every file is the caller's; xattrs before the mode, since a user.* xattr
+ * needs write permission that a 0444 file no longer grants its owner;
+ * security.* and trusted.* xattrs refused with EPERM are skipped; and every
+ * directory keeps u+rwx until the last layer is applied, its image mode
+ * recorded in a struct deferred_modes and set by deferred_modes_apply. */
 #include "config.h"
 #include "apply.h"
 
@@ -111,10 +118,30 @@ struct dir_time {
   struct timespec times[2];
 };
 
+/* Rootless: the modes directories must end with, applied once the last
+ * layer is in (deferred_modes_apply). Only directories whose mode lacks
+ * u+rwx are recorded, plus any later record of a path recorded before, so
+ * that a later layer's mode for the same path (or a directory created there
+ * again, implicitly at 0755) wins over the earlier one. Bounded: an image
+ * with more such directories than DEFERRED_MODES_MAX_BYTES holds is
+ * refused, never given wrong modes. */
+#define DEFERRED_MODES_MAX_BYTES (16 * 1024 * 1024)
+struct deferred_mode {
+  char *path; /* normalised entry name, "" for the rootfs */
+  mode_t mode;
+  size_t order; /* of recording: among records of one path the last wins */
+};
+struct deferred_modes {
+  struct path_set recorded; /* hashes of the paths in items */
+  struct deferred_mode *items;
+  size_t count, capacity, bytes;
+};
+
 struct applier {
   int rootfs_fd;
   struct archive *archive;
   const char *layer_name;
+  struct deferred_modes *rootless; /* NULL when privileged */
   struct path_set created;
   struct dir_time *dir_times;
   size_t n_dir_times, dir_times_capacity, dir_times_bytes;
@@ -182,11 +209,11 @@ static int path_normalize(const char *name, char out[PATH_MAX])
   return 0;
 }
 
-static int open_in_root(int rootfs_fd, const char *path, int flags)
+static int open_resolved(int rootfs_fd, const char *path, int flags, uint64_t resolve)
 {
   struct open_how how = {
       .flags = (uint64_t)(flags | O_CLOEXEC),
-      .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+      .resolve = resolve,
   };
   int fd;
   int attempts = 0;
@@ -196,6 +223,47 @@ static int open_in_root(int rootfs_fd, const char *path, int flags)
     fd = (int)syscall(SYS_openat2, rootfs_fd, *path ? path : ".", &how, sizeof(how));
   while (fd < 0 && errno == EAGAIN && ++attempts < 16);
   return fd;
+}
+
+static int open_in_root(int rootfs_fd, const char *path, int flags)
+{
+  return open_resolved(rootfs_fd, path, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+}
+
+/* Rootless: records that directory `path` must end with `mode` (see struct
+ * deferred_modes). */
+static int deferred_mode_record(struct applier *applier, const char *path, mode_t mode,
+                                oci_error_t *err)
+{
+  struct deferred_modes *modes = applier->rootless;
+  size_t length = strlen(path);
+  uint64_t hash = path_hash_add(PATH_HASH_START, path, length);
+  size_t bytes = length + 1 + sizeof(struct deferred_mode);
+  struct deferred_mode *slot;
+
+  if ((mode & S_IRWXU) == S_IRWXU && !path_set_contains(&modes->recorded, hash))
+    return 0;
+  if (modes->bytes + bytes > DEFERRED_MODES_MAX_BYTES)
+    return entry_error(applier, err, 0,
+                       "too many directories without u+rwx for an unprivileged unpack");
+  if (modes->count == modes->capacity) {
+    size_t capacity = modes->capacity ? modes->capacity * 2 : 64;
+    struct deferred_mode *grown = realloc(modes->items, capacity * sizeof(*grown));
+    if (grown == NULL)
+      return entry_error(applier, err, ENOMEM, "record directory mode");
+    modes->items = grown;
+    modes->capacity = capacity;
+  }
+  slot = &modes->items[modes->count];
+  slot->path = strdup(path);
+  if (slot->path == NULL || path_set_insert(&modes->recorded, hash) < 0) {
+    free(slot->path);
+    return entry_error(applier, err, ENOMEM, "record directory mode");
+  }
+  slot->mode = mode;
+  slot->order = modes->count++;
+  modes->bytes += bytes;
+  return 0;
 }
 
 /* Records path and each of its ancestors as created by this layer. */
@@ -266,6 +334,14 @@ static int open_parent(struct applier *applier, const char *parent, oci_error_t 
         close(dir_fd);
         return entry_error(applier, err, saved, "chmod parent directory");
       }
+      /* Rootless: a directory recorded here earlier was removed since;
+       * this new one must not end with its mode. */
+      if (next >= 0 && applier->rootless != NULL &&
+          deferred_mode_record(applier, prefix, 0755, err) < 0) {
+        close(next);
+        close(dir_fd);
+        return -1;
+      }
     }
     if (next < 0) {
       int saved = errno;
@@ -311,12 +387,17 @@ static int set_xattrs(struct applier *applier, int fd, struct archive_entry *ent
 
   archive_entry_xattr_reset(entry);
   while (archive_entry_xattr_next(entry, &name, &value, &size) == ARCHIVE_OK) {
-    if (fsetxattr(fd, name, value, size, 0) < 0 && errno != EOPNOTSUPP) {
-      int saved = errno;
-      oci_error_set(err, saved, "layer %s: entry '%.300s': set xattr '%.100s'", applier->layer_name,
-                    applier->shown_name, text_printable(name, shown, sizeof(shown)));
-      return -1;
-    }
+    if (fsetxattr(fd, name, value, size, 0) == 0 || errno == EOPNOTSUPP)
+      continue;
+    /* Rootless: security.capability and trusted.* need privilege. A file
+     * capability lost is a privilege lost, not a protection lost; a
+     * user.* xattr or an ACL that fails is a real failure. */
+    if (errno == EPERM && applier->rootless != NULL &&
+        (strncmp(name, "security.", 9) == 0 || strncmp(name, "trusted.", 8) == 0))
+      continue;
+    oci_error_set(err, errno, "layer %s: entry '%.300s': set xattr '%.100s'", applier->layer_name,
+                  applier->shown_name, text_printable(name, shown, sizeof(shown)));
+    return -1;
   }
   return 0;
 }
@@ -337,19 +418,34 @@ static void entry_times(struct archive_entry *entry, struct timespec times[2])
     times[0].tv_nsec = 0;
 }
 
-/* Owner, then mode (chown clears set-id bits), then xattrs (chown also
- * drops security.capability), then times (the others touch ctime only). */
-static int set_metadata(struct applier *applier, int fd, struct archive_entry *entry,
+static mode_t entry_mode(struct archive_entry *entry)
+{
+  return archive_entry_perm(entry) & 07777;
+}
+
+/* Privileged: owner, then mode (chown clears set-id bits), then xattrs
+ * (chown also drops security.capability). Rootless: no owner, xattrs, then
+ * the mode (a 0444 file refuses its owner a user.* xattr); set-id bits are
+ * what the kernel lets the caller keep. Times last: the others touch ctime
+ * only. */
+static int set_metadata(struct applier *applier, int fd, struct archive_entry *entry, mode_t mode,
                         oci_error_t *err)
 {
   struct timespec times[2];
 
-  if (fchown(fd, (uid_t)archive_entry_uid(entry), (gid_t)archive_entry_gid(entry)) < 0)
-    return entry_error(applier, err, errno, "chown");
-  if (fchmod(fd, archive_entry_perm(entry) & 07777) < 0)
-    return entry_error(applier, err, errno, "chmod");
-  if (set_xattrs(applier, fd, entry, err) < 0)
-    return -1;
+  if (applier->rootless == NULL) {
+    if (fchown(fd, (uid_t)archive_entry_uid(entry), (gid_t)archive_entry_gid(entry)) < 0)
+      return entry_error(applier, err, errno, "chown");
+    if (fchmod(fd, mode) < 0)
+      return entry_error(applier, err, errno, "chmod");
+    if (set_xattrs(applier, fd, entry, err) < 0)
+      return -1;
+  } else {
+    if (set_xattrs(applier, fd, entry, err) < 0)
+      return -1;
+    if (fchmod(fd, mode) < 0)
+      return entry_error(applier, err, errno, "chmod");
+  }
   entry_times(entry, times);
   if (futimens(fd, times) < 0)
     return entry_error(applier, err, errno, "set times");
@@ -411,7 +507,7 @@ static int apply_regular(struct applier *applier, int parent_fd, const char *nam
   if (archive_entry_size_is_set(entry) && archive_entry_size(entry) > end &&
       ftruncate(fd, (off_t)archive_entry_size(entry)) < 0)
     return entry_error(applier, err, errno, "truncate file");
-  return set_metadata(applier, fd, entry, err);
+  return set_metadata(applier, fd, entry, entry_mode(entry), err);
 }
 
 static void dir_time_record(struct applier *applier, struct archive_entry *entry)
@@ -439,7 +535,9 @@ static void dir_time_record(struct applier *applier, struct archive_entry *entry
 }
 
 /* Best effort: a directory removed or replaced later in the layer is
- * simply skipped (O_NOFOLLOW refuses a symlink now in its place). */
+ * simply skipped (O_NOFOLLOW refuses a symlink now in its place). Rootless,
+ * every directory still has u+rwx here, and the final chmod of
+ * deferred_modes_apply leaves mtimes alone. */
 static void dir_times_restore(struct applier *applier)
 {
   for (size_t i = applier->n_dir_times; i-- > 0;) {
@@ -452,11 +550,26 @@ static void dir_times_restore(struct applier *applier)
   }
 }
 
+/* Rootless: the mode a directory gets while layers are applied (u+rwx, so
+ * later entries can be written inside it), its image mode recorded. */
+static int directory_mode(struct applier *applier, struct archive_entry *entry, mode_t *mode,
+                          oci_error_t *err)
+{
+  *mode = entry_mode(entry);
+  if (applier->rootless == NULL)
+    return 0;
+  if (deferred_mode_record(applier, applier->path, *mode, err) < 0)
+    return -1;
+  *mode |= S_IRWXU;
+  return 0;
+}
+
 static int apply_directory(struct applier *applier, int parent_fd, const char *name,
                            struct archive_entry *entry, oci_error_t *err)
 {
   cleanup_close int fd = -1;
   int kept = clear_name(applier, parent_fd, name, true, err);
+  mode_t mode;
 
   if (kept < 0)
     return -1;
@@ -466,7 +579,9 @@ static int apply_directory(struct applier *applier, int parent_fd, const char *n
   if (fd < 0)
     return entry_error(applier, err, errno, "open directory");
   dir_time_record(applier, entry);
-  return set_metadata(applier, fd, entry, err);
+  if (directory_mode(applier, entry, &mode, err) < 0)
+    return -1;
+  return set_metadata(applier, fd, entry, mode, err);
 }
 
 static int apply_symlink(struct applier *applier, int parent_fd, const char *name,
@@ -481,7 +596,8 @@ static int apply_symlink(struct applier *applier, int parent_fd, const char *nam
     return -1;
   if (symlinkat(target, parent_fd, name) < 0)
     return entry_error(applier, err, errno, "create symlink");
-  if (fchownat(parent_fd, name, (uid_t)archive_entry_uid(entry), (gid_t)archive_entry_gid(entry),
+  if (applier->rootless == NULL &&
+      fchownat(parent_fd, name, (uid_t)archive_entry_uid(entry), (gid_t)archive_entry_gid(entry),
                AT_SYMLINK_NOFOLLOW) < 0)
     return entry_error(applier, err, errno, "chown symlink");
   /* xattrs on symlinks would need a path through /proc: not applied. */
@@ -601,6 +717,7 @@ static int apply_opaque(struct applier *applier, int dir_fd, const char *dir_pat
 static int apply_root_entry(struct applier *applier, struct archive_entry *entry, oci_error_t *err)
 {
   cleanup_close int fd = -1;
+  mode_t mode;
 
   if (archive_entry_filetype(entry) != AE_IFDIR)
     return entry_error(applier, err, 0, "only a directory may name the rootfs itself");
@@ -608,7 +725,9 @@ static int apply_root_entry(struct applier *applier, struct archive_entry *entry
   if (fd < 0)
     return entry_error(applier, err, errno, "open rootfs");
   dir_time_record(applier, entry);
-  return set_metadata(applier, fd, entry, err);
+  if (directory_mode(applier, entry, &mode, err) < 0)
+    return -1;
+  return set_metadata(applier, fd, entry, mode, err);
 }
 
 static int apply_entry(struct applier *applier, struct archive_entry *entry, oci_error_t *err)
@@ -684,7 +803,8 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
   }
 }
 
-int layer_apply(int rootfs_fd, struct archive *archive, const char *layer_name, oci_error_t *err)
+static int apply_layer(int rootfs_fd, struct archive *archive, const char *layer_name,
+                       struct deferred_modes *rootless, oci_error_t *err)
 {
   char shown[512];
   struct applier *applier = calloc(1, sizeof(*applier));
@@ -696,6 +816,7 @@ int layer_apply(int rootfs_fd, struct archive *archive, const char *layer_name, 
   applier->rootfs_fd = rootfs_fd;
   applier->archive = archive;
   applier->layer_name = layer_name;
+  applier->rootless = rootless;
   for (;;) {
     int status = archive_read_next_header(archive, &entry);
     if (status == ARCHIVE_EOF) {
@@ -717,4 +838,71 @@ int layer_apply(int rootfs_fd, struct archive *archive, const char *layer_name, 
   free(applier->created.slots);
   free(applier);
   return ret;
+}
+
+int layer_apply(int rootfs_fd, struct archive *archive, const char *layer_name, oci_error_t *err)
+{
+  return apply_layer(rootfs_fd, archive, layer_name, NULL, err);
+}
+
+int layer_apply_rootless(int rootfs_fd, struct archive *archive, const char *layer_name,
+                         struct deferred_modes *modes, oci_error_t *err)
+{
+  return apply_layer(rootfs_fd, archive, layer_name, modes, err);
+}
+
+struct deferred_modes *deferred_modes_new(void)
+{
+  return calloc(1, sizeof(struct deferred_modes));
+}
+
+void deferred_modes_free(struct deferred_modes *modes)
+{
+  if (modes == NULL)
+    return;
+  for (size_t i = 0; i < modes->count; i++)
+    free(modes->items[i].path);
+  free(modes->items);
+  free(modes->recorded.slots);
+  free(modes);
+}
+
+/* Descending by path, so every directory comes before its ancestors (a
+ * prefix sorts first); the latest record of a path first. */
+static int deferred_mode_compare(const void *a, const void *b)
+{
+  const struct deferred_mode *left = a, *right = b;
+  int order = strcmp(right->path, left->path);
+
+  if (order != 0)
+    return order;
+  return left->order < right->order ? 1 : left->order > right->order ? -1 : 0;
+}
+
+int deferred_modes_apply(struct deferred_modes *modes, int rootfs_fd, oci_error_t *err)
+{
+  char shown[1024];
+
+  if (modes->count > 1)
+    qsort(modes->items, modes->count, sizeof(*modes->items), deferred_mode_compare);
+  for (size_t i = 0; i < modes->count; i++) {
+    const struct deferred_mode *item = &modes->items[i];
+    cleanup_close int fd = -1;
+
+    if (i > 0 && strcmp(item->path, modes->items[i - 1].path) == 0)
+      continue; /* an earlier record of the same path: the later one won */
+    /* Children first, so the ancestors on the way still have u+rwx. No
+     * symlink is followed: a directory that a later layer removed or
+     * replaced (itself or an ancestor, by a file or a symlink) is gone,
+     * and the one now in its place keeps its own mode. */
+    fd = open_resolved(rootfs_fd, item->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+                       RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+      continue;
+    if (fd < 0 || fchmod(fd, item->mode) < 0)
+      return oci_error_set(err, errno, "directory '/%.300s': set its mode %04o",
+                           text_printable(item->path, shown, sizeof(shown)),
+                           (unsigned int)item->mode);
+  }
+  return 0;
 }

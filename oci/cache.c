@@ -1,7 +1,8 @@
-/* The rootfs cache (see cache.h): chain IDs, entry locks, private build
- * directories and their atomic commit. A build directory is flock()ed by
- * the process filling it; one that can be locked by someone else belongs to
- * a process that died, and is swept. */
+/* The rootfs cache (see cache.h): chain IDs, entry names (a rootless tree
+ * apart from a privileged one), entry locks, private build directories and
+ * their atomic commit. A build directory is flock()ed by the process filling
+ * it; one that can be locked by someone else belongs to a process that died,
+ * and is swept. */
 #include "config.h"
 #include "cache.h"
 
@@ -23,6 +24,7 @@
 #define TEMP_DIR "tmp"
 #define BUILD_PREFIX "unpack-"
 #define MARKER "complete"
+#define ROOTLESS_SUFFIX "-rootless"
 /* Held shared while a build directory is created and locked, exclusively
  * while sweeping, so the sweep never takes a directory not yet locked. */
 #define SWEEP_LOCK ".unpack.lock"
@@ -41,6 +43,11 @@ void cache_chain_id(const struct oci_image *image, char chain_id[OCI_DIGEST_LEN]
   }
 }
 
+void cache_entry_name(const char *chain_id, bool rootless, char name[CACHE_ENTRY_NAME_LEN])
+{
+  snprintf(name, CACHE_ENTRY_NAME_LEN, "%.64s%s", chain_id + 7, rootless ? ROOTLESS_SUFFIX : "");
+}
+
 static int ensure_dir(int root_fd, const char *name, oci_error_t *err)
 {
   if (mkdirat(root_fd, name, 0700) < 0 && errno != EEXIST)
@@ -48,10 +55,13 @@ static int ensure_dir(int root_fd, const char *name, oci_error_t *err)
   return 0;
 }
 
-bool cache_entry_present(int root_fd, const char *chain_id)
+bool cache_entry_present(int root_fd, const char *chain_id, bool rootless)
 {
+  char name[CACHE_ENTRY_NAME_LEN];
   char path[128];
-  snprintf(path, sizeof(path), CACHE_DIR "/%s/" MARKER, chain_id + 7);
+
+  cache_entry_name(chain_id, rootless, name);
+  snprintf(path, sizeof(path), CACHE_DIR "/%s/" MARKER, name);
   return faccessat(root_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
@@ -72,7 +82,10 @@ int cache_entry_lock(int root_fd, const char *chain_id, oci_error_t *err)
   if (ensure_dir(root_fd, CACHE_DIR, err) < 0)
     return -1;
   snprintf(path, sizeof(path), CACHE_DIR "/%s.lock", chain_id + 7);
-  fd = openat(root_fd, path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  /* Read-only and readable (flock needs no more; cache/ is 0700): when
+   * root unpacks in a store its owner made, the owner can still take the
+   * lock that root created. */
+  fd = openat(root_fd, path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return oci_error_errno(err, "open cache lock %s", path);
   if (flock_retry(fd, LOCK_EX) < 0) {
@@ -171,14 +184,15 @@ int cache_build_begin(int root_fd, struct cache_build *build, oci_error_t *err)
   return 0;
 }
 
-int cache_build_commit(int root_fd, struct cache_build *build, const char *chain_id,
+int cache_build_commit(int root_fd, struct cache_build *build, const char *chain_id, bool rootless,
                        oci_error_t *err)
 {
   cleanup_close int marker_fd = -1;
   cleanup_close int temp_fd = -1;
   cleanup_close int cache_fd = -1;
-  const char *hex = chain_id + 7;
+  char name[CACHE_ENTRY_NAME_LEN];
 
+  cache_entry_name(chain_id, rootless, name);
   /* The marker goes in before the rename: the entry appears complete or
    * not at all. */
   marker_fd = openat(build->dir_fd, MARKER, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -188,15 +202,15 @@ int cache_build_commit(int root_fd, struct cache_build *build, const char *chain
   cache_fd = openat(root_fd, CACHE_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (temp_fd < 0 || cache_fd < 0)
     return oci_error_errno(err, "open cache directories");
-  if (renameat(temp_fd, build->name, cache_fd, hex) < 0) {
+  if (renameat(temp_fd, build->name, cache_fd, name) < 0) {
     /* Only an incomplete entry can be in the way (the caller holds the lock
      * and saw no marker): drop it. */
     if (errno != EEXIST && errno != ENOTEMPTY)
-      return oci_error_errno(err, "rename build directory into " CACHE_DIR "/%s", hex);
-    if (remove_tree_at(cache_fd, hex, err) < 0)
-      return oci_error_wrap(err, "remove incomplete cache entry %s", hex);
-    if (renameat(temp_fd, build->name, cache_fd, hex) < 0)
-      return oci_error_errno(err, "rename build directory into " CACHE_DIR "/%s", hex);
+      return oci_error_errno(err, "rename build directory into " CACHE_DIR "/%s", name);
+    if (remove_tree_at(cache_fd, name, err) < 0)
+      return oci_error_wrap(err, "remove incomplete cache entry %s", name);
+    if (renameat(temp_fd, build->name, cache_fd, name) < 0)
+      return oci_error_errno(err, "rename build directory into " CACHE_DIR "/%s", name);
   }
   close(build->rootfs_fd);
   close(build->dir_fd);
@@ -223,18 +237,28 @@ void cache_build_discard(int root_fd, struct cache_build *build)
   build->name[0] = '\0';
 }
 
+static int entry_remove(int cache_fd, const char *chain_id, bool rootless, oci_error_t *err)
+{
+  char name[CACHE_ENTRY_NAME_LEN];
+  char path[128];
+
+  cache_entry_name(chain_id, rootless, name);
+  snprintf(path, sizeof(path), "%s/" MARKER, name);
+  if (unlinkat(cache_fd, path, 0) < 0 && errno != ENOENT)
+    return oci_error_errno(err, "remove " CACHE_DIR "/%s", path);
+  return remove_tree_at(cache_fd, name, err);
+}
+
 int cache_entry_remove(int root_fd, const char *chain_id, oci_error_t *err)
 {
-  char path[128];
   cleanup_close int cache_fd = -1;
 
   if (!oci_digest_valid(chain_id))
     return oci_error_set(err, 0, "malformed chain ID '%.80s'", chain_id);
-  snprintf(path, sizeof(path), CACHE_DIR "/%s/" MARKER, chain_id + 7);
-  if (unlinkat(root_fd, path, 0) < 0 && errno != ENOENT)
-    return oci_error_errno(err, "remove %s", path);
   cache_fd = openat(root_fd, CACHE_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (cache_fd < 0)
     return errno == ENOENT ? 0 : oci_error_errno(err, "open " CACHE_DIR " directory");
-  return remove_tree_at(cache_fd, chain_id + 7, err);
+  if (entry_remove(cache_fd, chain_id, false, err) < 0)
+    return -1;
+  return entry_remove(cache_fd, chain_id, true, err);
 }

@@ -1,7 +1,15 @@
 /* remove_tree_at: depth-first removal that walks down by name and back up by
  * "..", keeping only the current directory open (see remove_tree.h). The
  * trees removed are private to ocirun (a rootfs being built, a cache entry
- * being dropped), so nothing moves them while we walk. */
+ * being dropped), so nothing moves them while we walk.
+ *
+ * A tree unpacked without privilege is the caller's but may hold
+ * directories the caller cannot read, search or write (an image's 0555
+ * /proc, a 0000 directory). When a step inside the tree fails with EACCES,
+ * the directory in the way gets u+rwx (0700: nothing for others) and the
+ * step is tried once more; chmod succeeds only for its owner. Root never
+ * gets EACCES here (CAP_DAC_OVERRIDE), so nothing changes for it. The
+ * directory holding the tree is never changed. */
 #include "config.h"
 #include "remove_tree.h"
 
@@ -15,6 +23,42 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+
+/* Called after a step failed: true when errno is EACCES and directory fd
+ * (name NULL) or fd/name, never a symlink, now has u+rwx, so the step is
+ * worth one more try. errno is left as it was. */
+static bool owner_access_granted(int fd, const char *name)
+{
+  int saved = errno, status;
+
+  if (saved != EACCES)
+    return false;
+  /* AT_SYMLINK_NOFOLLOW: a symlink's mode is never changed (EOPNOTSUPP),
+   * its target never reached. */
+  status = name != NULL ? fchmodat(fd, name, S_IRWXU, AT_SYMLINK_NOFOLLOW) : fchmod(fd, S_IRWXU);
+  errno = saved;
+  return status == 0;
+}
+
+/* Opens the directory fd/name to empty it, never following a symlink. */
+static int open_for_removal(int fd, const char *name)
+{
+  int dir_fd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+  if (dir_fd < 0 && owner_access_granted(fd, name))
+    dir_fd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  return dir_fd;
+}
+
+/* unlinkat, retried once after giving the directory fd u+rwx. */
+static int unlink_in_tree(int fd, const char *name, int flags)
+{
+  if (unlinkat(fd, name, flags) == 0)
+    return 0;
+  if (!owner_access_granted(fd, NULL))
+    return -1;
+  return unlinkat(fd, name, flags);
+}
 
 struct name_stack {
   char **names;
@@ -64,7 +108,7 @@ static int clear_files(int dir_fd, char **subdir, oci_error_t *err)
   while ((errno = 0, entry = readdir(dir)) != NULL) {
     if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
       continue;
-    if (unlinkat(dir_fd, entry->d_name, 0) == 0 || errno == ENOENT)
+    if (unlink_in_tree(dir_fd, entry->d_name, 0) == 0 || errno == ENOENT)
       continue;
     if (errno == EISDIR || errno == EPERM) {
       struct stat st;
@@ -92,7 +136,7 @@ int remove_tree_at(int parent_fd, const char *name, oci_error_t *err)
   if (errno != EISDIR && errno != EPERM)
     return oci_error_errno(err, "remove '%s'", name);
 
-  current = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  current = open_for_removal(parent_fd, name);
   if (current < 0)
     return oci_error_errno(err, "open '%s' for removal", name);
   if (name_stack_push(&stack, name) < 0) {
@@ -106,7 +150,7 @@ int remove_tree_at(int parent_fd, const char *name, oci_error_t *err)
     if (status < 0)
       goto out;
     if (status == 1) {
-      int child = openat(current, subdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      int child = open_for_removal(current, subdir);
       if (child < 0 || name_stack_push(&stack, subdir) < 0) {
         oci_error_errno(err, "open '%s' for removal", subdir);
         free(subdir);
@@ -127,12 +171,16 @@ int remove_tree_at(int parent_fd, const char *name, oci_error_t *err)
         goto out;
       }
     } else {
+      /* ".." is inside the tree here, and was readable when we came down;
+       * looking it up needs search permission on the current directory. */
       up = openat(current, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (up < 0 && owner_access_granted(current, NULL))
+        up = openat(current, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (up < 0) {
         oci_error_errno(err, "remove tree: open '..'");
         goto out;
       }
-      if (unlinkat(up, stack.names[stack.length - 1], AT_REMOVEDIR) < 0 && errno != ENOENT) {
+      if (unlink_in_tree(up, stack.names[stack.length - 1], AT_REMOVEDIR) < 0 && errno != ENOENT) {
         oci_error_errno(err, "remove directory '%s'", stack.names[stack.length - 1]);
         close(up);
         goto out;

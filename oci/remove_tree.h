@@ -6,7 +6,9 @@
 
 #include "error.h"
 
-/* Removes parent_fd/name, whatever it is; a missing name is not an error. */
+/* Removes parent_fd/name, whatever it is; a missing name is not an error.
+ * Directories inside it that the caller owns but may not read, search or
+ * write are given u+rwx on the way (a tree unpacked without privilege). */
 int remove_tree_at(int parent_fd, const char *name, oci_error_t *err);
 
 #endif

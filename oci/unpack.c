@@ -1,7 +1,9 @@
 /* oci_image_unpack: turns a resolved image into a cached rootfs. Every layer
  * is decoded on its own thread (decompress.c), applied by the tar-reading
  * thread (apply.c), and both its blob digest and its diff_id must match
- * before the rootfs is committed to the cache (cache.c). */
+ * before the rootfs is committed to the cache (cache.c). A caller whose
+ * effective uid is not 0 unpacks rootless: no owners, directory modes set
+ * after the last layer (apply.h), and its own cache entries (cache.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -55,8 +57,10 @@ static int layer_verify(const struct oci_layer *layer, const char *blob_digest, 
   return 0;
 }
 
+/* rootless_modes: NULL when privileged. */
 static int layer_unpack(int layout_fd, const struct oci_layer *layer, int rootfs_fd,
-                        struct progress *progress, oci_error_t *err)
+                        struct deferred_modes *rootless_modes, struct progress *progress,
+                        oci_error_t *err)
 {
   struct layer_reader reader = {0};
   enum layer_compression compression;
@@ -100,6 +104,8 @@ static int layer_unpack(int layout_fd, const struct oci_layer *layer, int rootfs
   if (archive_read_open(archive, &reader, NULL, layer_read, NULL) != ARCHIVE_OK)
     status = oci_error_set(err, 0, "layer %s: read tar: %s", layer->digest,
                            text_printable(archive_error_string(archive), shown, sizeof(shown)));
+  else if (rootless_modes != NULL)
+    status = layer_apply_rootless(rootfs_fd, archive, layer->digest, rootless_modes, err);
   else
     status = layer_apply(rootfs_fd, archive, layer->digest, err);
   archive_read_free(archive);
@@ -135,40 +141,58 @@ static int image_check_layers(const struct oci_image *image, oci_error_t *err)
 }
 
 static int image_build_rootfs(int root_fd, const struct oci_image *image, const char *chain_id,
-                              const struct oci_unpack_options *options, oci_error_t *err)
+                              bool rootless, const struct oci_unpack_options *options,
+                              oci_error_t *err)
 {
   struct cache_build build;
   struct progress progress;
+  struct deferred_modes *rootless_modes = NULL;
   cleanup_close int layout_fd = -1;
 
   layout_fd = open(image->layout_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (layout_fd < 0)
     return oci_error_errno(err, "open image layout %s", image->layout_path);
-  if (cache_build_begin(root_fd, &build, err) < 0)
+  if (rootless && (rootless_modes = deferred_modes_new()) == NULL)
+    return oci_error_set(err, ENOMEM, "allocate directory modes");
+  if (cache_build_begin(root_fd, &build, err) < 0) {
+    deferred_modes_free(rootless_modes);
     return -1;
+  }
   progress_init(&progress, options != NULL && options->quiet);
   for (size_t i = 0; i < image->n_layers; i++) {
+    int status;
+
     progress_layer_begin(&progress, i, image->n_layers, image->layers[i].digest,
                          image->layers[i].size);
-    if (layer_unpack(layout_fd, &image->layers[i], build.rootfs_fd, &progress, err) < 0) {
-      progress_layer_end(&progress);
-      cache_build_discard(root_fd, &build);
-      return -1;
-    }
+    status =
+        layer_unpack(layout_fd, &image->layers[i], build.rootfs_fd, rootless_modes, &progress, err);
     progress_layer_end(&progress);
+    if (status < 0)
+      goto fail;
   }
-  if (cache_build_commit(root_fd, &build, chain_id, err) < 0) {
-    cache_build_discard(root_fd, &build);
-    return -1;
-  }
+  /* Rootless: directories got u+rwx for the later layers' sake; their
+   * image modes now, once every layer had its say. */
+  if (rootless_modes != NULL && deferred_modes_apply(rootless_modes, build.rootfs_fd, err) < 0)
+    goto fail;
+  if (cache_build_commit(root_fd, &build, chain_id, rootless, err) < 0)
+    goto fail;
+  deferred_modes_free(rootless_modes);
   return 0;
+fail:
+  cache_build_discard(root_fd, &build);
+  deferred_modes_free(rootless_modes);
+  return -1;
 }
 
 int oci_image_unpack(struct oci_store *store, const struct oci_image *image,
                      const struct oci_unpack_options *options, char **rootfs, oci_error_t *err)
 {
   const char *root = oci_store_root(store);
+  /* Without privilege, owners cannot be applied: a tree of another kind,
+   * built and cached apart (see cache.h). */
+  bool rootless = geteuid() != 0;
   char chain_id[OCI_DIGEST_LEN];
+  char entry_name[CACHE_ENTRY_NAME_LEN];
   cleanup_close int root_fd = -1;
   cleanup_close int lock_fd = -1;
   cleanup_free char *path = NULL;
@@ -176,20 +200,21 @@ int oci_image_unpack(struct oci_store *store, const struct oci_image *image,
   if (image_check_layers(image, err) < 0)
     return oci_error_wrap(err, "unpack %s", image->image_id);
   cache_chain_id(image, chain_id);
-  if (asprintf(&path, "%s/cache/%s/rootfs", root, chain_id + 7) < 0)
+  cache_entry_name(chain_id, rootless, entry_name);
+  if (asprintf(&path, "%s/cache/%s/rootfs", root, entry_name) < 0)
     return oci_error_errno(err, "unpack %s", image->image_id);
   root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0)
     return oci_error_errno(err, "open store root %s", root);
 
   /* Cache hit: no lock needed, a marker only exists in a complete entry. */
-  if (!cache_entry_present(root_fd, chain_id)) {
+  if (!cache_entry_present(root_fd, chain_id, rootless)) {
     lock_fd = cache_entry_lock(root_fd, chain_id, err);
     if (lock_fd < 0)
       return oci_error_wrap(err, "unpack %s", image->image_id);
     /* Someone else may have built it while we waited for the lock. */
-    if (!cache_entry_present(root_fd, chain_id) &&
-        image_build_rootfs(root_fd, image, chain_id, options, err) < 0)
+    if (!cache_entry_present(root_fd, chain_id, rootless) &&
+        image_build_rootfs(root_fd, image, chain_id, rootless, options, err) < 0)
       return oci_error_wrap(err, "unpack %s", image->image_id);
   }
   *rootfs = steal_pointer(&path);
