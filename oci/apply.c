@@ -387,6 +387,11 @@ static int set_xattrs(struct applier *applier, int fd, struct archive_entry *ent
 
   archive_entry_xattr_reset(entry);
   while (archive_entry_xattr_next(entry, &name, &value, &size) == ARCHIVE_OK) {
+    /* overlayfs's own metadata (whiteouts, opaque directories, redirects)
+     * belongs to the run's overlay, never to an image: once the tree is a
+     * lower layer it would hide or redirect the image's files. */
+    if (strncmp(name, "trusted.overlay.", 16) == 0 || strncmp(name, "user.overlay.", 13) == 0)
+      continue;
     if (fsetxattr(fd, name, value, size, 0) == 0 || errno == EOPNOTSUPP)
       continue;
     /* Rootless: security.capability and trusted.* need privilege. A file

@@ -182,6 +182,8 @@ layers = [
            ("removed/", "dir", 0o555, None), ("removed/old", "file", 0o644, {}),
            ("replaced/", "dir", 0o555, None), ("zero-file", "file", 0o000, {}),
            ("ping", "file", 0o755, {"security.capability": cap, "user.keep": b"yes"}),
+           ("overlaid", "file", 0o644, {"user.overlay.redirect": b"/etc", "user.keep": b"yes",
+                                        "trusted.overlay.opaque": b"y"}),
            ("dev/", "dir", 0o755, None), ("dev/null-copy", "char", 0o666, None),
            ("fifo", "fifo", 0o644, None), ("after", "file", 0o644, {})]),
     layer([("ro/b", "file", 0o644, {}), ("ro/.wh.gone", "file", 0o644, {}),
@@ -227,6 +229,10 @@ sys.exit(os.getxattr(sys.argv[1], "user.note") != b"kept")' "$restricted/zero/su
 check "security.capability is dropped, the file and its user.* xattr are there" \
   python3 -c 'import os, sys; p = sys.argv[1]; names = os.listxattr(p)
 sys.exit("security.capability" in names or os.getxattr(p, "user.keep") != b"yes")' "$restricted/ping"
+no_overlay_xattrs='import os, sys; p = sys.argv[1]; names = os.listxattr(p)
+sys.exit(any(".overlay." in n for n in names) or os.getxattr(p, "user.keep") != b"yes")'
+check "overlayfs xattrs from the image are never applied (user.* beside them is)" \
+  python3 -c "$no_overlay_xattrs" "$restricted/overlaid"
 check "the char device entry is skipped (as root skips it) and the layer goes on" \
   test ! -e "$restricted/dev/null-copy" -a -f "$restricted/after"
 check "every file belongs to uid $user" all_owned_by_user "$restricted"
@@ -235,6 +241,8 @@ expect_exit 0 "restricted: unpack as root" "$OCIRUN" --quiet image unpack restri
 root_restricted=$(last_out)
 check "root keeps the file capability (the image does carry one)" \
   python3 -c 'import os, sys; sys.exit("security.capability" not in os.listxattr(sys.argv[1]))' "$root_restricted/ping"
+check "root does not apply overlayfs xattrs from the image either" \
+  python3 -c "$no_overlay_xattrs" "$root_restricted/overlaid"
 check "restricted: the same tree as root's except owners" same_tree "$root_restricted" "$restricted"
 
 # --- removal of trees with 0555 and 0000 directories ---
