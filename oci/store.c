@@ -203,6 +203,19 @@ static const char *entry_digest(const cJSON *entry)
   return cJSON_IsString(digest) ? digest->valuestring : NULL;
 }
 
+/* Moves name between directories unless the target exists (EEXIST).
+ * Filesystems without RENAME_NOREPLACE (9p, some NFS) say EINVAL; there a
+ * hard link, which cannot replace either, does the job, and the staging
+ * name goes with the staging directory. */
+static int move_no_replace(int from_fd, const char *name, int to_fd)
+{
+  if (renameat2(from_fd, name, to_fd, name, RENAME_NOREPLACE) == 0)
+    return 0;
+  if (errno != EINVAL)
+    return -1;
+  return linkat(from_fd, name, to_fd, name, 0);
+}
+
 static int move_blobs_into_store(struct oci_store *store, int staging_fd, oci_error_t *err)
 {
   cleanup_close int blobs_fd = -1;
@@ -224,8 +237,7 @@ static int move_blobs_into_store(struct oci_store *store, int staging_fd, oci_er
     if (!is_blob_name(entry->d_name))
       continue;
     /* A blob already in the store has the same content by its name. */
-    if (renameat2(staging_fd, entry->d_name, blobs_fd, entry->d_name, RENAME_NOREPLACE) < 0 &&
-        errno != EEXIST)
+    if (move_no_replace(staging_fd, entry->d_name, blobs_fd) < 0 && errno != EEXIST)
       return oci_error_errno(err, "move blob sha256:%s into the store", entry->d_name);
   }
   if (errno != 0)

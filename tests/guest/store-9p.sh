@@ -1,0 +1,23 @@
+#!/bin/bash
+# In the guest: a store on a network filesystem (the build tree, shared over
+# 9p). overlayfs refuses 9p as an upper layer; the run's upper layer lives in
+# its own tmpfs, so such a store works for import, unpack, run and teardown.
+. "$top_srcdir/tests/lib.sh"
+
+store="$top_builddir/guest-store-9p.$$"
+trap 'rm -rf "$store" "$TEST_TMP"' EXIT
+if [ "$(stat -f -c %T "$top_builddir")" != v9fs ]; then
+  skip "the build tree is not on 9p here ($(stat -f -c %T "$top_builddir"))"
+  tap_done
+  exit 0
+fi
+export OCIRUN_ROOT="$store"
+expect_exit 0 "import busybox into a store on 9p" \
+  "$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest"
+expect_exit 0 "run with the store on 9p, writing into the root" \
+  "$OCIRUN" run busybox:latest sh -c 'echo hi >/written && cat /written && cat /etc/hostname'
+check "the write is seen inside" [ "$(head -1 "$TEST_TMP/out")" = hi ]
+expect_exit 0 "run --read-only with the store on 9p" "$OCIRUN" run --read-only busybox:latest true
+check "teardown left no run state" [ -z "$(ls -A "$store/run" | grep -v '^seccomp')" ]
+check "no slice left" [ -z "$(find /sys/fs/cgroup/ocirun -mindepth 1 -type d 2>/dev/null)" ]
+tap_done
