@@ -250,9 +250,9 @@ static int check_delegated(const char *parent, oci_error_t *err)
       return oci_error_set(
           err, errno,
           "rootless: no delegated cgroup v2 subtree: '%s%s' is not writable by uid %u. Run "
-          "ocirun from a delegated cgroup (e.g. systemd-run --user --scope -p Delegate=yes), "
-          "pass --cgroup-parent for a subtree delegated to you, or --unsafe-no-cgroup (no "
-          "limits). Nothing was started",
+          "ocirun in a cgroup whose parent is delegated to you (as in a systemd user "
+          "session), pass --cgroup-parent for a subtree delegated to you, or "
+          "--unsafe-no-cgroup (no limits). Nothing was started",
           parent, needed[i], (unsigned)geteuid());
   }
   if (own_cgroup(own, sizeof(own), err) < 0)
