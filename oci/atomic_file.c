@@ -5,11 +5,24 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "io.h"
-#include "layout.h" /* oci_temp_name */
+
+int oci_temp_name(char *buffer, size_t size, const char *prefix)
+{
+  uint32_t random_part = 0;
+
+  if (getrandom(&random_part, sizeof(random_part), 0) != sizeof(random_part))
+    random_part = (uint32_t)rand();
+  if (snprintf(buffer, size, "%s-%d-%08x", prefix, (int)getpid(), random_part) >= (int)size)
+    return -1;
+  return 0;
+}
 
 int atomic_file_begin(struct atomic_file *file, int temp_dir_fd, const char *prefix, mode_t mode,
                       const char *what, oci_error_t *err)

@@ -30,6 +30,10 @@ enum atomic_file_existing {
                              errno_value), so only one writer gets the name */
 };
 
+/* A name for a temporary file or directory that no other process will
+ * pick: PREFIX-<pid>-<random>. -1 when it does not fit in size. */
+int oci_temp_name(char *buffer, size_t size, const char *prefix);
+
 /* Creates temp_dir_fd/PREFIX-<pid>-<random>, mode as given (less the
  * umask). what names the final file in messages ("the artifact /x/a"). */
 int atomic_file_begin(struct atomic_file *file, int temp_dir_fd, const char *prefix, mode_t mode,

@@ -71,16 +71,6 @@ static int read_small_file(int dir_fd, const char *name, const char *path, size_
   return 0;
 }
 
-int oci_temp_name(char *buffer, size_t size, const char *prefix)
-{
-  uint32_t random_part = 0;
-  if (getrandom(&random_part, sizeof(random_part), 0) != sizeof(random_part))
-    random_part = (uint32_t)rand();
-  if (snprintf(buffer, size, "%s-%d-%08x", prefix, (int)getpid(), random_part) >= (int)size)
-    return -1;
-  return 0;
-}
-
 int oci_layout_open(const char *path, oci_error_t *err)
 {
   cleanup_close int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

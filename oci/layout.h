@@ -54,7 +54,5 @@ int oci_blob_write_buffer(int dst_dir_fd, const void *data, size_t length,
  * as it stays open: directories of dead processes (unlocked) are removed
  * by the next call. Remove the directory before closing the fd. */
 int oci_make_temp_dir(int dir_fd, const char *prefix, char **name, oci_error_t *err);
-/* A name for a temporary file that no other process will pick. */
-int oci_temp_name(char *buffer, size_t size, const char *prefix);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "cleanup.h"
 #include "digest.h"
 #include "layout.h"
@@ -201,9 +202,8 @@ int oci_archive_entry_to_blob(struct archive *a, int dir_fd, const char *what,
                               char digest[OCI_DIGEST_LEN], int64_t *size,
                               enum oci_compression *compression, oci_error_t *err)
 {
-  cleanup_close int fd = -1;
+  struct atomic_file file;
   struct oci_sha256 *hash = oci_sha256_new();
-  char temp[64];
   unsigned char magic[4] = {0};
   int64_t total = 0;
   const void *block;
@@ -213,10 +213,9 @@ int oci_archive_entry_to_blob(struct archive *a, int dir_fd, const char *what,
 
   if (hash == NULL)
     return oci_error_set(err, ENOMEM, "hash %s", what);
-  if (oci_temp_name(temp, sizeof(temp), ".entry") < 0 ||
-      (fd = openat(dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+  if (atomic_file_begin(&file, dir_fd, ".entry", 0644, what, err) < 0) {
     oci_sha256_free(hash);
-    return oci_error_errno(err, "create staging file for %s", what);
+    return -1;
   }
   while ((r = archive_read_data_block(a, &block, &length, &offset)) == ARCHIVE_OK) {
     /* Sparse tar entries leave holes: data must arrive contiguous. */
@@ -227,16 +226,8 @@ int oci_archive_entry_to_blob(struct archive *a, int dir_fd, const char *what,
     for (size_t i = 0; i < length && total + (int64_t)i < 4; i++)
       magic[total + (int64_t)i] = ((const unsigned char *)block)[i];
     oci_sha256_update(hash, block, length);
-    for (size_t done = 0; done < length;) {
-      ssize_t n = write(fd, (const char *)block + done, length - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0) {
-        oci_error_errno(err, "write %s", what);
-        goto fail;
-      }
-      done += (size_t)n;
-    }
+    if (atomic_file_write(&file, block, length, err) < 0)
+      goto fail;
     total += (int64_t)length;
   }
   if (r != ARCHIVE_EOF) {
@@ -246,10 +237,9 @@ int oci_archive_entry_to_blob(struct archive *a, int dir_fd, const char *what,
   oci_sha256_final(hash, digest);
   oci_sha256_free(hash);
   hash = NULL;
-  if (fsync(fd) < 0 || renameat(dir_fd, temp, dir_fd, digest + 7) < 0) {
-    oci_error_errno(err, "store %s", what);
+  /* The name is the content's digest: an existing blob is the same. */
+  if (atomic_file_commit(&file, dir_fd, digest + 7, ATOMIC_FILE_REPLACE, err) < 0)
     goto fail;
-  }
   *size = total;
   if (magic[0] == 0x1f && magic[1] == 0x8b)
     *compression = OCI_COMPRESSION_GZIP;
@@ -260,6 +250,6 @@ int oci_archive_entry_to_blob(struct archive *a, int dir_fd, const char *what,
   return 0;
 fail:
   oci_sha256_free(hash);
-  unlinkat(dir_fd, temp, 0);
+  atomic_file_discard(&file);
   return -1;
 }
