@@ -74,8 +74,13 @@ static int flock_retry(int fd, int operation)
   return status;
 }
 
-int cache_entry_lock(int root_fd, const char *chain_id, oci_error_t *err)
+int cache_entry_lock(int root_fd, const char *chain_id, enum cache_lock_mode mode, oci_error_t *err)
 {
+  static const int operations[] = {
+      [CACHE_LOCK_BUILD] = LOCK_EX,
+      [CACHE_LOCK_USE] = LOCK_SH,
+      [CACHE_LOCK_REMOVE] = LOCK_EX | LOCK_NB,
+  };
   char path[128];
   int fd;
 
@@ -88,8 +93,11 @@ int cache_entry_lock(int root_fd, const char *chain_id, oci_error_t *err)
   fd = openat(root_fd, path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return oci_error_errno(err, "open cache lock %s", path);
-  if (flock_retry(fd, LOCK_EX) < 0) {
-    oci_error_errno(err, "lock %s", path);
+  if (flock_retry(fd, operations[mode]) < 0) {
+    if (errno == EWOULDBLOCK)
+      oci_error_set(err, EBUSY, "the rootfs of layer chain %s is in use by a run", chain_id);
+    else
+      oci_error_errno(err, "lock %s", path);
     close(fd);
     return -1;
   }

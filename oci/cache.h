@@ -29,9 +29,17 @@ void cache_entry_name(const char *chain_id, bool rootless, char name[CACHE_ENTRY
 /* True when a complete entry exists for chain_id. */
 bool cache_entry_present(int root_fd, const char *chain_id, bool rootless);
 
-/* Takes the lock of both of chain_id's entries (blocking); returns the
- * lock fd. */
-int cache_entry_lock(int root_fd, const char *chain_id, oci_error_t *err);
+/* The lock of both of chain_id's entries, one flock per open file:
+ * exclusive while an entry is built or removed, shared while a run uses
+ * it as its root. */
+enum cache_lock_mode {
+  CACHE_LOCK_BUILD,  /* exclusive, waits for users and builders */
+  CACHE_LOCK_USE,    /* shared, waits for a builder or a removal */
+  CACHE_LOCK_REMOVE, /* exclusive, fails at once with EBUSY while in use */
+};
+/* Takes the lock; returns the lock fd. */
+int cache_entry_lock(int root_fd, const char *chain_id, enum cache_lock_mode mode,
+                     oci_error_t *err);
 
 /* A fresh private build directory $ROOT/tmp/unpack-XXXXXX holding an empty
  * "rootfs" directory, locked for as long as *dir_fd stays open. Build

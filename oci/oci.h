@@ -54,7 +54,9 @@ struct oci_image {
 };
 
 struct oci_unpack_options {
-  bool quiet; /* no progress output even on a terminal */
+  bool quiet;   /* no progress output even on a terminal */
+  int *hold_fd; /* when set: gets an fd that keeps the rootfs in use (and
+                   `image rm` refusing to remove it) until it is closed */
 };
 
 /* Opens (creating when missing) the store under root: root/store is an OCI

@@ -448,39 +448,30 @@ static int collect_garbage(struct oci_store *store, oci_error_t *err)
   return ret;
 }
 
-/* Removes the cached rootfs of a removed image unless an image still in
- * the store has the same layer chain. The caller holds the store lock. */
-static int remove_unused_rootfs(struct oci_store *store, const struct oci_image *removed,
-                                oci_error_t *err)
+/* Whether an image the removal keeps (drop[i] false) has this layer chain,
+ * and so needs its cached rootfs. */
+static bool chain_kept(struct oci_store *store, const struct oci_index_doc *index, const bool *drop,
+                       const char *chain_id)
 {
-  struct oci_index_doc index;
-  char chain_id[OCI_DIGEST_LEN];
-  cleanup_close int lock_fd = -1;
-  bool used = false;
-
-  cache_chain_id(removed, chain_id);
-  if (oci_layout_index_doc(store->store_fd, store->store_path, &index, err) < 0)
-    return -1;
-  for (size_t i = 0; !used && i < index.n_manifests; i++) {
+  for (size_t i = 0; i < index->n_manifests; i++) {
     struct oci_image *other = NULL;
     char other_chain[OCI_DIGEST_LEN];
     oci_error_t ignored = NULL;
-    if (oci_resolve_entry(store->store_fd, store->store_path, &index, i, &other, &ignored) < 0) {
+    bool same;
+
+    if (drop[i])
+      continue;
+    if (oci_resolve_entry(store->store_fd, store->store_path, index, i, &other, &ignored) < 0) {
       oci_error_free(&ignored);
       continue;
     }
     cache_chain_id(other, other_chain);
-    used = strcmp(other_chain, chain_id) == 0;
+    same = strcmp(other_chain, chain_id) == 0;
     oci_image_free(other);
+    if (same)
+      return true;
   }
-  oci_index_doc_clear(&index);
-  if (used)
-    return 0;
-  /* The entry's own lock keeps a concurrent unpack from racing the removal. */
-  lock_fd = cache_entry_lock(store->root_fd, chain_id, err);
-  if (lock_fd < 0)
-    return -1;
-  return cache_entry_remove(store->root_fd, chain_id, err);
+  return false;
 }
 
 static bool find_ref_name(const struct oci_index_doc *index, const char *reference, size_t *entry)
@@ -496,6 +487,9 @@ static bool find_ref_name(const struct oci_index_doc *index, const char *referen
 int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t *err)
 {
   cleanup_close int lock_fd = -1;
+  cleanup_close int rootfs_lock_fd = -1;
+  char chain_id[OCI_DIGEST_LEN];
+  bool remove_rootfs = false;
   cleanup_cjson cJSON *index_json = NULL;
   cleanup_free char *index_text = NULL;
   size_t index_length;
@@ -553,6 +547,20 @@ int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t
     drop[i] = drop[i] || strcmp(other->image_id, image->image_id) == 0;
     oci_image_free(other);
   }
+  /* The cached rootfs goes too, unless an image that stays has the same
+   * layers. A live run holds it (shared lock): then nothing is removed.
+   * Held until the end, so no run starts on it meanwhile. */
+  if (image != NULL) {
+    cache_chain_id(image, chain_id);
+    remove_rootfs = !chain_kept(store, &index, drop, chain_id);
+    if (remove_rootfs) {
+      rootfs_lock_fd = cache_entry_lock(store->root_fd, chain_id, CACHE_LOCK_REMOVE, err);
+      if (rootfs_lock_fd < 0) {
+        oci_error_wrap(err, "image '%s': nothing was removed", reference);
+        goto out;
+      }
+    }
+  }
   manifests = cJSON_GetObjectItemCaseSensitive(index_json, "manifests");
   for (item = manifests->child; item != NULL; item = next, position++) {
     next = item->next;
@@ -562,7 +570,7 @@ int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t
   if (oci_layout_write_index(store->store_fd, store->tmp_fd, index_json, err) < 0)
     goto out;
   /* The image is gone once the index says so; what is left is only space. */
-  ret = image != NULL ? remove_unused_rootfs(store, image, err) : 0;
+  ret = remove_rootfs ? cache_entry_remove(store->root_fd, chain_id, err) : 0;
   if (ret == 0)
     ret = collect_garbage(store, err);
   if (ret < 0)

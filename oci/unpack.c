@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -207,16 +208,34 @@ int oci_image_unpack(struct oci_store *store, const struct oci_image *image,
   if (root_fd < 0)
     return oci_error_errno(err, "open store root %s", root);
 
-  /* Cache hit: no lock needed, a marker only exists in a complete entry. */
-  if (!cache_entry_present(root_fd, chain_id, rootless)) {
-    lock_fd = cache_entry_lock(root_fd, chain_id, err);
+  /* A hit takes the lock shared, so a removal cannot take the tree away
+   * while it is used; a miss builds under the exclusive lock. A marker only
+   * exists in a complete entry; it is checked again once the lock is held,
+   * since a build or a removal may have finished meanwhile. */
+  if (cache_entry_present(root_fd, chain_id, rootless)) {
+    lock_fd = cache_entry_lock(root_fd, chain_id, CACHE_LOCK_USE, err);
     if (lock_fd < 0)
       return oci_error_wrap(err, "unpack %s", image->image_id);
-    /* Someone else may have built it while we waited for the lock. */
+  }
+  if (!cache_entry_present(root_fd, chain_id, rootless)) {
+    if (lock_fd >= 0)
+      close(steal_fd(&lock_fd));
+    lock_fd = cache_entry_lock(root_fd, chain_id, CACHE_LOCK_BUILD, err);
+    if (lock_fd < 0)
+      return oci_error_wrap(err, "unpack %s", image->image_id);
     if (!cache_entry_present(root_fd, chain_id, rootless) &&
         image_build_rootfs(root_fd, image, chain_id, rootless, options, err) < 0)
       return oci_error_wrap(err, "unpack %s", image->image_id);
+    /* Built: from exclusive down to shared. flock converts by letting go
+     * first, so a removal could slip in between: look once more. */
+    if (flock(lock_fd, LOCK_SH) < 0)
+      return oci_error_errno(err, "unpack %s: lock the cache entry shared", image->image_id);
+    if (!cache_entry_present(root_fd, chain_id, rootless))
+      return oci_error_set(err, 0, "unpack %s: the rootfs was removed as it was built (image rm?)",
+                           image->image_id);
   }
+  if (options != NULL && options->hold_fd != NULL)
+    *options->hold_fd = steal_fd(&lock_fd);
   *rootfs = steal_pointer(&path);
   return 0;
 }

@@ -202,7 +202,9 @@ static int run_probe(struct oci_store *store, const struct oci_image *image,
   const unsigned char *program = probe_program_bytes(&program_length);
   cleanup_free char *rootfs = NULL;
   cleanup_close int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
-  struct oci_unpack_options unpack_options = {.quiet = request->global->quiet};
+  cleanup_close int rootfs_hold_fd = -1; /* the rootfs stays in use until the run is over */
+  struct oci_unpack_options unpack_options = {.quiet = request->global->quiet,
+                                              .hold_fd = &rootfs_hold_fd};
   struct run_result result = {0};
   oci_error_t step_err = NULL;
   int next = 0;

@@ -85,7 +85,8 @@ int command_run(int argc, char **argv, const struct global_options *global)
   struct oci_store *store = NULL;
   struct oci_image *image = NULL;
   cleanup_free char *rootfs = NULL;
-  struct oci_unpack_options unpack = {.quiet = true};
+  cleanup_close int rootfs_hold_fd = -1; /* the rootfs stays in use until the run is over */
+  struct oci_unpack_options unpack = {.quiet = true, .hold_fd = &rootfs_hold_fd};
   struct run_io io = {.stdin_fd = -1, .stdout_fd = STDOUT_FILENO, .stderr_fd = STDERR_FILENO};
   struct run_result result;
   oci_error_t err = NULL;

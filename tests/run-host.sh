@@ -283,4 +283,22 @@ has "cpu.max: 50000 100000" && has "pids.max: 32" && has "memory.max: 67108864" 
 has "'echo' 'hi'" && has "PATH=" && ok "--dry-run prints argv and env" || not_ok "--dry-run prints argv and env"
 check "--dry-run creates nothing" nothing_left
 
+# --- a live run keeps its image's rootfs: image rm refuses, and removes nothing ---
+m_busy=1${$}5
+"$OCIRUN" run --unsafe-no-cgroup --name busy busybox:latest sleep "$m_busy" >/dev/null 2>&1 &
+runner=$!
+for _ in $(seq 50); do process_with "$m_busy" && break; sleep 0.1; done
+process_with "$m_busy" && ok "a run on busybox is live" || not_ok "a run on busybox is live"
+busy_rootfs=$("$OCIRUN" image unpack busybox:latest 2>/dev/null)
+expect_exit 1 "image rm while a run uses the image" "$OCIRUN" image rm busybox:latest
+err_has "nothing was removed: the rootfs of layer chain sha256:" && err_has "is in use by a run" &&
+  ok "the refusal says the image is in use" || not_ok "the refusal says the image is in use: $(last_err)"
+check "the name and the rootfs are still there" \
+  sh -c '"$1" image inspect busybox:latest >/dev/null && test -f "$2/bin/busybox"' sh "$OCIRUN" "$busy_rootfs"
+kill -TERM $runner
+wait $runner
+expect_exit 0 "image rm once the run is over" "$OCIRUN" image rm busybox:latest
+check "the rootfs went with the image" test ! -e "$busy_rootfs"
+check "the run left nothing" nothing_left
+
 tap_done
