@@ -148,16 +148,18 @@ chmod -R a+rX "$TEST_TMP/python"
 as_range_user() { unshare -m "$TEST_TMP/as-range-user" "$cg/session" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"; }
 as_range_user "$OCIRUN" image import "oci:$TEST_TMP/python:python:3.13-slim"
 verdict "rootless probe: import the python image as the user" [ $? -eq 0 ]
-as_range_user "$OCIRUN" probe -q -o "$TEST_TMP/rootless.json" --backend direct --timeout 900 \
+mkdir "$TEST_TMP/artifacts"
+chown $USER_ID "$TEST_TMP/artifacts"
+as_range_user "$OCIRUN" probe -q -o "$TEST_TMP/artifacts/rootless.json" --backend direct --timeout 900 \
   python:3.13-slim
 status=$?
 verdict "rootless probe: ocirun probe --backend direct exits 0 (got $status)" [ $status -eq 0 ]
 json_true() { # json_true EXPR DESCRIPTION
   if python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
-    "$TEST_TMP/rootless.json" "$1" 2>"$TEST_TMP/err"; then ok "rootless probe: $2"; else
+    "$TEST_TMP/artifacts/rootless.json" "$1" 2>"$TEST_TMP/err"; then ok "rootless probe: $2"; else
     not_ok "rootless probe: $2"
     python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); print("# failed:", a.get("failed_checks"))' \
-      "$TEST_TMP/rootless.json" 2>/dev/null
+      "$TEST_TMP/artifacts/rootless.json" 2>/dev/null
   fi
 }
 json_true "a['passed'] is True and a['failed_checks'] == [] and a['teardown_verified'] is True" \
@@ -165,7 +167,7 @@ json_true "a['passed'] is True and a['failed_checks'] == [] and a['teardown_veri
 json_true "a['engine']['rootless'] is True and a['engine']['cgroup_version'] == 2" \
   "the artifact says rootless, cgroup v2"
 if "$top_srcdir/scripts/validate-artifact" "$top_srcdir/docs/artifact.schema.json" \
-  "$TEST_TMP/rootless.json" >"$TEST_TMP/err" 2>&1; then
+  "$TEST_TMP/artifacts/rootless.json" >"$TEST_TMP/err" 2>&1; then
   ok "rootless probe: the artifact validates against the schema"
 else
   not_ok "rootless probe: the artifact validates against the schema"
