@@ -141,40 +141,23 @@ check "busybox as uid: sh runs in the tree" \
 # writes inside them without listing them, whiteouts into them, replaces one
 # by a file, removes another and overwrites a 0000 file; layer 3 changes one
 # directory's mode and re-creates the removed one implicitly (no entry).
-python3 - "$images/restricted" <<'PY'
-import gzip, hashlib, io, json, os, sys, tarfile
-dst = sys.argv[1]
-os.makedirs(os.path.join(dst, "blobs", "sha256"))
-def put(data):
-    digest = "sha256:" + hashlib.sha256(data).hexdigest()
-    open(os.path.join(dst, "blobs", "sha256", digest[7:]), "wb").write(data)
-    return {"digest": digest, "size": len(data)}
+PYTHONPATH="$top_srcdir/scripts/images" python3 -B - "$images/restricted" <<'PY'
+import sys
+from oci_layout import tar_bytes, tar_entry, write_gzip_image
 # VFS_CAP_REVISION_2, permitted = CAP_NET_RAW, effective.
 cap = bytes([1, 0, 0, 2, 0, 0x20, 0, 0]) + bytes(12)
+def member(name, kind, mode, extra):
+    owned = dict(mode=mode, mtime=1000000000, uid=1000, gid=1000)
+    if kind == "file":
+        return tar_entry(name, data=(name + "\n").encode(), xattrs=extra, **owned)
+    if kind == "link":
+        return tar_entry(name, "hardlink", target=extra, **owned)
+    if kind == "char":
+        return tar_entry(name, "char", devmajor=1, devminor=3, **owned)
+    return tar_entry(name, kind, **owned)
 def layer(entries):
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
-        for name, kind, mode, extra in entries:
-            info = tarfile.TarInfo(name)
-            info.mode, info.mtime, info.uid, info.gid = mode, 1000000000, 1000, 1000
-            data = None
-            if kind == "dir":
-                info.type = tarfile.DIRTYPE
-            elif kind == "file":
-                data = (name + "\n").encode()
-                info.size = len(data)
-                info.pax_headers = {"SCHILY.xattr." + k: v.decode("utf-8", "surrogateescape")
-                                    for k, v in extra.items()}
-            elif kind == "link":
-                info.type, info.linkname = tarfile.LNKTYPE, extra
-            elif kind == "char":
-                info.type, info.devmajor, info.devminor = tarfile.CHRTYPE, 1, 3
-            elif kind == "fifo":
-                info.type = tarfile.FIFOTYPE
-            t.addfile(info, io.BytesIO(data) if data is not None else None)
-    raw = raw.getvalue()
-    return put(gzip.compress(raw)), "sha256:" + hashlib.sha256(raw).hexdigest()
-layers = [
+    return tar_bytes([member(*e) for e in entries])
+write_gzip_image(sys.argv[1], [
     layer([("ro/", "dir", 0o555, None), ("ro/a", "file", 0o644, {}), ("ro/gone", "file", 0o644, {}),
            ("zero/", "dir", 0o000, None), ("zero/inner", "file", 0o600, {}),
            ("zero/sub/", "dir", 0o555, None), ("zero/sub/f", "file", 0o444, {"user.note": b"kept"}),
@@ -193,16 +176,7 @@ layers = [
            ("zero-file", "file", 0o000, {}), ("zero-link", "link", 0o000, "zero-file")]),
     layer([("changed/", "dir", 0o755, None), ("removed/x", "file", 0o644, {}),
            ("ro/", "dir", 0o555, None), ("ro/c", "file", 0o644, {})]),
-]
-config = put(json.dumps({"architecture": "amd64", "os": "linux",
-    "rootfs": {"type": "layers", "diff_ids": [d for _, d in layers]}}).encode())
-manifest = put(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
-    "config": dict(config, mediaType="application/vnd.oci.image.config.v1+json"),
-    "layers": [dict(l, mediaType="application/vnd.oci.image.layer.v1.tar+gzip") for l, _ in layers]}).encode())
-json.dump({"schemaVersion": 2, "manifests": [dict(manifest,
-    mediaType="application/vnd.oci.image.manifest.v1+json",
-    annotations={"org.opencontainers.image.ref.name": "latest"})]}, open(os.path.join(dst, "index.json"), "w"))
-json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(dst, "oci-layout"), "w"))
+])
 PY
 chmod -R a+rX "$TEST_TMP/shared"
 expect_user_exit 0 "restricted: import as uid" image import "oci:$images/restricted:latest" --name restricted:latest

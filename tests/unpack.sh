@@ -7,6 +7,9 @@
 "$top_srcdir/scripts/make-test-images" busybox multilayer hostile "$TEST_IMAGES" >&2 ||
   { not_ok "make-test-images"; tap_done; exit 1; }
 check_tree="$top_srcdir/scripts/images/check-tree"
+# layout_python ARGS...: python3 that can import scripts/images/oci_layout.py
+# (-B: no __pycache__ written into the source tree).
+layout_python() { PYTHONPATH="$top_srcdir/scripts/images" python3 -B "$@"; }
 cache=$OCIRUN_ROOT/cache
 
 # with_rusage FILE COMMAND...: runs COMMAND (stdout and stderr to the usual
@@ -91,39 +94,14 @@ check "setuid bit survives chown" test "$(stat -c %a "$ml_rootfs/setuid-file")" 
 check "no whiteout marker file is created" test -z "$(find "$ml_rootfs" -name '.wh.*')"
 
 # --- an opaque marker after this layer's own children keeps them ---
-python3 - "$TEST_TMP/opaque-late" <<'PY'
-import gzip, hashlib, io, json, os, sys, tarfile
-dst = sys.argv[1]
-os.makedirs(os.path.join(dst, "blobs", "sha256"))
-def put(data):
-    digest = "sha256:" + hashlib.sha256(data).hexdigest()
-    open(os.path.join(dst, "blobs", "sha256", digest[7:]), "wb").write(data)
-    return {"digest": digest, "size": len(data)}
+layout_python - "$TEST_TMP/opaque-late" <<'PY'
+import sys
+from oci_layout import tar_bytes, tar_entry, write_gzip_image
 def layer(names):
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
-        for name in names:
-            info = tarfile.TarInfo(name)
-            if name.endswith("/"):
-                info.type = tarfile.DIRTYPE
-                info.mode = 0o755
-                t.addfile(info)
-            else:
-                info.size = len(name)
-                t.addfile(info, io.BytesIO(name.encode()))
-    raw = raw.getvalue()
-    return put(gzip.compress(raw)), "sha256:" + hashlib.sha256(raw).hexdigest()
-layers = [layer(["d/", "d/old", "d/sub/", "d/sub/deep", "keep"]),
-          layer(["d/", "d/new", "d/sub/", "d/sub/fresh", "d/.wh..wh..opq", "d/later"])]
-config = put(json.dumps({"architecture": "amd64", "os": "linux",
-    "rootfs": {"type": "layers", "diff_ids": [d for _, d in layers]}}).encode())
-manifest = put(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
-    "config": dict(config, mediaType="application/vnd.oci.image.config.v1+json"),
-    "layers": [dict(l, mediaType="application/vnd.oci.image.layer.v1.tar+gzip") for l, _ in layers]}).encode())
-json.dump({"schemaVersion": 2, "manifests": [dict(manifest,
-    mediaType="application/vnd.oci.image.manifest.v1+json",
-    annotations={"org.opencontainers.image.ref.name": "latest"})]}, open(os.path.join(dst, "index.json"), "w"))
-json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(dst, "oci-layout"), "w"))
+    return tar_bytes([tar_entry(name, "dir") if name.endswith("/") else tar_entry(name, data=name.encode())
+                      for name in names])
+write_gzip_image(sys.argv[1], [layer(["d/", "d/old", "d/sub/", "d/sub/deep", "keep"]),
+                               layer(["d/", "d/new", "d/sub/", "d/sub/fresh", "d/.wh..wh..opq", "d/later"])])
 PY
 expect_exit 0 "import the late-opaque image" "$OCIRUN" image import "oci:$TEST_TMP/opaque-late:latest" --name opaque-late:latest
 expect_exit 0 "unpack the late-opaque image" "$OCIRUN" image unpack opaque-late:latest
@@ -135,33 +113,14 @@ check "opaque leaves the rest of the tree alone" test -f "$late/keep"
 
 # --- file capabilities survive the ownership change ---
 # chown drops security.capability, so the applier must set xattrs after it.
-python3 - "$TEST_TMP/caps" <<'PY'
-import gzip, hashlib, io, json, os, sys, tarfile
+layout_python - "$TEST_TMP/caps" <<'PY'
+import os, sys
+from oci_layout import tar_bytes, tar_entry, write_gzip_image
 dst = sys.argv[1]
-os.makedirs(os.path.join(dst, "blobs", "sha256"))
-def put(data):
-    digest = "sha256:" + hashlib.sha256(data).hexdigest()
-    open(os.path.join(dst, "blobs", "sha256", digest[7:]), "wb").write(data)
-    return {"digest": digest, "size": len(data)}
 # VFS_CAP_REVISION_2, permitted = CAP_NET_RAW (13), effective bit set.
 cap = bytes([1, 0, 0, 2, 0, 0x20, 0, 0]) + bytes(12)
-raw = io.BytesIO()
-with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
-    info = tarfile.TarInfo("bin/ping")
-    info.size, info.mode, info.uid, info.gid = 4, 0o755, 1000, 1000
-    info.pax_headers = {"SCHILY.xattr.security.capability": cap.decode("utf-8", "surrogateescape")}
-    t.addfile(info, io.BytesIO(b"ping"))
-raw = raw.getvalue()
-layer = put(gzip.compress(raw))
-config = put(json.dumps({"architecture": "amd64", "os": "linux",
-    "rootfs": {"type": "layers", "diff_ids": ["sha256:" + hashlib.sha256(raw).hexdigest()]}}).encode())
-manifest = put(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
-    "config": dict(config, mediaType="application/vnd.oci.image.config.v1+json"),
-    "layers": [dict(layer, mediaType="application/vnd.oci.image.layer.v1.tar+gzip")]}).encode())
-json.dump({"schemaVersion": 2, "manifests": [dict(manifest,
-    mediaType="application/vnd.oci.image.manifest.v1+json",
-    annotations={"org.opencontainers.image.ref.name": "latest"})]}, open(os.path.join(dst, "index.json"), "w"))
-json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(dst, "oci-layout"), "w"))
+write_gzip_image(dst, [tar_bytes([tar_entry("bin/ping", data=b"ping", mode=0o755, uid=1000, gid=1000,
+                                            xattrs={"security.capability": cap})])])
 open(os.path.join(dst, "cap.bin"), "wb").write(cap)
 PY
 expect_exit 0 "import an image with a file capability" "$OCIRUN" image import "oci:$TEST_TMP/caps:latest" --name caps:latest
@@ -176,19 +135,16 @@ sys.exit(os.getxattr(sys.argv[1], "security.capability") != open(sys.argv[2], "r
 # --- the same layers as zstd and as plain tar ---
 # Recompress every layer of multilayer; the diff_ids stay the same.
 make_variant() { # make_variant DIR zstd|tar
-  python3 - "$TEST_IMAGES/multilayer" "$1" "$2" <<'PY'
-import gzip, hashlib, json, os, subprocess, sys
+  layout_python - "$TEST_IMAGES/multilayer" "$1" "$2" <<'PY'
+import gzip, json, os, subprocess, sys
+from oci_layout import MANIFEST, create_layout, descriptor, write_blob, write_index
 src, dst, kind = sys.argv[1:]
-def blob_path(root, digest): return os.path.join(root, "blobs", "sha256", digest.split(":")[1])
-def put(data):
-    digest = "sha256:" + hashlib.sha256(data).hexdigest()
-    open(blob_path(dst, digest), "wb").write(data)
-    return digest
-os.makedirs(os.path.join(dst, "blobs", "sha256"))
+def read_blob(digest): return open(os.path.join(src, "blobs", "sha256", digest.split(":")[1]), "rb").read()
+create_layout(dst)
 index = json.load(open(os.path.join(src, "index.json")))
-manifest = json.load(open(blob_path(src, index["manifests"][0]["digest"])))
+manifest = json.loads(read_blob(index["manifests"][0]["digest"]))
 for layer in manifest["layers"]:
-    raw = gzip.decompress(open(blob_path(src, layer["digest"]), "rb").read())
+    raw = gzip.decompress(read_blob(layer["digest"]))
     if kind.startswith("zstd"):
         data = subprocess.run(["zstd", "-q", "-c", "-19"], input=raw, check=True,
                               stdout=subprocess.PIPE).stdout
@@ -198,15 +154,9 @@ for layer in manifest["layers"]:
     else:
         data = raw
         layer["mediaType"] = "application/vnd.oci.image.layer.v1.tar"
-    layer["digest"], layer["size"] = put(data), len(data)
-config = open(blob_path(src, manifest["config"]["digest"]), "rb").read()
-put(config)
-body = json.dumps(manifest).encode()
-index["manifests"] = [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
-                       "digest": put(body), "size": len(body),
-                       "annotations": {"org.opencontainers.image.ref.name": kind}}]
-json.dump(index, open(os.path.join(dst, "index.json"), "w"))
-json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(dst, "oci-layout"), "w"))
+    layer.update(write_blob(dst, data))
+write_blob(dst, read_blob(manifest["config"]["digest"]))
+write_index(dst, [descriptor(MANIFEST, write_blob(dst, json.dumps(manifest).encode()), kind)])
 PY
 }
 for kind in zstd tar; do
@@ -222,10 +172,13 @@ done
 
 # --- peak memory stays bounded whatever the layer size ---
 # One layer holding a 512 MiB file (zeros: tiny once compressed).
-python3 - "$TEST_TMP/big" <<'PY'
-import gzip, hashlib, io, json, os, sys, tarfile
+layout_python - "$TEST_TMP/big" <<'PY'
+import gzip, hashlib, io, sys, tarfile
+from oci_layout import GZIP_LAYER, create_layout, descriptor, image_config, write_blob, write_image
 dst = sys.argv[1]
-os.makedirs(os.path.join(dst, "blobs", "sha256"))
+create_layout(dst)
+# Streamed, and hashed on its way to gzip: the 512 MiB tar is never held in
+# memory whole, as oci_layout.tar_bytes would hold it.
 class Zeros:
     def __init__(self, n): self.left = n
     def read(self, n=-1):
@@ -236,10 +189,6 @@ class Hashing(io.RawIOBase):
     def __init__(self, out): self.out, self.hash = out, hashlib.sha256()
     def writable(self): return True
     def write(self, b): self.hash.update(b); return self.out.write(b)
-def put(data):
-    digest = "sha256:" + hashlib.sha256(data).hexdigest()
-    open(os.path.join(dst, "blobs", "sha256", digest[7:]), "wb").write(data)
-    return digest, len(data)
 compressed = io.BytesIO()
 gz = gzip.GzipFile(fileobj=compressed, mode="wb", compresslevel=1, mtime=0)
 tar_stream = Hashing(gz)
@@ -247,17 +196,8 @@ with tarfile.open(fileobj=tar_stream, mode="w|") as t:
     info = tarfile.TarInfo("big-file"); info.size = 512 << 20
     t.addfile(info, Zeros(info.size))
 gz.close()
-layer, layer_size = put(compressed.getvalue())
-config, config_size = put(json.dumps({"architecture": "amd64", "os": "linux",
-    "rootfs": {"type": "layers", "diff_ids": ["sha256:" + tar_stream.hash.hexdigest()]}}).encode())
-manifest, manifest_size = put(json.dumps({"schemaVersion": 2,
-    "mediaType": "application/vnd.oci.image.manifest.v1+json",
-    "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": config, "size": config_size},
-    "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", "digest": layer, "size": layer_size}]}).encode())
-json.dump({"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
-    "digest": manifest, "size": manifest_size,
-    "annotations": {"org.opencontainers.image.ref.name": "latest"}}]}, open(os.path.join(dst, "index.json"), "w"))
-json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(dst, "oci-layout"), "w"))
+layer = descriptor(GZIP_LAYER, write_blob(dst, compressed.getvalue()))
+write_image(dst, [layer], image_config(["sha256:" + tar_stream.hash.hexdigest()]))
 PY
 expect_exit 0 "import an image with a 512 MiB file" "$OCIRUN" image import "oci:$TEST_TMP/big:latest" --name big:latest
 

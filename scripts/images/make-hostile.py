@@ -3,12 +3,11 @@
 
 Usage: make-hostile.py OUTDIR. Each OUTDIR/<case>/ is an OCI layout whose
 image is tagged hostile:latest, with an `expect` file saying what ocirun must
-do with it (format below). Built with tarfile, gzip, json and hashlib only, so
-the layouts do not depend on ocirun or on any OCI library.
+do with it (format below). Built with tarfile, gzip, json and hashlib only
+(through oci_layout.py beside this file), so the layouts do not depend on
+ocirun or on any OCI library.
 """
-import gzip
 import hashlib
-import io
 import json
 import os
 import platform
@@ -16,6 +15,11 @@ import re
 import subprocess
 import sys
 import tarfile
+
+sys.dont_write_bytecode = True  # scripts/ is distributed whole: no __pycache__ in it
+from oci_layout import (GZIP_LAYER, INDEX, MANIFEST, REF_NAME,  # noqa: E402
+                        create_layout, descriptor, gzip_bytes, tar_bytes, tar_entry,
+                        write_blob, write_image, write_index)
 
 EXPECT_HEADER = """\
 # What ocirun must do with this layout (read by tests/hostile.sh).
@@ -36,10 +40,6 @@ EXPECT_HEADER = """\
 #                  (imported as SOURCE:archive.tar:hostile:latest), not a layout
 """
 
-GZIP_LAYER = "application/vnd.oci.image.layer.v1.tar+gzip"
-MANIFEST = "application/vnd.oci.image.manifest.v1+json"
-INDEX = "application/vnd.oci.image.index.v1+json"
-CONFIG = "application/vnd.oci.image.config.v1+json"
 REF = "hostile:latest"
 ARCH = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
 
@@ -48,25 +48,9 @@ def sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def entry(name, kind="file", data=b"", target="", mode=None, **extra):
-    """A tar member as a (TarInfo, data) pair."""
-    info = tarfile.TarInfo(name)
-    info.mtime = 1700000000
-    info.type = {
-        "file": tarfile.REGTYPE,
-        "dir": tarfile.DIRTYPE,
-        "symlink": tarfile.SYMTYPE,
-        "hardlink": tarfile.LNKTYPE,
-        "char": tarfile.CHRTYPE,
-        "block": tarfile.BLKTYPE,
-        "fifo": tarfile.FIFOTYPE,
-    }[kind]
-    info.mode = mode if mode is not None else (0o755 if kind == "dir" else 0o644)
-    info.linkname = target
-    info.size = len(data)
-    for key, value in extra.items():
-        setattr(info, key, value)
-    return info, data
+def entry(name, kind="file", **fields):
+    """A tar member as a (TarInfo, data) pair, all with one fixed mtime."""
+    return tar_entry(name, kind, mtime=1700000000, **fields)
 
 
 def hardlink_with_data(info, data):
@@ -83,57 +67,26 @@ def hardlink_with_data(info, data):
 
 def make_tar(entries):
     """Tar bytes with the entries exactly as given: no name cleaning."""
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for info, data in entries:
-            if info.type == tarfile.LNKTYPE and data:
-                raw = hardlink_with_data(info, data)
-                tar.fileobj.write(raw)
-                tar.offset += len(raw)
-                continue
-            tar.addfile(info, io.BytesIO(data) if data else None)
-    return buf.getvalue()
+    return tar_bytes([hardlink_with_data(info, data)
+                      if info.type == tarfile.LNKTYPE and data else (info, data)
+                      for info, data in entries])
 
 
-def gz(data):
-    return gzip.compress(data, compresslevel=6, mtime=0)
-
-
-class Layout:
-    """An OCI layout being written; blobs are named by their digest unless told."""
-
-    def __init__(self, path):
-        self.path = path
-        os.makedirs(os.path.join(path, "blobs", "sha256"))
-        with open(os.path.join(path, "oci-layout"), "w") as f:
-            json.dump({"imageLayoutVersion": "1.0.0"}, f)
-
-    def blob(self, data, name=None):
-        digest = "sha256:" + sha256(data)
-        algo, _, hexpart = (name or digest).partition(":")
-        os.makedirs(os.path.join(self.path, "blobs", algo), exist_ok=True)
-        with open(os.path.join(self.path, "blobs", algo, hexpart), "wb") as f:
-            f.write(data)
-        return digest
-
-    def json_blob(self, obj):
-        data = json.dumps(obj, separators=(",", ":")).encode()
-        return {"digest": self.blob(data), "size": len(data)}
-
-    def index(self, manifests, raw=None):
-        with open(os.path.join(self.path, "index.json"), "wb") as f:
-            f.write(raw if raw is not None else json.dumps(
-                {"schemaVersion": 2, "mediaType": INDEX, "manifests": manifests}).encode())
+def write_blob_named(path, name, data):
+    """A blob under a name that need not be its digest: the lie is the case."""
+    algorithm, _, hex_part = name.partition(":")
+    os.makedirs(os.path.join(path, "blobs", algorithm), exist_ok=True)
+    with open(os.path.join(path, "blobs", algorithm, hex_part), "wb") as f:
+        f.write(data)
 
 
 def standard_image(path, layer_tars, tweak=None):
     """A well-formed single-platform image of the given uncompressed layers.
     tweak(parts) may change the descriptors, config or blobs before writing."""
-    layout = Layout(path)
+    create_layout(path)
     parts = {
-        "layers": [{"mediaType": GZIP_LAYER, "tar": t, "blob": gz(t)} for t in layer_tars],
+        "layers": [{"mediaType": GZIP_LAYER, "tar": t, "blob": gzip_bytes(t)} for t in layer_tars],
         "manifest_media_type": MANIFEST,
-        "index_extra": {},
     }
     for layer in parts["layers"]:
         layer["digest"] = "sha256:" + sha256(layer["blob"])
@@ -150,26 +103,14 @@ def standard_image(path, layer_tars, tweak=None):
     if tweak:
         tweak(parts)
     for layer in parts["layers"]:
-        if layer["write"] is not None:
-            layout.blob(layer["write"], layer["name"])
-    config_bytes = parts["config_bytes"] or json.dumps(parts["config"]).encode()
-    config_digest = layout.blob(config_bytes)
-    manifest = {
-        "schemaVersion": 2,
-        "mediaType": parts["manifest_media_type"],
-        "config": {"mediaType": CONFIG, "digest": config_digest, "size": len(config_bytes)},
-        "layers": [{"mediaType": l["mediaType"], "digest": l["digest"], "size": l["size"]}
-                   for l in parts["layers"]],
-    }
-    manifest_bytes = json.dumps(manifest).encode()
-    manifest_digest = layout.blob(manifest_bytes)
-    descriptor = {"mediaType": parts["manifest_media_type"], "digest": manifest_digest,
-                  "size": len(manifest_bytes), "annotations": {"org.opencontainers.image.ref.name": REF}}
-    descriptor.update(parts["index_extra"])
-    layout.index([descriptor])
-    return {"layout": layout, "config_digest": config_digest, "config_bytes": config_bytes,
-            "manifest_digest": manifest_digest, "manifest_bytes": manifest_bytes,
-            "parts": parts}
+        if layer["write"] is not None and layer["name"] is not None:
+            write_blob_named(path, layer["name"], layer["write"])
+        elif layer["write"] is not None:
+            write_blob(path, layer["write"])
+    img = write_image(path, parts["layers"], parts["config_bytes"] or parts["config"], REF,
+                      parts["manifest_media_type"])
+    img["parts"] = parts
+    return img
 
 
 def hex12(digest):
@@ -550,17 +491,15 @@ def _(path):
     def tweak(p):
         p["config_bytes"] = b"this is not JSON {"
     img = standard_image(path, [base_layer()], tweak)
-    return refused([hex12(img["config_digest"]), "json|pars|config"])
+    return refused([hex12(img["config"]["digest"]), "json|pars|config"])
 
 
 @case("manifest-not-json")
 def _(path):
-    layout = Layout(path)
-    data = b"\x00\x01 not a manifest"
-    digest = layout.blob(data)
-    layout.index([{"mediaType": MANIFEST, "digest": digest, "size": len(data),
-                   "annotations": {"org.opencontainers.image.ref.name": REF}}])
-    return refused([hex12(digest), "json|pars|manifest"])
+    create_layout(path)
+    blob = write_blob(path, b"\x00\x01 not a manifest")
+    write_index(path, [descriptor(MANIFEST, blob, REF)])
+    return refused([hex12(blob["digest"]), "json|pars|manifest"])
 
 
 @case("index-not-json")
@@ -574,48 +513,41 @@ def _(path):
 @case("config-digest-mismatch")
 def _(path):
     img = standard_image(path, [base_layer()])
-    config_path = os.path.join(path, "blobs", "sha256", img["config_digest"][7:])
+    config_path = os.path.join(path, "blobs", "sha256", img["config"]["digest"][7:])
     with open(config_path, "wb") as f:
         f.write(img["config_bytes"].replace(b'"/bin/sh"', b'"/bin/xx"'))
-    return refused([hex12(img["config_digest"]), "digest|mismatch|verif|checksum"])
+    return refused([hex12(img["config"]["digest"]), "digest|mismatch|verif|checksum"])
 
 
 @case("manifest-digest-mismatch")
 def _(path):
     img = standard_image(path, [base_layer()])
-    manifest_path = os.path.join(path, "blobs", "sha256", img["manifest_digest"][7:])
+    manifest_path = os.path.join(path, "blobs", "sha256", img["manifest"]["digest"][7:])
     with open(manifest_path, "wb") as f:
         # Same size, other content: only the digest check can see it.
         f.write(img["manifest_bytes"].replace(b'"schemaVersion": 2', b'"schemaVersion": 3'))
-    return refused([hex12(img["manifest_digest"]), "digest|mismatch|verif|checksum"])
+    return refused([hex12(img["manifest"]["digest"]), "digest|mismatch|verif|checksum"])
 
 
 @case("no-matching-platform")
 def _(path):
     img = standard_image(path, [base_layer()])
-    layout = img["layout"]
     other = "arm" if ARCH != "arm" else "s390x"
-    index = {"schemaVersion": 2, "mediaType": INDEX, "manifests": [{
-        "mediaType": MANIFEST, "digest": img["manifest_digest"], "size": len(img["manifest_bytes"]),
-        "platform": {"os": "linux", "architecture": other}}]}
-    data = json.dumps(index).encode()
-    digest = layout.blob(data)
-    layout.index([{"mediaType": INDEX, "digest": digest, "size": len(data),
-                   "annotations": {"org.opencontainers.image.ref.name": REF}}])
+    index = {"schemaVersion": 2, "mediaType": INDEX, "manifests": [
+        dict(descriptor(MANIFEST, img["manifest"]), platform={"os": "linux", "architecture": other})]}
+    write_index(path, [descriptor(INDEX, write_blob(path, json.dumps(index).encode()), REF)])
     return refused(["platform|architecture|" + ARCH])
 
 
 @case("index-too-deep")
 def _(path):
     img = standard_image(path, [base_layer()])
-    layout = img["layout"]
-    desc = {"mediaType": MANIFEST, "digest": img["manifest_digest"],
-            "size": len(img["manifest_bytes"]), "platform": {"os": "linux", "architecture": ARCH}}
+    desc = dict(descriptor(MANIFEST, img["manifest"]), platform={"os": "linux", "architecture": ARCH})
     for _ in range(64):
         data = json.dumps({"schemaVersion": 2, "mediaType": INDEX, "manifests": [desc]}).encode()
-        desc = {"mediaType": INDEX, "digest": layout.blob(data), "size": len(data)}
-    desc["annotations"] = {"org.opencontainers.image.ref.name": REF}
-    layout.index([desc])
+        desc = descriptor(INDEX, write_blob(path, data))
+    desc["annotations"] = {REF_NAME: REF}
+    write_index(path, [desc])
     return refused(["depth|nest|deep|too many|levels"])
 
 
@@ -624,8 +556,7 @@ def _(path):
     # The index's manifest descriptor points at the (gzip) layer blob.
     img = standard_image(path, [base_layer()])
     layer = img["parts"]["layers"][0]
-    img["layout"].index([{"mediaType": MANIFEST, "digest": layer["digest"], "size": layer["size"],
-                          "annotations": {"org.opencontainers.image.ref.name": REF}}])
+    write_index(path, [descriptor(MANIFEST, layer, REF)])
     return refused([hex12(layer["digest"]), "json|pars|manifest"])
 
 
