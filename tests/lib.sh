@@ -23,6 +23,18 @@ check() {
   shift
   if "$@"; then ok "$what"; else not_ok "$what"; fi
 }
+# show: the first lines of $TEST_TMP/out and $TEST_TMP/err, as TAP comments.
+show() { sed 's/^/# out: /' "$TEST_TMP/out" | head -15; sed 's/^/# err: /' "$TEST_TMP/err" | head -15; }
+# verdict DESCRIPTION COMMAND...: check, and on failure show what the last
+# command that wrote $TEST_TMP/out and err printed.
+verdict() {
+  local what=$1
+  shift
+  if "$@"; then ok "$what"; else
+    not_ok "$what"
+    show
+  fi
+}
 # expect_exit CODE DESCRIPTION COMMAND...: passes when the command exits CODE.
 expect_exit() {
   local want=$1 what=$2 got

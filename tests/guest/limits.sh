@@ -10,15 +10,6 @@ parent=/sys/fs/cgroup/ocirun
 run() { "$OCIRUN" run "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"; }
 out_has() { grep -q -- "$1" "$TEST_TMP/out"; }
 err_has() { grep -q -- "$1" "$TEST_TMP/err"; }
-show() { sed 's/^/# out: /' "$TEST_TMP/out" | head -15; sed 's/^/# err: /' "$TEST_TMP/err" | head -15; }
-verdict() { # verdict WHAT CONDITION...
-  local what=$1
-  shift
-  if "$@"; then ok "$what"; else
-    not_ok "$what"
-    show
-  fi
-}
 # Processes of the guest still in an ocirun slice, or running `sleep 1000`
 # (two execs in all: each exec is slow under TCG).
 leftover_processes() {

@@ -15,15 +15,6 @@ mkdir "$store"
 chown $USER_ID:$USER_ID "$store"
 cp -r "$TEST_IMAGES/busybox" "$TEST_TMP/layout"
 chmod -R a+rX "$TEST_TMP/layout"
-show() { sed 's/^/# out: /' "$TEST_TMP/out" | head -15; sed 's/^/# err: /' "$TEST_TMP/err" | head -15; }
-verdict() { # verdict WHAT CONDITION...
-  local what=$1
-  shift
-  if "$@"; then ok "$what"; else
-    not_ok "$what"
-    show
-  fi
-}
 err_has() { grep -q -- "$1" "$TEST_TMP/err"; }
 # in_cgroup DIR COMMAND...: COMMAND as the user, its shell moved into DIR first
 # (moving it there is root's part of the delegation).
