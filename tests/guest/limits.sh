@@ -123,7 +123,7 @@ if [ -n "${OCIRUN_GUEST_IMAGES:-}" ] && [ -d "$OCIRUN_GUEST_IMAGES/sysprobe" ] &
 else
   run "$img" sh -c 'unshare -m true; mount -t tmpfs none /mnt'
   verdict "seccomp: unshare and mount are refused (busybox)" \
-    eval '[ "$(grep -c "Operation not permitted" "$TEST_TMP/err")" -ge 2 ]'
+    eval '[ "$(grep -ciE "operation not permitted|permission denied" "$TEST_TMP/err")" -ge 2 ]'
 fi
 nothing_left "seccomp"
 
