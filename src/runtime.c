@@ -609,8 +609,7 @@ static int check_user_mapped(struct launch *launch, const char *user_source, oci
 {
   const char *hint;
 
-  if (userns_map_choose(&launch->map, err) < 0)
-    return -1;
+  userns_map_choose(&launch->map);
   hint = launch->map.n_ranges > 1
              ? "it is outside the range from /etc/subuid and /etc/subgid"
              : "without a range for this user in /etc/subuid and /etc/subgid (and "
@@ -638,7 +637,6 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
 {
   cleanup_close int rootfs_fd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   const char *user_spec = config->user != NULL ? config->user : image->defaults.user;
-
   const char *user_source = config->user != NULL ? "--user" : "image config user";
 
   launch->config = config;

@@ -58,7 +58,7 @@ static bool find_subordinate_range(const char *file, const char *name, unsigned 
   return false;
 }
 
-int userns_map_choose(struct userns_map *map, oci_error_t *err)
+void userns_map_choose(struct userns_map *map)
 {
   struct passwd entry, *found = NULL;
   char buffer[4096];
@@ -67,7 +67,6 @@ int userns_map_choose(struct userns_map *map, oci_error_t *err)
   int ret = getpwuid_r(uid, &entry, buffer, sizeof(buffer), &found);
   const char *name = ret == 0 && found != NULL ? found->pw_name : NULL;
 
-  (void)err;
   *map = (struct userns_map){.n_ranges = 1};
   map->uid[0] = (struct id_range){.inside = 0, .outside = uid, .count = 1};
   map->gid[0] = (struct id_range){.inside = 0, .outside = gid, .count = 1};
@@ -75,7 +74,6 @@ int userns_map_choose(struct userns_map *map, oci_error_t *err)
       find_subordinate_range("/etc/subuid", name, uid, &map->uid[1]) &&
       find_subordinate_range("/etc/subgid", name, uid, &map->gid[1]))
     map->n_ranges = 2;
-  return 0;
 }
 
 static bool ranges_have(const struct id_range *ranges, size_t n, unsigned id)

@@ -24,9 +24,9 @@ struct userns_map {
   size_t n_ranges; /* 1: only the caller; 2: plus the subordinate range */
 };
 
-/* Chooses the mapping for the calling (non-root) user. Never fails for a
- * missing or unusable range: that gives the single mapping. */
-int userns_map_choose(struct userns_map *map, oci_error_t *err);
+/* Chooses the mapping for the calling (non-root) user. A missing or
+ * unusable range gives the single mapping, never an error. */
+void userns_map_choose(struct userns_map *map);
 
 /* True when the container-side uid (or gid) exists in the namespace. */
 bool userns_map_has_uid(const struct userns_map *map, unsigned uid);

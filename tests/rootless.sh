@@ -102,11 +102,11 @@ setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups env -i PATH="$PATH" \
   OCIRUN_ROOT="$store" "$OCIRUN" run --unsafe-no-cgroup --name rl-orphan busybox:latest \
   sh -c "sleep $marker & sleep $marker" >/dev/null 2>&1 &
 runner=$!
-for _ in $(seq 50); do pgrep -f "sleep $marker" >/dev/null && break; sleep 0.1; done
-pgrep -f "sleep $marker" >/dev/null && ok "the run started" || not_ok "the run started"
+for _ in $(seq 50); do pgrep -x -f "sleep $marker" >/dev/null && break; sleep 0.1; done
+pgrep -x -f "sleep $marker" >/dev/null && ok "the run started" || not_ok "the run started"
 { kill -9 $runner && wait $runner; } 2>/dev/null
-for _ in $(seq 30); do pgrep -f "sleep $marker" >/dev/null || break; sleep 0.1; done
-check "SIGKILL to ocirun kills every process of the rootless run" eval '! pgrep -f "sleep $marker"'
+for _ in $(seq 30); do pgrep -x -f "sleep $marker" >/dev/null || break; sleep 0.1; done
+check "SIGKILL to ocirun kills every process of the rootless run" eval '! pgrep -x -f "sleep $marker"'
 check "the killed runner left its record" [ -e "$store/run/rl-orphan.json" ]
 expect_exit 0 "sweep, as the user" as_user "$OCIRUN" sweep
 check "sweep removed the record and the run directory" \
