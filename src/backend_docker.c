@@ -1,7 +1,8 @@
 /* The docker backend: the recipe as the original client performs it, driving
  * a Docker engine through its CLI (engine from $DOCKER_HOST or the default
  * socket). Every docker command runs with fork/exec, never a shell; the flag
- * list the artifact records is the argv the engine's client received. */
+ * list the artifact records is the argv the engine's client received. A run
+ * record names the container while it may exist, for `ocirun sweep`. */
 #include "config.h"
 
 #include <signal.h>
@@ -18,10 +19,13 @@
 #include "oci/digest.h"
 #include "probe_backend.h"
 #include "process_capture.h"
+#include "run_state.h"
 
 /* Every docker command except the probe run itself: generous, because an
  * engine under emulation (the CI guest) creates containers slowly. */
 #define DOCKER_COMMAND_TIMEOUT 300.0
+/* The endpoint the docker CLI uses when DOCKER_HOST is unset or empty. */
+#define DOCKER_DEFAULT_HOST "unix:///var/run/docker.sock"
 
 static void capture_clearp(struct process_capture *capture)
 {
@@ -287,6 +291,34 @@ static void note_interrupt(int interrupt_fd, struct probe_outcome *outcome)
   }
 }
 
+/* The record first: a runner killed from here on leaves a record naming the
+ * container and its engine, and `ocirun sweep` removes both. */
+static int record_container(const char *root, const struct probe_outcome *outcome, oci_error_t *err)
+{
+  char *docker_host = getenv("DOCKER_HOST");
+  struct run_record record = {
+      .name = outcome->container_name,
+      .docker_container = outcome->container_name,
+      .docker_host =
+          (docker_host != NULL && docker_host[0] != '\0' ? docker_host : DOCKER_DEFAULT_HOST),
+  };
+  return run_state_write(root, &record, err);
+}
+
+/* The record goes only with the container: an unverified teardown keeps it
+ * for `ocirun sweep`, and the artifact's error says so. */
+static int release_record(const char *root, struct probe_outcome *outcome, oci_error_t *err)
+{
+  cleanup_free char *before = NULL;
+
+  if (outcome->teardown_verified)
+    return run_state_remove(root, outcome->container_name, err);
+  before = steal_pointer(&outcome->error);
+  set_text(&outcome->error, "%s; %s/run/%s.json is kept: `ocirun sweep` removes the container",
+           before != NULL ? before : "teardown not verified", root, outcome->container_name);
+  return 0;
+}
+
 int probe_backend_docker(const struct probe_request *request, struct probe_outcome *outcome,
                          oci_error_t *err)
 {
@@ -322,11 +354,23 @@ int probe_backend_docker(const struct probe_request *request, struct probe_outco
     oci_error_errno(err, "probe: build the docker command line");
     goto out;
   }
+  if (record_container(request->global->root, outcome, err) < 0)
+    goto out;
   /* From here on something may exist in the engine: teardown always runs. */
   ret = create_and_run(request, outcome, interrupt_fd, err);
   if (teardown(outcome, err) < 0)
     ret = -1;
   note_interrupt(interrupt_fd, outcome);
+  {
+    oci_error_t removal = NULL;
+    if (release_record(request->global->root, outcome, &removal) < 0) {
+      ret = -1;
+      if (*err == NULL)
+        *err = removal;
+      else
+        oci_error_free(&removal);
+    }
+  }
 out:
   sigprocmask(SIG_SETMASK, &previous_mask, NULL);
   sigaction(SIGPIPE, &previous, NULL);

@@ -1,5 +1,6 @@
 /* `ocirun sweep`: cleans up after runs whose runner crashed (its pid gone or
- * reused): kills and removes their cgroups, run dirs and records. */
+ * reused): kills and removes their cgroups, run dirs, docker probe containers
+ * and records. */
 #include "config.h"
 
 #include <getopt.h>
@@ -14,8 +15,12 @@ static void sweep_usage(FILE *out)
                "\n"
                "Finds run records under ROOT/run whose runner is gone (or whose pid now\n"
                "belongs to another process), kills and removes their cgroup, unmounts and\n"
-               "removes their run directory, and removes the record. Live runs are left\n"
-               "alone. Prints one line per run swept.\n");
+               "removes their run directory, removes the container a docker probe left\n"
+               "(docker rm -f at the recorded DOCKER_HOST, then verified gone), and removes\n"
+               "the record. Live runs are left alone. Prints one line per run swept.\n"
+               "\n"
+               "A record whose leftovers cannot be removed (an engine that does not answer,\n"
+               "no docker CLI) is kept for a later sweep; the exit status is then 1.\n");
 }
 
 int command_sweep(int argc, char **argv, const struct global_options *global)

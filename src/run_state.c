@@ -1,6 +1,7 @@
 /* The on-disk record of each live run ($ROOT/run/<name>.json): written
  * atomically and exclusively by the runner, read by `ocirun sweep` to clean
- * up after a runner that crashed (owner gone, or its pid reused). */
+ * up after a runner that crashed (owner gone, or its pid reused): its cgroup,
+ * its run dir, or the Docker container a probe left in an engine. */
 #include "config.h"
 
 #include "run_state.h"
@@ -20,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "cgroup.h"
+#include "docker_remove.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
 
@@ -122,7 +124,11 @@ static char *record_to_json(const struct run_record *record, oci_error_t *err)
       (record->cgroup_path != NULL &&
        cJSON_AddStringToObject(json, "cgroup_path", record->cgroup_path) == NULL) ||
       (record->run_dir != NULL &&
-       cJSON_AddStringToObject(json, "run_dir", record->run_dir) == NULL)) {
+       cJSON_AddStringToObject(json, "run_dir", record->run_dir) == NULL) ||
+      (record->docker_container != NULL &&
+       cJSON_AddStringToObject(json, "docker_container", record->docker_container) == NULL) ||
+      (record->docker_host != NULL &&
+       cJSON_AddStringToObject(json, "docker_host", record->docker_host) == NULL)) {
     oci_error_set(err, ENOMEM, "run state: build record");
     return NULL;
   }
@@ -135,7 +141,7 @@ static char *record_to_json(const struct run_record *record, oci_error_t *err)
 static int record_from_json(const char *text, struct run_record *record)
 {
   cleanup_cjson cJSON *json = cJSON_Parse(text);
-  const cJSON *name, *pid, *start, *cgroup, *run_dir;
+  const cJSON *name, *pid, *start, *cgroup, *run_dir, *container, *docker_host;
 
   memset(record, 0, sizeof(*record));
   if (json == NULL)
@@ -145,6 +151,8 @@ static int record_from_json(const char *text, struct run_record *record)
   start = cJSON_GetObjectItemCaseSensitive(json, "owner_start_time");
   cgroup = cJSON_GetObjectItemCaseSensitive(json, "cgroup_path");
   run_dir = cJSON_GetObjectItemCaseSensitive(json, "run_dir");
+  container = cJSON_GetObjectItemCaseSensitive(json, "docker_container");
+  docker_host = cJSON_GetObjectItemCaseSensitive(json, "docker_host");
   if (!cJSON_IsString(name) || !cJSON_IsNumber(pid) || !cJSON_IsNumber(start))
     return -1;
   record->name = strdup(name->valuestring);
@@ -154,7 +162,17 @@ static int record_from_json(const char *text, struct run_record *record)
     record->cgroup_path = strdup(cgroup->valuestring);
   if (cJSON_IsString(run_dir))
     record->run_dir = strdup(run_dir->valuestring);
-  return record->name == NULL ? -1 : 0;
+  /* Optional: records written before probes recorded their containers lack them. */
+  if (cJSON_IsString(container))
+    record->docker_container = strdup(container->valuestring);
+  if (cJSON_IsString(docker_host))
+    record->docker_host = strdup(docker_host->valuestring);
+  if (record->name == NULL || (cJSON_IsString(cgroup) && record->cgroup_path == NULL) ||
+      (cJSON_IsString(run_dir) && record->run_dir == NULL) ||
+      (cJSON_IsString(container) && record->docker_container == NULL) ||
+      (cJSON_IsString(docker_host) && record->docker_host == NULL))
+    return -1;
+  return 0;
 }
 
 static void record_clear(struct run_record *record)
@@ -162,6 +180,8 @@ static void record_clear(struct run_record *record)
   free(record->name);
   free(record->cgroup_path);
   free(record->run_dir);
+  free(record->docker_container);
+  free(record->docker_host);
   memset(record, 0, sizeof(*record));
 }
 
@@ -373,19 +393,37 @@ static int remove_run_dir(const char *run_dir, oci_error_t *err)
   return remove_tree_at(parent_fd, name, st.st_dev, run_dir, err);
 }
 
-/* Cleans up one dead run: its cgroup, its run dir, then its record. */
+/* Cleans up one dead run: its Docker container, its cgroup, its run dir,
+ * then its record (kept when any of them could not be removed). */
 static int sweep_record(int run_fd, const char *root, const char *file,
                         const struct run_record *record, oci_error_t *err)
 {
+  const char *separator = ": ";
+
+  /* The record stays when the engine cannot be reached: a later sweep
+   * finishes the job. */
+  if (record->docker_container != NULL &&
+      docker_remove_container(record->docker_container, record->docker_host, err) < 0)
+    return oci_error_wrap(err, "sweep '%s': record kept for a later sweep", record->name);
   if (record->cgroup_path != NULL && cgroup_remove_path(record->cgroup_path, err) < 0)
     return oci_error_wrap(err, "sweep '%s'", record->name);
   if (record->run_dir != NULL && remove_run_dir(record->run_dir, err) < 0)
     return oci_error_wrap(err, "sweep '%s'", record->name);
   if (unlinkat(run_fd, file, 0) < 0 && errno != ENOENT)
     return oci_error_errno(err, "sweep: remove '%s/run/%s'", root, file);
-  printf("swept %s (owner pid %d gone)%s%s%s%s\n", record->name, record->owner_pid,
-         record->cgroup_path ? ": cgroup " : "", record->cgroup_path ? record->cgroup_path : "",
-         record->run_dir ? ", run dir " : "", record->run_dir ? record->run_dir : "");
+  printf("swept %s (owner pid %d gone)", record->name, record->owner_pid);
+  if (record->docker_container != NULL) {
+    printf("%sdocker container %s at %s", separator, record->docker_container,
+           docker_remove_endpoint(record->docker_host));
+    separator = ", ";
+  }
+  if (record->cgroup_path != NULL) {
+    printf("%scgroup %s", separator, record->cgroup_path);
+    separator = ", ";
+  }
+  if (record->run_dir != NULL)
+    printf("%srun dir %s", separator, record->run_dir);
+  printf("\n");
   fflush(stdout);
   return 0;
 }

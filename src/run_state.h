@@ -1,5 +1,6 @@
 /* A small on-disk record of each live run (owner pid and its start time,
- * cgroup path), so `ocirun sweep` can clean up after a crashed runner. */
+ * cgroup path, or the Docker container a probe created), so `ocirun sweep`
+ * can clean up after a crashed runner. */
 #ifndef RUN_STATE_H
 #define RUN_STATE_H
 
@@ -11,6 +12,11 @@ struct run_record {
   unsigned long long owner_start_time; /* /proc/PID/stat field 22 */
   char *cgroup_path;                   /* may be NULL */
   char *run_dir;                       /* per-run scratch (overlay upper), may be NULL */
+  /* The docker probe's container (PROBE_NAME_PREFIX + hex) and the engine
+   * endpoint its CLI calls used (DOCKER_HOST's form); both may be NULL. A
+   * record without docker_host means the CLI's default endpoint. */
+  char *docker_container;
+  char *docker_host;
 };
 
 /* root/run/<name>.json, written atomically; fails if the name is taken by a live run
@@ -19,7 +25,9 @@ struct run_record {
 int run_state_write(const char *root, const struct run_record *record, oci_error_t *err);
 /* Removes the record (not the cgroup or run dir); a missing record is fine. */
 int run_state_remove(const char *root, const char *name, oci_error_t *err);
-/* Removes records whose owner is gone, killing their cgroups and run dirs.
+/* Removes records whose owner is gone, killing their cgroups and run dirs and
+ * removing their Docker containers (`docker rm -f`, then verified absent: a
+ * record whose engine cannot be reached is kept, and reported as a failure).
  * Reports what it cleaned on stdout. */
 int run_state_sweep(const char *root, int *n_swept, oci_error_t *err);
 

@@ -1,10 +1,11 @@
 #!/bin/bash
 # ocirun probe on the host (hybrid cgroups: no cgroup v2 controllers): the
 # docker backend against no engine and against a cgroup v1 engine is
-# "unsupported" and leaves nothing; the direct backend is "unsupported" unless
-# --unsafe-no-cgroup, which runs the real probe in the python image and gives
-# a complete artifact that fails; -o is atomic; a failed check and a hang are
-# named in the artifact. The passing side-by-side run is tests/guest/.
+# "unsupported" and leaves nothing (and `ocirun sweep` removes a dead probe's
+# container from that engine, keeping its record while it is down); the
+# direct backend is "unsupported" unless --unsafe-no-cgroup, which runs the
+# real probe in the python image and gives a complete artifact that fails;
+# -o is atomic; a failed check and a hang are named in the artifact. The passing side-by-side run is tests/guest/.
 . "$top_srcdir/tests/lib.sh"
 
 schema="$top_srcdir/docs/artifact.schema.json"
@@ -67,12 +68,31 @@ if command -v dockerd >/dev/null && command -v docker >/dev/null; then
   d=$TEST_TMP/dockerd
   mkdir -p "$d"
   export DOCKER_HOST="unix://$d/docker.sock"
-  dockerd --iptables=false --bridge=none --ip-forward=false --storage-driver=vfs \
-    --data-root "$d/data" --exec-root "$d/exec" --pidfile "$d/docker.pid" -H "$DOCKER_HOST" \
-    >"$d/log" 2>&1 &
-  dockerd_pid=$!
+  # start_dockerd: starts it (again) and waits until it answers.
+  start_dockerd() {
+    dockerd --iptables=false --bridge=none --ip-forward=false --storage-driver=vfs \
+      --data-root "$d/data" --exec-root "$d/exec" --pidfile "$d/docker.pid" -H "$DOCKER_HOST" \
+      >>"$d/log" 2>&1 &
+    dockerd_pid=$!
+    for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+  }
   trap 'kill $dockerd_pid 2>/dev/null; wait $dockerd_pid 2>/dev/null; umount -R "$d/exec" "$d/data" 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
-  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+  start_dockerd
+  # orphan_container: a container as a probe whose runner died leaves it,
+  # with its run record (dead owner, this engine); prints its name.
+  sleep 0 &
+  dead_pid=$!
+  wait "$dead_pid"
+  orphan_container() {
+    local name
+    name=ocirun-probe-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+    docker create --name "$name" ocirun-sweep-test:1 /none >/dev/null 2>>"$d/create.err" || return 1
+    mkdir -p "$OCIRUN_ROOT/run"
+    echo "{\"name\":\"$name\",\"owner_pid\":$dead_pid,\"owner_start_time\":1,\"docker_container\":\"$name\",\"docker_host\":\"$DOCKER_HOST\"}" \
+      >"$OCIRUN_ROOT/run/$name.json"
+    echo "$name"
+  }
+  listed() { docker ps -a --filter "name=^$1\$" --format '{{.Names}}'; }
   if docker info >/dev/null 2>&1; then
     engine_cgroup=$(docker info --format '{{.CgroupVersion}}')
     if [ "$engine_cgroup" = 2 ]; then
@@ -85,6 +105,23 @@ if command -v dockerd >/dev/null && command -v docker >/dev/null; then
     fi
     left=$(docker ps -a --filter name=ocirun-probe- --format '{{.Names}}')
     [ -z "$left" ] && ok "no container left in the engine" || not_ok "no container left in the engine: $left"
+
+    # sweep against a real engine: a dead probe's container is removed and
+    # verified gone; with the engine stopped, the record is kept.
+    mkdir -p "$TEST_TMP/empty-rootfs"
+    tar -C "$TEST_TMP/empty-rootfs" -c . | docker import - ocirun-sweep-test:1 >/dev/null
+    if orphan=$(orphan_container) && kept=$(orphan_container); then
+      mv "$OCIRUN_ROOT/run/$kept.json" "$TEST_TMP/kept.json"
+      expect_exit 0 "sweep with a dead probe's record" env -u DOCKER_HOST "$OCIRUN" sweep
+      [ -z "$(listed "$orphan")" ] && [ -n "$(listed "$kept")" ] &&
+        ok "its container is gone from the real engine (and only it)" ||
+        not_ok "its container is gone from the real engine (and only it)"
+      [ ! -e "$OCIRUN_ROOT/run/$orphan.json" ] && ok "its record is gone" || not_ok "its record is gone"
+      mv "$TEST_TMP/kept.json" "$OCIRUN_ROOT/run/$kept.json"
+    else
+      not_ok "create containers in the private engine"
+      sed 's/^/# /' "$d/create.err" | tail -5
+    fi
   else
     not_ok "private dockerd did not answer"
     sed 's/^/# /' "$d/log" | tail -5
@@ -95,6 +132,20 @@ if command -v dockerd >/dev/null && command -v docker >/dev/null; then
   # The engine is gone: the same command now finds no engine.
   DOCKER_HOST="unix://$d/docker.sock" expect_exit 3 "docker backend against a stopped engine exits 3" \
     "$OCIRUN" probe --backend docker python:3.13-slim
+  if [ -n "${kept:-}" ]; then
+    expect_exit 1 "sweep with the engine stopped fails" "$OCIRUN" sweep
+    grep -Fq "cannot reach the Docker engine at unix://$d/docker.sock to remove container $kept" "$TEST_TMP/err" &&
+      ok "it names the container and the engine" || { not_ok "it names the container and the engine"; show; }
+    [ -e "$OCIRUN_ROOT/run/$kept.json" ] && ok "the record is kept" || not_ok "the record is kept"
+    export DOCKER_HOST="unix://$d/docker.sock"
+    start_dockerd
+    expect_exit 0 "once the engine is back, sweep finishes the job" env -u DOCKER_HOST "$OCIRUN" sweep
+    [ -z "$(listed "$kept")" ] && [ ! -e "$OCIRUN_ROOT/run/$kept.json" ] &&
+      ok "the container and its record are gone" || not_ok "the container and its record are gone"
+    kill "$dockerd_pid"
+    wait "$dockerd_pid" 2>/dev/null
+    unset DOCKER_HOST
+  fi
 else
   skip "dockerd not installed"
 fi

@@ -3,7 +3,9 @@
 # the pid reused by another process) are cleaned up, with their run dirs
 # (unmounting what is left mounted, never following symlinks out); live runs
 # and things that are not cgroups are left alone; a run name held by a dead
-# record is reusable, one held by a live run is not.
+# record is reusable, one held by a live run is not. A docker probe killed
+# mid-run (a fake docker CLI) leaves a record from which sweep removes its
+# container at the recorded engine, or keeps it while the engine is gone.
 . "$top_srcdir/tests/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -91,6 +93,159 @@ expect_exit 1 "sweep fails on a record whose cgroup is not a cgroup" "$OCIRUN" s
 last_err | grep -q "not cgroup2" && ok "the refusal names the reason" || not_ok "the refusal names the reason"
 [ -e "$state/bogus.json" ] && ok "the record is kept for a later look" || not_ok "the record is kept for a later look"
 rm -f "$state/bogus.json"
+
+# --- a docker probe whose runner was killed: sweep removes its container ---
+# A fake docker CLI first in PATH: it logs each call with the DOCKER_HOST it
+# got, keeps "containers" as files, and answers what the docker backend asks.
+# Its state dir is written into it: sweep runs the CLI with a clean
+# environment. $fake/mode: run (start exits 1), block (start tells the FIFO
+# $fake/started and sleeps), stuck (rm removes nothing), down (no engine).
+fake=$TEST_TMP/fake-docker
+mkdir -p "$fake/bin" "$fake/containers" "$TEST_TMP/no-docker"
+mkfifo "$fake/started"
+{
+  echo '#!/bin/sh'
+  echo "state='$fake'"
+  cat <<'EOF'
+echo "DOCKER_HOST=${DOCKER_HOST-unset} $*" >>"$state/log"
+env >"$state/env.last"
+mode=$(cat "$state/mode")
+if [ "$mode" = down ]; then
+  echo "Cannot connect to the Docker daemon at ${DOCKER_HOST:-unix:///var/run/docker.sock}. Is the docker daemon running?" >&2
+  exit 1
+fi
+case "$1" in
+info) echo '{"OSType":"linux","CgroupVersion":"2","KernelVersion":"6.1.0-fake"}' ;;
+version) echo 24.0.7-fake ;;
+image) echo '{"Id":"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef","RepoDigests":[]}' ;;
+create)
+  while [ $# -gt 0 ]; do [ "$1" = --name ] && name=$2; shift; done
+  : >"$state/containers/$name"
+  echo 4f3c0ffee ;;
+start)
+  if [ "$mode" = block ]; then
+    echo $$ >"$state/start.pid"
+    echo started >"$state/started"
+    exec sleep 1000
+  fi
+  cat >/dev/null
+  exit 1 ;;
+inspect) echo 1 ;;
+rm)
+  for name; do :; done
+  [ "$mode" = stuck ] || rm -f "$state/containers/$name"
+  echo "$name" ;;
+ps)
+  for arg; do case "$arg" in name=*) name=${arg#name=^} name=${name%\$} ;; esac; done
+  [ ! -e "$state/containers/$name" ] || echo "$name" ;;
+*) echo "fake docker: unexpected call: $*" >&2; exit 1 ;;
+esac
+EOF
+} >"$fake/bin/docker"
+chmod +x "$fake/bin/docker"
+fake_host=unix://$fake/engine.sock
+# fake_probe [DOCKER_HOST]: ocirun probe --backend docker against the fake,
+# in the background (without DOCKER_HOST when none is given).
+fake_probe() {
+  local host=(-u DOCKER_HOST)
+  [ -z "${1:-}" ] || host=("DOCKER_HOST=$1")
+  env "${host[@]}" PATH="$fake/bin:$PATH" "$OCIRUN" probe -q --backend docker -o "$TEST_TMP/fake.json" fake:latest \
+    >"$TEST_TMP/probe.out" 2>"$TEST_TMP/probe.err" &
+  probe_pid=$!
+}
+# killed_probe [DOCKER_HOST]: a probe SIGKILLed while the engine runs its
+# container; sets name (the container's) and record_file.
+killed_probe() {
+  echo block >"$fake/mode"
+  fake_probe "$@"
+  timeout 60 cat "$fake/started" >/dev/null
+  name=$(ls "$fake/containers")
+  record_file=$state/$name.json
+  verdict "the probe's record exists while the engine runs its container" [ -f "$record_file" ]
+  kill -KILL "$probe_pid"
+  wait "$probe_pid" 2>/dev/null
+  kill "$(cat "$fake/start.pid")"
+  echo run >"$fake/mode"
+}
+fake_sweep() { PATH="$fake/bin:$PATH" expect_exit "$@"; }
+gone() { [ ! -e "$state/$1.json" ] && [ ! -e "$fake/containers/$1" ]; }
+
+echo run >"$fake/mode"
+fake_probe "$fake_host"
+wait "$probe_pid"
+status=$?
+[ "$status" -eq 1 ] && ok "a probe against the fake engine runs to its verdict" ||
+  { not_ok "a probe against the fake engine runs to its verdict (exit $status)"; sed 's/^/# /' "$TEST_TMP/probe.err" | tail; }
+grep -q "^DOCKER_HOST=$fake_host rm --force ocirun-probe-" "$fake/log" && [ -z "$(ls "$fake/containers")" ] &&
+  ok "its container is removed" || not_ok "its container is removed"
+[ -z "$(find "$state" -maxdepth 1 -name 'ocirun-probe-*')" ] && ok "a probe that ends leaves no record" ||
+  not_ok "a probe that ends leaves no record: $(ls "$state")"
+
+killed_probe "$fake_host"
+if python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+sys.exit(0 if r == {"name": sys.argv[2], "owner_pid": int(sys.argv[3]), "owner_start_time": r["owner_start_time"],
+                    "docker_container": sys.argv[2], "docker_host": sys.argv[4]} else 1)' \
+  "$record_file" "$name" "$probe_pid" "$fake_host"; then
+  ok "the record names the runner, the container and the DOCKER_HOST it used"
+else
+  not_ok "the record names the runner, the container and the DOCKER_HOST it used"
+  sed 's/^/# /' "$record_file"
+fi
+[ -e "$fake/containers/$name" ] && ok "after SIGKILL the container is left in the engine" ||
+  not_ok "after SIGKILL the container is left in the engine"
+: >"$fake/log"
+rm -f "$fake/env.last"
+DOCKER_HOST=unix:///elsewhere.sock FAKE_SECRET=1 fake_sweep 0 "sweep after a killed docker probe" "$OCIRUN" sweep
+verdict "it reports the container and its engine" \
+  grep -qx "swept $name (owner pid $probe_pid gone): docker container $name at $fake_host" "$TEST_TMP/out"
+verdict "it ran docker rm -f, then listed by exact name, at the recorded DOCKER_HOST" \
+  diff <(printf 'DOCKER_HOST=%s %s\n' "$fake_host" "rm -f $name" \
+    "$fake_host" "ps -a --filter name=^$name\$ --format {{.Names}}") "$fake/log"
+# (dash adds PWD itself)
+verdict "the docker CLI got a clean environment: PATH, LC_ALL=C and the recorded DOCKER_HOST" \
+  diff <(printf '%s\n' "DOCKER_HOST=$fake_host" LC_ALL=C "PATH=$fake/bin:$PATH") \
+  <(grep -v '^PWD=' "$fake/env.last" | sort)
+verdict "the container and the record are gone" gone "$name"
+
+# Without DOCKER_HOST the record names the default endpoint. With the engine
+# gone (and then the CLI), the record stays and sweep says why; once the
+# engine answers again, a later sweep finishes the job.
+killed_probe
+echo down >"$fake/mode"
+fake_sweep 1 "sweep with the engine gone fails" "$OCIRUN" sweep
+verdict "it names the container and the endpoint it could not reach" grep -q \
+  "cannot reach the Docker engine at unix:///var/run/docker.sock to remove container $name (Cannot connect" "$TEST_TMP/err"
+verdict "and says the record is kept" grep -q "record kept for a later sweep" "$TEST_TMP/err"
+[ -e "$record_file" ] && [ -e "$fake/containers/$name" ] && ok "the record stays" || not_ok "the record stays"
+PATH="$TEST_TMP/no-docker" expect_exit 1 "sweep without a docker CLI fails" "$OCIRUN" sweep
+verdict "it says the CLI could not be run" grep -q "$name at unix:///var/run/docker.sock: run the docker CLI" "$TEST_TMP/err"
+echo stuck >"$fake/mode"
+fake_sweep 1 "sweep fails when the container is still listed after rm" "$OCIRUN" sweep
+verdict "it says the container is still listed" grep -q "docker container $name at .* is still listed after docker rm -f (exit status 0)" "$TEST_TMP/err"
+echo run >"$fake/mode"
+fake_sweep 0 "a later sweep finishes the job" "$OCIRUN" sweep
+verdict "the container and the record are gone" gone "$name"
+
+# A teardown that cannot verify the container gone keeps the record.
+echo stuck >"$fake/mode"
+fake_probe "$fake_host"
+wait "$probe_pid"
+name=$(ls "$fake/containers")
+verdict "an unverified teardown keeps the record" [ -e "$state/$name.json" ]
+verdict "and the probe's error says sweep removes the container" \
+  grep -q "run/$name.json is kept: .ocirun sweep. removes the container" "$TEST_TMP/probe.err"
+echo run >"$fake/mode"
+fake_sweep 0 "sweep removes it" "$OCIRUN" sweep
+verdict "the container and the record are gone" gone "$name"
+
+# A record cannot make sweep remove a container ocirun did not create.
+: >"$fake/log"
+echo "{\"name\":\"foreign\",\"owner_pid\":$dead_pid,\"owner_start_time\":1,\"docker_container\":\"-f\"}" >"$state/foreign.json"
+fake_sweep 1 "a record naming another container is refused" "$OCIRUN" sweep
+verdict "the refusal names it" grep -q "docker container '-f' is not a name ocirun probe gives" "$TEST_TMP/err"
+[ -e "$state/foreign.json" ] && [ ! -s "$fake/log" ] && ok "no docker call, the record is kept" ||
+  not_ok "no docker call, the record is kept"
+rm -f "$state/foreign.json"
 
 # Run names: a dead record's name is reusable, a live run's is not.
 if "$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1 &&
