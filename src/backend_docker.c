@@ -46,7 +46,7 @@ static int docker(int interrupt_fd, char *const args[], const void *input, size_
   for (size_t i = 0; args[i] != NULL && n < 63; i++)
     argv[n++] = args[i];
   argv[n] = NULL;
-  return process_capture_run(argv, input, input_length, timeout, interrupt_fd, capture, err);
+  return process_capture_run(argv, NULL, input, input_length, timeout, interrupt_fd, capture, err);
 }
 
 static __attribute__((format(printf, 2, 3))) int set_text(char **field, const char *fmt, ...)
@@ -195,7 +195,7 @@ static int create_and_run(const struct probe_request *request, struct probe_outc
   size_t program_length;
   const unsigned char *program = probe_program_bytes(&program_length);
 
-  if (process_capture_run(outcome->engine_argv, NULL, 0, DOCKER_COMMAND_TIMEOUT, interrupt_fd,
+  if (process_capture_run(outcome->engine_argv, NULL, NULL, 0, DOCKER_COMMAND_TIMEOUT, interrupt_fd,
                           &create, err) < 0)
     return -1;
   if (create.exit_code != 0 || create.timed_out || create.interrupted) {

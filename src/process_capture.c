@@ -64,8 +64,8 @@ static double monotonic_seconds(void)
 
 /* In the child: never returns. Reports an exec failure's errno on status_fd
  * (close-on-exec, so the parent reads nothing when execvp succeeds). */
-static __attribute__((noreturn)) void child_exec(char *const argv[], int in_fd, int out_fd,
-                                                 int err_fd, int status_fd)
+static __attribute__((noreturn)) void child_exec(char *const argv[], char *const envp[], int in_fd,
+                                                 int out_fd, int err_fd, int status_fd)
 {
   struct sigaction default_action = {.sa_handler = SIG_DFL};
   sigset_t none;
@@ -76,8 +76,12 @@ static __attribute__((noreturn)) void child_exec(char *const argv[], int in_fd, 
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
   if (dup2(in_fd, STDIN_FILENO) >= 0 && dup2(out_fd, STDOUT_FILENO) >= 0 &&
-      dup2(err_fd, STDERR_FILENO) >= 0)
-    execvp(argv[0], argv);
+      dup2(err_fd, STDERR_FILENO) >= 0) {
+    if (envp != NULL)
+      execvpe(argv[0], argv, envp);
+    else
+      execvp(argv[0], argv);
+  }
   saved = errno;
   if (write(status_fd, &saved, sizeof(saved)) < 0) {
     /* nothing more can be reported */
@@ -112,9 +116,9 @@ static int drain(int *fd, struct buffer *buffer, oci_error_t *err)
   return 0;
 }
 
-int process_capture_run(char *const argv[], const void *input, size_t input_length,
-                        double timeout_seconds, int interrupt_fd, struct process_capture *result,
-                        oci_error_t *err)
+int process_capture_run(char *const argv[], char *const envp[], const void *input,
+                        size_t input_length, double timeout_seconds, int interrupt_fd,
+                        struct process_capture *result, oci_error_t *err)
 {
   int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   int status_pipe[2] = {-1, -1};
@@ -137,7 +141,7 @@ int process_capture_run(char *const argv[], const void *input, size_t input_leng
     goto out;
   }
   if (pid == 0)
-    child_exec(argv, in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1]);
+    child_exec(argv, envp, in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1]);
 
   close_fd(&in_pipe[0]);
   close_fd(&out_pipe[1]);

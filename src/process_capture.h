@@ -1,6 +1,7 @@
 /* Runs a helper program (the docker CLI) with bytes on its stdin, its stdout
  * and stderr captured, under a deadline after which it is killed. The
- * program's environment is ocirun's own; nothing goes through a shell. */
+ * program's environment is ocirun's own or the one given; nothing goes
+ * through a shell. */
 #ifndef PROCESS_CAPTURE_H
 #define PROCESS_CAPTURE_H
 
@@ -24,15 +25,16 @@ struct process_capture {
   size_t err_length;
 };
 
-/* argv[0] is looked up on PATH. input may be NULL (stdin is then empty).
+/* argv[0] is looked up on ocirun's PATH. envp: the program's environment
+ * (NULL: ocirun's own). input may be NULL (stdin is then empty).
  * timeout_seconds <= 0 means no deadline. interrupt_fd (a signalfd, or -1)
  * ends the wait early like the deadline does. With input, the caller ignores
  * SIGPIPE (a program may stop reading early). Returns 0 when the program was
  * waited for (whatever its status; exec failure included), -1 with *err set
  * when ocirun itself could not run it. */
-int process_capture_run(char *const argv[], const void *input, size_t input_length,
-                        double timeout_seconds, int interrupt_fd, struct process_capture *result,
-                        oci_error_t *err);
+int process_capture_run(char *const argv[], char *const envp[], const void *input,
+                        size_t input_length, double timeout_seconds, int interrupt_fd,
+                        struct process_capture *result, oci_error_t *err);
 void process_capture_clear(struct process_capture *result);
 /* The captured stderr with trailing whitespace removed (points into result). */
 const char *process_capture_message(struct process_capture *result);
