@@ -14,6 +14,8 @@ if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
   tap_done
   exit 0
 fi
+"$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >&2 ||
+  { not_ok "make-test-images"; tap_done; exit 1; }
 USER_ID=4252
 RANGE_USER_ID=4253
 chmod 0755 "$TEST_TMP"
