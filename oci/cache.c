@@ -12,22 +12,19 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "digest.h"
+#include "layout.h"
 #include "remove_tree.h"
 
 #define CACHE_DIR "cache"
 #define TEMP_DIR "tmp"
-#define BUILD_PREFIX "unpack-"
+#define BUILD_PREFIX "unpack"
 #define MARKER "complete"
 #define ROOTLESS_SUFFIX "-rootless"
-/* Held shared while a build directory is created and locked, exclusively
- * while sweeping, so the sweep never takes a directory not yet locked. */
-#define SWEEP_LOCK ".unpack.lock"
 
 void cache_chain_id(const struct oci_image *image, char chain_id[OCI_DIGEST_LEN])
 {
@@ -104,58 +101,10 @@ int cache_entry_lock(int root_fd, const char *chain_id, enum cache_lock_mode mod
   return fd;
 }
 
-/* Removes the build directories of dead processes (those nobody locks). */
-static void sweep_stale_builds(int temp_fd)
-{
-  cleanup_dir DIR *dir = NULL;
-  struct dirent *entry;
-  int fd = openat(temp_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-  if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
-    if (fd >= 0)
-      close(fd);
-    return;
-  }
-  while ((entry = readdir(dir)) != NULL) {
-    cleanup_close int build_fd = -1;
-    oci_error_t ignored = NULL;
-
-    if (strncmp(entry->d_name, BUILD_PREFIX, sizeof(BUILD_PREFIX) - 1) != 0)
-      continue;
-    build_fd = openat(temp_fd, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (build_fd < 0 || flock_retry(build_fd, LOCK_EX | LOCK_NB) < 0)
-      continue;
-    /* Best effort: a leftover that cannot be removed now is tried again
-     * next time and is never used meanwhile. */
-    remove_tree_at(temp_fd, entry->d_name, &ignored);
-    oci_error_free(&ignored);
-  }
-}
-
-static int create_build_dir(int temp_fd, struct cache_build *build, oci_error_t *err)
-{
-  static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-
-  for (int attempt = 0; attempt < 100; attempt++) {
-    unsigned char random[6];
-    if (getrandom(random, sizeof(random), 0) != (ssize_t)sizeof(random))
-      return oci_error_errno(err, "getrandom");
-    memcpy(build->name, BUILD_PREFIX, sizeof(BUILD_PREFIX) - 1);
-    for (size_t i = 0; i < sizeof(random); i++)
-      build->name[sizeof(BUILD_PREFIX) - 1 + i] = letters[random[i] % (sizeof(letters) - 1)];
-    build->name[sizeof(BUILD_PREFIX) - 1 + sizeof(random)] = '\0';
-    if (mkdirat(temp_fd, build->name, 0700) == 0)
-      return 0;
-    if (errno != EEXIST)
-      return oci_error_errno(err, "create build directory " TEMP_DIR "/%s", build->name);
-  }
-  return oci_error_set(err, EEXIST, "create build directory in " TEMP_DIR);
-}
-
 int cache_build_begin(int root_fd, struct cache_build *build, oci_error_t *err)
 {
   cleanup_close int temp_fd = -1;
-  cleanup_close int sweep_fd = -1;
+  cleanup_free char *name = NULL;
 
   build->dir_fd = build->rootfs_fd = -1;
   build->name[0] = '\0';
@@ -164,19 +113,21 @@ int cache_build_begin(int root_fd, struct cache_build *build, oci_error_t *err)
   temp_fd = openat(root_fd, TEMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (temp_fd < 0)
     return oci_error_errno(err, "open " TEMP_DIR " directory");
-  sweep_fd = openat(temp_fd, SWEEP_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (sweep_fd < 0)
-    return oci_error_errno(err, "open " TEMP_DIR "/" SWEEP_LOCK);
-  if (flock_retry(sweep_fd, LOCK_EX | LOCK_NB) == 0)
-    sweep_stale_builds(temp_fd);
-  if (flock_retry(sweep_fd, LOCK_SH) < 0)
-    return oci_error_errno(err, "lock " TEMP_DIR "/" SWEEP_LOCK);
-
-  if (create_build_dir(temp_fd, build, err) < 0)
+  /* The same private, flocked directories as an import's staging: those of
+   * dead unpacks are swept first. */
+  build->dir_fd = oci_make_temp_dir(temp_fd, BUILD_PREFIX, &name, err);
+  if (build->dir_fd < 0)
     return -1;
-  build->dir_fd = openat(temp_fd, build->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (build->dir_fd < 0 || flock_retry(build->dir_fd, LOCK_EX) < 0 ||
-      mkdirat(build->dir_fd, "rootfs", 0755) < 0) {
+  if ((size_t)snprintf(build->name, sizeof(build->name), "%s", name) >= sizeof(build->name)) {
+    oci_error_t ignored = NULL;
+
+    close(build->dir_fd);
+    build->dir_fd = -1;
+    remove_tree_at(temp_fd, name, &ignored);
+    oci_error_free(&ignored);
+    return oci_error_set(err, ENAMETOOLONG, "build directory " TEMP_DIR "/%s", name);
+  }
+  if (mkdirat(build->dir_fd, "rootfs", 0755) < 0) {
     oci_error_errno(err, "prepare build directory " TEMP_DIR "/%s", build->name);
     cache_build_discard(root_fd, build);
     return -1;

@@ -41,13 +41,14 @@ enum cache_lock_mode {
 int cache_entry_lock(int root_fd, const char *chain_id, enum cache_lock_mode mode,
                      oci_error_t *err);
 
-/* A fresh private build directory $ROOT/tmp/unpack-XXXXXX holding an empty
- * "rootfs" directory, locked for as long as *dir_fd stays open. Build
- * directories left by a crashed run (unlocked) are removed first. */
+/* A fresh private build directory $ROOT/tmp/unpack-<pid>-<random> holding
+ * an empty "rootfs" directory, locked for as long as *dir_fd stays open
+ * (oci_make_temp_dir). Build directories left by a crashed run (unlocked)
+ * are removed first. */
 struct cache_build {
   int dir_fd;    /* the build directory, flock held */
   int rootfs_fd; /* its rootfs */
-  char name[32]; /* "unpack-XXXXXX", under $ROOT/tmp */
+  char name[64]; /* "unpack-<pid>-<random>", under $ROOT/tmp */
 };
 int cache_build_begin(int root_fd, struct cache_build *build, oci_error_t *err);
 /* Writes the marker and renames the build directory into the cache (call

@@ -49,7 +49,7 @@ int oci_blob_copy_verified(int src_fd, const char *digest, int64_t size, int dst
 int oci_blob_write_buffer(int dst_dir_fd, const void *data, size_t length,
                           char digest[OCI_DIGEST_LEN], oci_error_t *err);
 
-/* A fresh private directory dir_fd/PREFIX-XXXXXX; name returned in *name
+/* A fresh private directory dir_fd/PREFIX-<pid>-<random>; name in *name
  * (caller frees) and an O_DIRECTORY fd as the result, flocked for as long
  * as it stays open: directories of dead processes (unlocked) are removed
  * by the next call. Remove the directory before closing the fd. */
