@@ -87,9 +87,9 @@ void oci_error_print(oci_error_t *err)
 {
   const char *message;
 
-  if (err == NULL || *err == NULL)
+  if (err == NULL)
     return;
-  message = (*err)->message ? (*err)->message : "out of memory";
+  message = *err != NULL && (*err)->message ? (*err)->message : "out of memory";
   /* Messages quote names from images and files: control characters are
    * escaped so an entry name cannot rewrite the user's terminal. */
   fputs("ocirun: ", stderr);

@@ -61,24 +61,6 @@ usage:
   return EXIT_USAGE;
 }
 
-/* Messages quote what images contain (entry names, media types, tags): a
- * terminal must never receive their control characters raw, and a newline
- * must not forge a second message. */
-static void print_error(oci_error_t *err)
-{
-  const char *message = *err != NULL && (*err)->message ? (*err)->message : "out of memory";
-
-  fputs("ocirun: ", stderr);
-  for (const unsigned char *p = (const unsigned char *)message; *p != '\0'; p++) {
-    if (*p < 0x20 || *p == 0x7f)
-      fprintf(stderr, "\\x%02x", *p);
-    else
-      fputc(*p, stderr);
-  }
-  fputc('\n', stderr);
-  oci_error_free(err);
-}
-
 static int wrong_arguments(const char *subcommand)
 {
   fprintf(stderr, "Usage: ocirun image %s\n", find_command(subcommand)->usage);
@@ -89,7 +71,7 @@ static int open_store(const struct global_options *global, struct oci_store **st
 {
   oci_error_t err = NULL;
   if (oci_store_open(global->root, store, &err) < 0) {
-    print_error(&err);
+    oci_error_print(&err);
     return -1;
   }
   return 0;
@@ -97,7 +79,7 @@ static int open_store(const struct global_options *global, struct oci_store **st
 
 static int failed(oci_error_t *err, struct oci_store *store)
 {
-  print_error(err);
+  oci_error_print(err);
   oci_store_close(store);
   return EXIT_FAILURE_GENERIC;
 }
@@ -245,7 +227,7 @@ static int image_rm(int argc, char **argv, const struct global_options *global)
   for (int i = optind; i < argc; i++) {
     oci_error_t err = NULL;
     if (oci_image_remove(store, argv[i], &err) < 0) {
-      print_error(&err);
+      oci_error_print(&err);
       ret = EXIT_FAILURE_GENERIC;
       continue;
     }
