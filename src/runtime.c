@@ -640,7 +640,6 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
   const char *user_source = config->user != NULL ? "--user" : "image config user";
 
   launch->config = config;
-  launch->rootless = geteuid() != 0;
   launch->set_groups = true;
   if (rootfs_fd < 0)
     return oci_error_errno(err, "run: open rootfs '%s'", rootfs);
@@ -768,10 +767,10 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
                 const struct run_config *config, const struct run_io *io, struct run_result *result,
                 oci_error_t *err)
 {
-  struct launch launch = {0};
+  /* Rootless is decided once, here: by who runs ocirun. */
+  struct launch launch = {.rootless = geteuid() != 0};
   struct run_resources res = {
       .root = oci_store_root(store), .name = config->name, .slice = {.dir_fd = -1}};
-  bool rootless = geteuid() != 0;
   cleanup_free char *cgroup_parent = NULL;
   cleanup_free char *run_dir = NULL;
   cleanup_free char *cgroup_path = NULL;
@@ -782,7 +781,7 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   int ret = -1;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
-  if (cgroup_resolve_parent(config->cgroup_parent, rootless, &cgroup_parent, err) < 0)
+  if (cgroup_resolve_parent(config->cgroup_parent, launch.rootless, &cgroup_parent, err) < 0)
     return -1;
   if (config->unsafe_no_cgroup)
     fprintf(stderr, "WARNING: --unsafe-no-cgroup: no memory/cpu/pids limits are applied and "
@@ -838,7 +837,8 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   if (run_dir_create(res.root, config->name, &res.run_dir, err) < 0)
     goto teardown;
   if (!config->unsafe_no_cgroup) {
-    if (cgroup_slice_create(cgroup_parent, config->name, rootless, config, &res.slice, err) < 0)
+    if (cgroup_slice_create(cgroup_parent, config->name, launch.rootless, config, &res.slice, err) <
+        0)
       goto teardown;
     res.slice_created = true;
   }
