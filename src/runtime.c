@@ -56,6 +56,7 @@ struct launch {
   struct userns_map map;
   bool set_groups; /* false when the user namespace denies setgroups */
   struct mount_plan plan;
+  int rootfs_fd; /* the cached rootfs (the overlay's lower), held for the run */
   struct run_user user;
   uint64_t caps;
   struct seccomp_filter *filter;
@@ -410,14 +411,52 @@ static int64_t monotonic_ms(void)
 
 /* Waits for pid 1 under the deadline; kills it (and with it every process
  * of its pid namespace) on expiry or on SIGINT/SIGTERM to ocirun. */
+/* What the parent learns from the report pipe while it waits. */
+struct child_watch {
+  int report_fd;       /* -1 once it reached end of file */
+  bool reported;       /* the child failed before exec and said why */
+  struct child_report report;
+  const struct run_io *io;
+  pid_t pid;
+  int cgroup_fd;
+};
+
+/* Reads the report pipe once it is readable: a report means the child
+ * failed before exec; end of file without one means execve closed it
+ * (CLOEXEC) or the child died. Only a child still running has exec'd. */
+static void watch_report(int pidfd, struct child_watch *watch)
+{
+  ssize_t n;
+  siginfo_t info = {0};
+
+  do
+    n = read(watch->report_fd, &watch->report, sizeof(watch->report));
+  while (n < 0 && errno == EINTR);
+  if (n == (ssize_t)sizeof(watch->report)) {
+    watch->report.message[sizeof(watch->report.message) - 1] = '\0';
+    watch->reported = true;
+    return; /* the child exits next; end of file follows */
+  }
+  watch->report_fd = -1;
+  if (watch->reported || watch->io->on_exec == NULL)
+    return;
+  if (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid != 0)
+    return; /* gone before anything could look at it */
+  watch->io->on_exec(
+      &(struct run_started){.pid = watch->pid, .pidfd = pidfd, .cgroup_fd = watch->cgroup_fd},
+      watch->io->context);
+}
+
 static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
-                          struct run_result *result, oci_error_t *err)
+                          struct child_watch *watch, struct run_result *result, oci_error_t *err)
 {
   int64_t deadline = monotonic_ms() + (int64_t)(timeout_seconds * 1000);
   siginfo_t info = {0};
 
   for (;;) {
-    struct pollfd fds[2] = {{.fd = pidfd, .events = POLLIN}, {.fd = signal_fd, .events = POLLIN}};
+    struct pollfd fds[3] = {{.fd = pidfd, .events = POLLIN},
+                            {.fd = signal_fd, .events = POLLIN},
+                            {.fd = watch->report_fd, .events = POLLIN}};
     int64_t remaining = deadline - monotonic_ms();
     int ready;
 
@@ -425,11 +464,15 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
       result->timed_out = true;
       break;
     }
-    ready = poll(fds, 2, remaining > 60000 ? 60000 : (int)remaining);
+    ready = poll(fds, 3, remaining > 60000 ? 60000 : (int)remaining);
     if (ready < 0 && errno == EINTR)
       continue;
     if (ready < 0)
       return oci_error_errno(err, "run: poll the container's pidfd");
+    if (fds[2].revents != 0) {
+      watch_report(pidfd, watch);
+      continue; /* the report comes before the exit it explains */
+    }
     if (fds[0].revents != 0)
       break;
     if (fds[1].revents != 0) {
@@ -531,6 +574,9 @@ static bool teardown(struct run_resources *res, oci_error_t *err)
 
 static void launch_clear(struct launch *launch)
 {
+  if (launch->rootfs_fd >= 0)
+    close(launch->rootfs_fd);
+  launch->rootfs_fd = -1;
   mount_plan_clear(&launch->plan);
   user_clear(&launch->user);
   seccomp_filter_free(launch->filter);
@@ -635,15 +681,15 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
                           const struct run_config *config, const char *state_root,
                           const char *run_dir, struct launch *launch, oci_error_t *err)
 {
-  cleanup_close int rootfs_fd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   const char *user_spec = config->user != NULL ? config->user : image->defaults.user;
   const char *user_source = config->user != NULL ? "--user" : "image config user";
 
   launch->config = config;
   launch->set_groups = true;
-  if (rootfs_fd < 0)
+  launch->rootfs_fd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (launch->rootfs_fd < 0)
     return oci_error_errno(err, "run: open rootfs '%s'", rootfs);
-  if (user_resolve(rootfs_fd, user_spec, user_source, &launch->user, err) < 0)
+  if (user_resolve(launch->rootfs_fd, user_spec, user_source, &launch->user, err) < 0)
     return -1;
   if (launch->rootless && check_user_mapped(launch, user_source, err) < 0)
     return -1;
@@ -663,20 +709,6 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
   return seccomp_filter_build_cached(config, launch->caps, state_root, &launch->filter, err);
 }
 
-/* Reads the child's failure report, if any; 0 bytes means execve happened. */
-static int read_child_report(int report_fd, struct child_report *report)
-{
-  ssize_t n;
-
-  do
-    n = read(report_fd, report, sizeof(*report));
-  while (n < 0 && errno == EINTR);
-  if (n != (ssize_t)sizeof(*report))
-    return 0;
-  report->message[sizeof(report->message) - 1] = '\0';
-  return 1;
-}
-
 static int start_and_wait(struct launch *launch, struct run_resources *res, const struct run_io *io,
                           int signal_fd, struct run_result *result, oci_error_t *err)
 {
@@ -685,7 +717,7 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   int go[2] = {-1, -1}, report[2] = {-1, -1};
   cleanup_close int go_write = -1, report_read = -1;
   struct clone_args args = {0};
-  struct child_report child_report;
+  struct child_watch watch = {.io = io};
   long pid;
 
   null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -743,7 +775,10 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
     return oci_error_set(err, saved, "run: start the container");
   }
-  if (wait_for_child(pidfd, signal_fd, launch->config->timeout_seconds, result, err) < 0) {
+  watch.report_fd = report_read;
+  watch.pid = (pid_t)pid;
+  watch.cgroup_fd = res->slice_created ? res->slice.dir_fd : -1;
+  if (wait_for_child(pidfd, signal_fd, launch->config->timeout_seconds, &watch, result, err) < 0) {
     pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
     return -1;
@@ -751,14 +786,20 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   if (res->slice_created)
     result->oom_killed = cgroup_slice_oom_killed(&res->slice);
 
-  if (read_child_report(report_read, &child_report)) {
-    if (child_report.kind == CHILD_EXEC_FAILED) {
+  /* A report still unread when pid 1 exited (it wrote, then died). */
+  if (watch.report_fd >= 0 && !watch.reported) {
+    int flags = fcntl(watch.report_fd, F_GETFL);
+    if (flags >= 0 && fcntl(watch.report_fd, F_SETFL, flags | O_NONBLOCK) == 0)
+      watch_report(pidfd, &watch);
+  }
+  if (watch.reported) {
+    if (watch.report.kind == CHILD_EXEC_FAILED) {
       result->exit_code =
-          child_report.errno_value == ENOENT ? EXIT_COMMAND_NOT_FOUND : EXIT_CANNOT_EXECUTE;
-      return oci_error_set(err, 0, "run: %s", child_report.message);
+          watch.report.errno_value == ENOENT ? EXIT_COMMAND_NOT_FOUND : EXIT_CANNOT_EXECUTE;
+      return oci_error_set(err, 0, "run: %s", watch.report.message);
     }
     result->exit_code = EXIT_RUNTIME_ERROR;
-    return oci_error_set(err, 0, "run: in the container, before exec: %s", child_report.message);
+    return oci_error_set(err, 0, "run: in the container, before exec: %s", watch.report.message);
   }
   return 0;
 }
@@ -768,7 +809,7 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
                 oci_error_t *err)
 {
   /* Rootless is decided once, here: by who runs ocirun. */
-  struct launch launch = {.rootless = geteuid() != 0};
+  struct launch launch = {.rootless = geteuid() != 0, .rootfs_fd = -1};
   struct run_resources res = {
       .root = oci_store_root(store), .name = config->name, .slice = {.dir_fd = -1}};
   cleanup_free char *cgroup_parent = NULL;

@@ -5,14 +5,27 @@
 #define RUNTIME_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "oci/oci.h"
 #include "run_config.h"
+
+/* What the parent knows of the container's process once it has exec'd:
+ * still alive and unreaped, so /proc/<pid> is this process. */
+struct run_started {
+  pid_t pid;      /* in ocirun's pid namespace */
+  int pidfd;      /* the container's pid 1 */
+  int cgroup_fd;  /* the slice's directory, or -1 (--unsafe-no-cgroup) */
+};
 
 struct run_io {
   int stdin_fd; /* -1: /dev/null */
   int stdout_fd;
   int stderr_fd;
+  /* Optional: called once in the parent right after the container's
+   * process has exec'd (an outside observer, e.g. the probe's host view). */
+  void (*on_exec)(const struct run_started *started, void *context);
+  void *context;
 };
 
 struct run_result {
