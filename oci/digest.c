@@ -6,17 +6,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <openssl/sha.h>
 
 #include "cleanup.h"
+#include "file_read.h"
 
 bool oci_digest_valid(const char *digest)
 {
@@ -94,22 +93,16 @@ void oci_sha256_buffer(const void *data, size_t length, char out[OCI_DIGEST_LEN]
 
 int oci_blob_open(int layout_dir_fd, const char *digest, oci_error_t *err)
 {
-  char path[128];
-  struct open_how how = {
-      .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
-      .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
-  };
-  int fd;
+  char path[128], what[96];
+  struct stat st;
 
   /* The digest is validated before it becomes part of a path. */
   if (!oci_digest_valid(digest))
     return oci_error_set(err, 0, "malformed digest '%.80s' (want sha256:<64 hex digits>)",
                          digest ? digest : "(null)");
   snprintf(path, sizeof(path), "blobs/sha256/%s", digest + 7);
-  fd = (int)syscall(SYS_openat2, layout_dir_fd, path, &how, sizeof(how));
-  if (fd < 0)
-    return oci_error_errno(err, "open blob %s", digest);
-  return fd;
+  snprintf(what, sizeof(what), "blob %s", digest);
+  return oci_file_open_regular(layout_dir_fd, path, OCI_FILE_BENEATH, what, &st, err);
 }
 
 int oci_blob_read_verified(int layout_dir_fd, const char *digest, int64_t expected_size,
@@ -117,7 +110,7 @@ int oci_blob_read_verified(int layout_dir_fd, const char *digest, int64_t expect
 {
   cleanup_close int fd = -1;
   cleanup_free char *buffer = NULL;
-  char actual[OCI_DIGEST_LEN];
+  char actual[OCI_DIGEST_LEN], what[96];
   struct stat st;
   size_t done = 0;
 
@@ -126,28 +119,14 @@ int oci_blob_read_verified(int layout_dir_fd, const char *digest, int64_t expect
     return -1;
   if (fstat(fd, &st) < 0)
     return oci_error_errno(err, "stat blob %s", digest);
-  if (!S_ISREG(st.st_mode))
-    return oci_error_set(err, 0, "blob %s is not a regular file", digest);
   if (expected_size >= 0 && st.st_size != expected_size)
     return oci_error_set(err, 0, "blob %s: size %lld does not match descriptor size %lld", digest,
                          (long long)st.st_size, (long long)expected_size);
-  if ((uint64_t)st.st_size > max_size)
-    return oci_error_set(err, 0, "blob %s: size %lld exceeds the limit of %zu bytes", digest,
-                         (long long)st.st_size, max_size);
-  buffer = malloc((size_t)st.st_size + 1);
-  if (buffer == NULL)
-    return oci_error_errno(err, "read blob %s", digest);
-  while (done < (size_t)st.st_size) {
-    ssize_t n = read(fd, buffer + done, (size_t)st.st_size - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return oci_error_errno(err, "read blob %s", digest);
-    if (n == 0)
-      return oci_error_set(err, 0, "blob %s: truncated while reading", digest);
-    done += (size_t)n;
-  }
-  buffer[done] = '\0';
+  snprintf(what, sizeof(what), "blob %s", digest);
+  if (oci_file_read_fd(fd, what, max_size, &buffer, &done, err) < 0)
+    return -1;
+  if (expected_size >= 0 && done != (size_t)expected_size)
+    return oci_error_set(err, 0, "blob %s: changed size while being read", digest);
   oci_sha256_buffer(buffer, done, actual);
   if (strcmp(actual, digest) != 0)
     return oci_error_set(err, 0, "blob %s: content digest is %s", digest, actual);

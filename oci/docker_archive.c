@@ -13,6 +13,7 @@
 #include "tarball.h"
 #include "cleanup.h"
 #include "digest.h"
+#include "file_read.h"
 #include "layout.h"
 #include "manifest.h"
 #include "store.h"
@@ -203,6 +204,16 @@ static int read_manifest(struct docker_import *import, int archive_fd, const cha
   return 0;
 }
 
+static bool names_a_blob(const struct oci_docker_image *image, const char *name)
+{
+  if (strcmp(name, image->config) == 0)
+    return true;
+  for (size_t i = 0; i < image->n_layers; i++)
+    if (strcmp(image->layers[i], name) == 0)
+      return true;
+  return false;
+}
+
 /* Pass 2: the config into memory, each layer streamed into a staged blob. */
 static int stage_blobs(struct docker_import *import, int archive_fd, int staging_fd,
                        oci_error_t *err)
@@ -217,9 +228,15 @@ static int stage_blobs(struct docker_import *import, int archive_fd, int staging
   while ((r = oci_archive_next(a, &entry, import->file, err)) == 0) {
     char name[4096];
     size_t first;
-    if (archive_entry_filetype(entry) != AE_IFREG || archive_entry_hardlink(entry) != NULL ||
+    if (archive_entry_hardlink(entry) != NULL || archive_entry_filetype(entry) == AE_IFLNK ||
         !oci_archive_normalize_name(archive_entry_pathname(entry), name, sizeof(name)))
+      continue; /* links were resolved in pass 1 */
+    if (archive_entry_filetype(entry) != AE_IFREG) {
+      if (names_a_blob(image, name))
+        return oci_error_set(err, 0, "%s: %s is %s, not a regular file: refused", import->file,
+                             name, oci_file_type_name(archive_entry_filetype(entry)));
       continue;
+    }
     if (strcmp(name, image->config) == 0 && import->config_text == NULL) {
       if (oci_archive_read_small(a, "config", OCI_JSON_MAX, &import->config_text,
                                  &import->config_length, err) < 0)

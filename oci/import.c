@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "digest.h"
 #include "docker_archive.h"
+#include "file_read.h"
 #include "layout.h"
 #include "manifest.h"
 #include "oci.h"
@@ -252,13 +253,9 @@ static int import_source(struct oci_store *store, int staging_fd, const char *st
     if ((path = strdup(source)) == NULL)
       return oci_error_set(err, ENOMEM, "import");
   }
-  archive_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  archive_fd = oci_file_open_regular(AT_FDCWD, path, OCI_FILE_NAMED, path, &st, err);
   if (archive_fd < 0)
-    return oci_error_errno(err, "open %s", path);
-  if (fstat(archive_fd, &st) < 0)
-    return oci_error_errno(err, "stat %s", path);
-  if (!S_ISREG(st.st_mode))
-    return oci_error_set(err, 0, "%s is not a regular file", path);
+    return -1;
   if (kind == TARBALL_UNKNOWN) {
     if (detect_tarball(archive_fd, path, &kind, err) < 0)
       return -1;

@@ -7,68 +7,30 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
 #include "cleanup.h"
 #include "digest.h"
+#include "file_read.h"
 #include "remove_tree.h"
 
 #define COPY_CHUNK ((size_t)1 << 20)
 
-/* Opens a file of the layout itself: never through a symlink, never out. */
-static int open_beneath(int dir_fd, const char *name, int flags)
-{
-  struct open_how how = {
-      .flags = (uint64_t)(flags | O_CLOEXEC | O_NOCTTY),
-      .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
-  };
-  return (int)syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
-}
-
-/* Reads a small file of the layout into a NUL-terminated buffer. */
+/* Reads a small file of the layout itself into a NUL-terminated buffer. */
 static int read_small_file(int dir_fd, const char *name, const char *path, size_t max_size,
                            char **out, size_t *length, oci_error_t *err)
 {
-  cleanup_close int fd = open_beneath(dir_fd, name, O_RDONLY);
-  cleanup_free char *buffer = NULL;
-  struct stat st;
-  size_t done = 0;
+  char what[PATH_MAX];
 
-  if (fd < 0)
-    return oci_error_errno(err, "open %s/%s", path, name);
-  if (fstat(fd, &st) < 0)
-    return oci_error_errno(err, "stat %s/%s", path, name);
-  if (!S_ISREG(st.st_mode))
-    return oci_error_set(err, 0, "%s/%s is not a regular file", path, name);
-  if ((uint64_t)st.st_size > max_size)
-    return oci_error_set(err, 0, "%s/%s: size %lld exceeds the limit of %zu bytes", path, name,
-                         (long long)st.st_size, max_size);
-  buffer = malloc((size_t)st.st_size + 1);
-  if (buffer == NULL)
-    return oci_error_errno(err, "read %s/%s", path, name);
-  while (done < (size_t)st.st_size) {
-    ssize_t n = read(fd, buffer + done, (size_t)st.st_size - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return oci_error_errno(err, "read %s/%s", path, name);
-    if (n == 0)
-      break;
-    done += (size_t)n;
-  }
-  buffer[done] = '\0';
-  *out = steal_pointer(&buffer);
-  *length = done;
-  return 0;
+  snprintf(what, sizeof(what), "%s/%s", path, name);
+  return oci_file_read(dir_fd, name, OCI_FILE_BENEATH, what, max_size, out, length, err);
 }
 
 int oci_layout_open(const char *path, oci_error_t *err)
