@@ -272,19 +272,52 @@ static int check_schema_version(const cJSON *json, const char *what, oci_error_t
   return 0;
 }
 
-int oci_index_parse(const char *data, size_t length, struct oci_index_doc *out, oci_error_t *err)
+/* CVE-2021-41190: one blob must not read as an index under one descriptor
+ * and as a manifest under another (two images, one digest). As
+ * containerd, umoci and containers/image do: a document carrying the other
+ * kind's fields is refused, whatever its mediaType says, and its own
+ * mediaType, when present, must be of its kind and equal the descriptor's. */
+static int check_unambiguous(const cJSON *json, enum oci_media_kind kind,
+                             const char *descriptor_type, const char *what, oci_error_t *err)
+{
+  const cJSON *own_type = cJSON_GetObjectItemCaseSensitive(json, "mediaType");
+  bool has_manifests = cJSON_GetObjectItemCaseSensitive(json, "manifests") != NULL;
+  bool has_config = cJSON_GetObjectItemCaseSensitive(json, "config") != NULL;
+  bool has_layers = cJSON_GetObjectItemCaseSensitive(json, "layers") != NULL;
+
+  if (has_manifests && (has_config || has_layers))
+    return oci_error_set(err, 0,
+                         "%s: has both an index's \"manifests\" and a manifest's \"%s\": an "
+                         "ambiguous document is refused (CVE-2021-41190)",
+                         what, has_config ? "config" : "layers");
+  if (kind == OCI_KIND_INDEX && (has_config || has_layers))
+    return oci_error_set(err, 0, "%s: an index with a manifest's \"%s\" is refused", what,
+                         has_config ? "config" : "layers");
+  if (kind == OCI_KIND_MANIFEST && has_manifests)
+    return oci_error_set(err, 0, "%s: a manifest with an index's \"manifests\" is refused", what);
+  if (own_type == NULL || cJSON_IsNull(own_type))
+    return 0;
+  if (!cJSON_IsString(own_type) || oci_media_kind(own_type->valuestring) != kind)
+    return oci_error_set(err, 0, "%s: \"mediaType\" is not an image %s type", what,
+                         kind == OCI_KIND_INDEX ? "index" : "manifest");
+  /* The document must agree with the descriptor that led to it. */
+  if (descriptor_type != NULL && strcmp(own_type->valuestring, descriptor_type) != 0)
+    return oci_error_set(err, 0, "%s: mediaType '%.200s' differs from its descriptor's '%.200s'",
+                         what, own_type->valuestring, descriptor_type);
+  return 0;
+}
+
+static int parse_index(const char *data, size_t length, const char *descriptor_type,
+                       struct oci_index_doc *out, oci_error_t *err)
 {
   cleanup_cjson cJSON *json = parse_object(data, length, "index", err);
-  const cJSON *manifests, *media_type, *entry;
+  const cJSON *manifests, *entry;
   size_t n, i = 0;
 
   memset(out, 0, sizeof(*out));
-  if (json == NULL || check_schema_version(json, "index", err) < 0)
+  if (json == NULL || check_schema_version(json, "index", err) < 0 ||
+      check_unambiguous(json, OCI_KIND_INDEX, descriptor_type, "index", err) < 0)
     return -1;
-  media_type = cJSON_GetObjectItemCaseSensitive(json, "mediaType");
-  if (media_type != NULL &&
-      (!cJSON_IsString(media_type) || oci_media_kind(media_type->valuestring) != OCI_KIND_INDEX))
-    return oci_error_set(err, 0, "index: \"mediaType\" is not an image index type");
   manifests = cJSON_GetObjectItemCaseSensitive(json, "manifests");
   if (!cJSON_IsArray(manifests))
     return oci_error_set(err, 0, "index: \"manifests\" is missing or not an array");
@@ -309,24 +342,22 @@ int oci_index_parse(const char *data, size_t length, struct oci_index_doc *out, 
   return 0;
 }
 
+int oci_index_parse(const char *data, size_t length, struct oci_index_doc *out, oci_error_t *err)
+{
+  return parse_index(data, length, NULL, out, err);
+}
+
 int oci_manifest_parse(const char *data, size_t length, const char *media_type,
                        struct oci_manifest_doc *out, oci_error_t *err)
 {
   cleanup_cjson cJSON *json = parse_object(data, length, "manifest", err);
-  const cJSON *own_type, *layers, *entry;
+  const cJSON *layers, *entry;
   size_t n, i = 0;
 
   memset(out, 0, sizeof(*out));
-  if (json == NULL || check_schema_version(json, "manifest", err) < 0)
+  if (json == NULL || check_schema_version(json, "manifest", err) < 0 ||
+      check_unambiguous(json, OCI_KIND_MANIFEST, media_type, "manifest", err) < 0)
     return -1;
-  own_type = cJSON_GetObjectItemCaseSensitive(json, "mediaType");
-  if (own_type != NULL && !cJSON_IsString(own_type))
-    return oci_error_set(err, 0, "manifest: \"mediaType\" is not a string");
-  /* The document must agree with the descriptor that led to it. */
-  if (own_type != NULL && media_type != NULL && strcmp(own_type->valuestring, media_type) != 0)
-    return oci_error_set(err, 0,
-                         "manifest: mediaType '%.200s' differs from its descriptor's '%.200s'",
-                         own_type->valuestring, media_type);
   if (parse_descriptor(cJSON_GetObjectItemCaseSensitive(json, "config"), "manifest config",
                        &out->config, err) < 0)
     return -1;
@@ -497,7 +528,7 @@ int oci_index_load(int layout_fd, const struct oci_descriptor *descriptor,
 
   if (load_json_blob(layout_fd, descriptor, "index", &data, &length, err) < 0)
     return -1;
-  if (oci_index_parse(data, length, out, err) < 0)
+  if (parse_index(data, length, descriptor->media_type, out, err) < 0)
     return oci_error_wrap(err, "index %s", descriptor->digest);
   return 0;
 }
