@@ -20,12 +20,15 @@
 
 #include "capabilities.h"
 #include "oci/cleanup.h"
+#include "oci/file_read.h"
 
 #define CPU_PERIOD_US 100000
 /* docker refuses memory limits below 6 MiB: the runtime itself needs that. */
 #define MEMORY_MINIMUM_BYTES (6LL * 1024 * 1024)
 #define HOSTNAME_MAX_LEN 63
 #define NAME_MAX_LEN 128
+/* docker reads any size; a megabyte of NAME=VALUE lines is far past real use. */
+#define ENV_FILE_MAX ((size_t)1 << 20)
 
 enum {
   OPT_NAME = 256,
@@ -289,6 +292,40 @@ static int apply_tmpfs_option(const char *spec, const char *word, struct tmpfs_m
                        spec, word);
 }
 
+/* A mount target in the container, rewritten in place to its one spelling:
+ * absolute, no empty or "." component, no trailing '/'. ".." is refused (it
+ * would be resolved against the image's symlinks), and so is the root in
+ * any spelling ("//", "/.", "/./"). */
+static int normalize_target(char *path, const char *spec, oci_error_t *err)
+{
+  char *out = path;
+  const char *p = path;
+
+  if (path[0] != '/')
+    return oci_error_set(err, 0, "--tmpfs '%s': the path must be absolute", spec);
+  while (*p != '\0') {
+    const char *end;
+    size_t len;
+
+    while (*p == '/')
+      p++;
+    end = strchrnul(p, '/');
+    len = (size_t)(end - p);
+    if (len == 2 && p[0] == '.' && p[1] == '.')
+      return oci_error_set(err, 0, "--tmpfs '%s': '..' is not allowed in the path", spec);
+    if (len > 0 && !(len == 1 && p[0] == '.')) {
+      *out++ = '/';
+      memmove(out, p, len);
+      out += len;
+    }
+    p = end;
+  }
+  *out = '\0';
+  if (path[0] == '\0')
+    return oci_error_set(err, 0, "--tmpfs '%s': cannot mount over the root", spec);
+  return 0;
+}
+
 static int parse_tmpfs(const char *spec, struct run_config *config, oci_error_t *err)
 {
   const char *colon = strchr(spec, ':');
@@ -301,14 +338,8 @@ static int parse_tmpfs(const char *spec, struct run_config *config, oci_error_t 
 
   if (path == NULL || options == NULL)
     return oci_error_errno(err, "run: strdup");
-  if (path[0] != '/')
-    return oci_error_set(err, 0, "--tmpfs '%s': the path must be absolute", spec);
-  if (strcmp(path, "/") == 0)
-    return oci_error_set(err, 0, "--tmpfs '%s': cannot mount over the root", spec);
-  for (char *p = path; (p = strstr(p, "..")) != NULL; p += 2) {
-    if (p[-1] == '/' && (p[2] == '/' || p[2] == '\0'))
-      return oci_error_set(err, 0, "--tmpfs '%s': '..' is not allowed in the path", spec);
-  }
+  if (normalize_target(path, spec, err) < 0)
+    return -1;
   if (options[0] != '\0') {
     cleanup_free char *words = strdup(options);
     char *save = NULL;
@@ -378,36 +409,40 @@ static int add_env(const char *option, const char *text, struct run_config *conf
 }
 
 /* docker's env-file format: one NAME=VALUE (or NAME) per line, lines
- * starting with '#' and blank lines skipped, no quoting. */
+ * starting with '#' and blank lines skipped, no quoting. Read through the
+ * bounded reader: a FIFO, a device (/dev/zero) or a directory is refused
+ * before a byte is read, and so is a file over ENV_FILE_MAX. */
 static int parse_env_file(const char *path, struct run_config *config, oci_error_t *err)
 {
-  cleanup_fclose FILE *f = NULL;
-  cleanup_free char *line = NULL;
-  size_t cap = 0;
-  ssize_t n;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  cleanup_free char *what = NULL;
+  cleanup_free char *text = NULL;
+  size_t length;
+  char *line;
 
-  if (fd < 0)
-    return oci_error_errno(err, "--env-file '%s': open", path);
-  f = fdopen(fd, "r");
-  if (f == NULL) {
-    close(fd);
-    return oci_error_errno(err, "--env-file '%s': fdopen", path);
+  if (asprintf(&what, "--env-file '%s'", path) < 0) {
+    what = NULL;
+    return oci_error_errno(err, "run: allocate --env-file");
   }
-  while ((n = getline(&line, &cap, f)) >= 0) {
+  if (oci_file_read(AT_FDCWD, path, OCI_FILE_NAMED, what, ENV_FILE_MAX, &text, &length, err) < 0)
+    return -1;
+  if (memchr(text, '\0', length) != NULL)
+    return oci_error_set(err, 0, "%s: contains a NUL byte: not a text file", what);
+  for (line = text; line < text + length;) {
+    char *end = strchrnul(line, '\n');
+    char *next = *end == '\0' ? end : end + 1;
     char *start = line;
 
-    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-      line[--n] = '\0';
+    *end = '\0';
+    while (end > line && end[-1] == '\r')
+      *--end = '\0';
     while (isspace((unsigned char)*start))
       start++;
+    line = next;
     if (*start == '\0' || *start == '#')
       continue;
     if (add_env("--env-file", start, config, err) < 0)
       return oci_error_wrap(err, "'%s': ", path);
   }
-  if (ferror(f))
-    return oci_error_errno(err, "--env-file '%s': read", path);
   return 0;
 }
 
