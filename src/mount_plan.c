@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -24,6 +25,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "oci/cleanup.h"
@@ -142,8 +144,11 @@ static int add_user_tmpfs(struct mount_plan *plan, const struct tmpfs_mount *mou
              (unsigned long long)mount->size_bytes);
   else
     snprintf(data, sizeof(data), "mode=%o", (unsigned)mount->mode);
-  return add_op(plan, MOUNT_OP_FILESYSTEM, "tmpfs", mount->path, "tmpfs",
-                attr_from_ms_flags(mount->flags), data, err);
+  if (add_op(plan, MOUNT_OP_FILESYSTEM, "tmpfs", mount->path, "tmpfs",
+             attr_from_ms_flags(mount->flags), data, err) < 0)
+    return -1;
+  plan->ops[plan->n_ops - 1].user_target = true;
+  return 0;
 }
 
 int mount_plan_build(const struct run_config *config, const char *rootfs, const char *run_dir,
@@ -489,6 +494,92 @@ static int apply_filesystem(const struct mount_op *op, int root_fd)
   return attach(mount_fd, target_fd);
 }
 
+/* The kernel interface a directory lies on, or NULL for an ordinary one.
+ * dev_fd is ocirun's /dev tmpfs. */
+static const char *kernel_filesystem_of(int fd, int root_fd, int dev_fd)
+{
+  struct statfs fs;
+  struct stat st, root, dev;
+
+  if (fstatfs(fd, &fs) < 0 || fstat(fd, &st) < 0 || fstat(root_fd, &root) < 0 ||
+      fstat(dev_fd, &dev) < 0)
+    return "a filesystem that cannot be examined";
+  switch (fs.f_type) {
+  case PROC_SUPER_MAGIC:
+    return "procfs";
+  case SYSFS_MAGIC:
+    return "sysfs";
+  case CGROUP2_SUPER_MAGIC:
+    return "cgroup2";
+  case DEVPTS_SUPER_MAGIC:
+    return "devpts";
+  }
+  if (st.st_dev == dev.st_dev)
+    return "the /dev tmpfs";
+  if (st.st_dev == root.st_dev && st.st_ino == root.st_ino)
+    return "the root directory";
+  return NULL;
+}
+
+/* Where a flag's target lands is up to the image's symlinks (resolved in
+ * the root, so never outside it). It must not land in /proc, /sys or /dev:
+ * a writable tmpfs over /proc/sys or /sys/kernel, or a tmpfs hiding /dev,
+ * is the CVE-2019-16884 / CVE-2019-19921 redirection. Checked on the
+ * deepest part that exists before anything is created, and on the target
+ * itself once it exists; no container process runs yet, so nothing can
+ * swap a component in between (CVE-2021-30465). */
+static int check_user_target(const struct mount_op *op, int root_fd, int target_fd,
+                             oci_error_t *err)
+{
+  cleanup_close int dev_fd = open_in_root(root_fd, "/dev", O_PATH | O_DIRECTORY | O_NOFOLLOW);
+  cleanup_close int fd = -1;
+  cleanup_free char *path = strdup(op->target);
+  const char *kind;
+
+  if (dev_fd < 0 || path == NULL)
+    return oci_error_errno(err, "mount plan: check --tmpfs %s: open /dev", op->target);
+  if (target_fd >= 0) {
+    kind = kernel_filesystem_of(target_fd, root_fd, dev_fd);
+  } else {
+    while ((fd = open_in_root(root_fd, path, O_PATH)) < 0 && errno == ENOENT &&
+           strcmp(path, "/") != 0) {
+      char *slash = strrchr(path, '/');
+      /* The target is absolute (run_config normalised it): at worst "/". */
+      slash[slash == path ? 1 : 0] = '\0';
+    }
+    if (fd < 0)
+      return oci_error_errno(err, "mount plan: check --tmpfs %s: open %s", op->target, path);
+    kind = kernel_filesystem_of(fd, root_fd, dev_fd);
+    /* Creating a directory under the root is what a target normally does. */
+    if (kind != NULL && strcmp(kind, "the root directory") == 0)
+      kind = NULL;
+  }
+  if (kind != NULL)
+    return oci_error_set(err, 0,
+                         "--tmpfs %s: the target resolves (through the image's symlinks) onto %s: "
+                         "refused",
+                         op->target, kind);
+  return 0;
+}
+
+static int apply_user_filesystem(const struct mount_op *op, int root_fd, oci_error_t *err)
+{
+  cleanup_close int target_fd = -1;
+  cleanup_close int mount_fd = -1;
+
+  if (check_user_target(op, root_fd, -1, err) < 0)
+    return -1;
+  target_fd = open_target(root_fd, op->target, true);
+  if (target_fd < 0)
+    return oci_error_errno(err, "mount plan: --tmpfs %s: open the target", op->target);
+  if (check_user_target(op, root_fd, target_fd, err) < 0)
+    return -1;
+  mount_fd = make_filesystem(op->fstype, op->source, op->data, op->attr);
+  if (mount_fd < 0 || attach(mount_fd, target_fd) < 0)
+    return oci_error_errno(err, "mount plan: --tmpfs %s", op->target);
+  return 0;
+}
+
 static int apply_bind_device(const struct mount_op *op, int root_fd)
 {
   cleanup_close int target_fd = open_target(root_fd, op->target, false);
@@ -629,6 +720,12 @@ int mount_plan_apply(const struct mount_plan *plan, oci_error_t *err)
       ret = apply_root_overlay(op, &root_fd);
       break;
     case MOUNT_OP_FILESYSTEM:
+      if (op->user_target) {
+        if (apply_user_filesystem(op, root_fd, err) < 0)
+          return -1;
+        ret = 0;
+        break;
+      }
       ret = apply_filesystem(op, root_fd);
       break;
     case MOUNT_OP_BIND_DEVICE:

@@ -32,6 +32,7 @@ struct mount_op {
   const char *fstype; /* MOUNT_OP_FILESYSTEM */
   uint64_t attr;      /* MOUNT_ATTR_* flags of the new mount */
   char *data;         /* filesystem options "key=value,flag", NULL when none */
+  bool user_target;   /* named by a flag (--tmpfs): refused where it lands in /proc, /sys, /dev */
 };
 
 struct mount_plan {
