@@ -388,6 +388,95 @@ def _(path):
                     "gzip|truncat|unexpected|end of|decompress|corrupt|short|eof"], "any")
 
 
+
+# --- files of the layout that are not regular files: a FIFO blocks whoever
+# opens it for reading; ocirun must refuse it at once, naming it ---
+
+def fifo_in_place(path, relative):
+    target = os.path.join(path, relative)
+    os.unlink(target)
+    os.mkfifo(target)
+
+
+@case("fifo-index-json")
+def _(path):
+    standard_image(path, [base_layer()])
+    fifo_in_place(path, "index.json")
+    return refused([r"index\.json", "fifo"])
+
+
+@case("fifo-oci-layout")
+def _(path):
+    standard_image(path, [base_layer()])
+    fifo_in_place(path, "oci-layout")
+    return refused([r"oci-layout", "fifo"])
+
+
+@case("fifo-layer-blob")
+def _(path):
+    img = standard_image(path, [base_layer()])
+    digest = img["parts"]["layers"][0]["digest"]
+    fifo_in_place(path, os.path.join("blobs", "sha256", digest[7:]))
+    return refused([hex12(digest), "fifo"])
+
+
+@case("fifo-config-blob")
+def _(path):
+    img = standard_image(path, [base_layer()])
+    fifo_in_place(path, os.path.join("blobs", "sha256", img["config"]["digest"][7:]))
+    return refused([hex12(img["config"]["digest"]), "fifo"])
+
+
+# --- CVE-2021-41190: one blob that is a manifest to one descriptor and an
+# index to another (no mediaType of its own to tell): two images, one digest ---
+
+def ambiguous_blob(path):
+    img = standard_image(path, [base_layer()])
+    manifest = json.loads(img["manifest_bytes"])
+    both = {"schemaVersion": 2, "config": manifest["config"], "layers": manifest["layers"],
+            "manifests": [dict(descriptor(MANIFEST, img["manifest"]),
+                               platform={"os": "linux", "architecture": ARCH})]}
+    return write_blob(path, json.dumps(both).encode())
+
+
+@case("ambiguous-as-manifest")
+def _(path):
+    blob = ambiguous_blob(path)
+    write_index(path, [descriptor(MANIFEST, blob, REF), descriptor(INDEX, blob, "hostile:other")])
+    return refused(["ambiguous", "manifests", hex12(blob["digest"])])
+
+
+@case("ambiguous-as-index")
+def _(path):
+    blob = ambiguous_blob(path)
+    write_index(path, [descriptor(INDEX, blob, REF), descriptor(MANIFEST, blob, "hostile:other")])
+    return refused(["ambiguous", "manifests", hex12(blob["digest"])])
+
+
+@case("index-media-type-mismatch")
+def _(path):
+    # A nested index whose own mediaType is Docker's list while the
+    # descriptor that led to it says OCI index.
+    img = standard_image(path, [base_layer()])
+    index = {"schemaVersion": 2,
+             "mediaType": "application/vnd.docker.distribution.manifest.list.v2+json",
+             "manifests": [dict(descriptor(MANIFEST, img["manifest"]),
+                                platform={"os": "linux", "architecture": ARCH})]}
+    blob = write_blob(path, json.dumps(index).encode())
+    write_index(path, [descriptor(INDEX, blob, REF)])
+    return refused([hex12(blob["digest"]), "differs from its descriptor|mediaType"])
+
+
+@case("manifest-claims-index-type")
+def _(path):
+    # A manifest, pointed at as a manifest, whose own mediaType says index.
+    img = standard_image(path, [base_layer()])
+    manifest = json.loads(img["manifest_bytes"])
+    manifest["mediaType"] = INDEX
+    blob = write_blob(path, json.dumps(manifest).encode())
+    write_index(path, [descriptor(MANIFEST, blob, REF)])
+    return refused([hex12(blob["digest"]), "mediaType|manifest type"])
+
 ZSTD_LAYER = "application/vnd.oci.image.layer.v1.tar+zstd"
 
 
