@@ -278,6 +278,22 @@ out_has " /b/c/d tmpfs " && ok "inner-links: the tmpfs is on /b/c/d, inside the 
 # where the root resolves it, never at a host path.
 ! grep -q " $rootfs" /proc/self/mountinfo && ok "inner-links: no mount on the host" ||
   not_ok "inner-links: no mount on the host"
+# The racer of CVE-2021-30465 is another container writing the same tree.
+# Here no two runs share a writable directory: what one run changes under
+# a path the other mounts on is invisible to the other.
+m_race=1${$}7
+"$OCIRUN" run --unsafe-no-cgroup --name racer inner-links:latest \
+  sh -c "rm -rf /b/c && ln -s /proc /b/c && touch /raced && sleep $m_race" >/dev/null 2>&1 &
+racer=$!
+for _ in $(seq 50); do [ -n "$(pgrep -f "sleep $m_race")" ] && break; sleep 0.1; done
+[ -n "$(pgrep -f "sleep $m_race")" ] && ok "inner-links: control: a racing run replaced its /b/c with a link to /proc" ||
+  not_ok "inner-links: control: a racing run is live"
+expect_exit 0 "inner-links: a second run mounts --tmpfs /a/d while the racer lives" \
+  run --tmpfs /a/d inner-links:latest sh -c 'test ! -e /raced && grep " /b/c/d tmpfs " /proc/mounts'
+out_has " /b/c/d tmpfs " && ok "inner-links: the second run's target is its own /b/c/d" ||
+  not_ok "inner-links: the second run's target is its own /b/c/d"
+kill -TERM "$racer" 2>/dev/null
+wait "$racer" 2>/dev/null
 
 # ====================================================================
 # CVE-2024-45310: directories created outside the root through a symlink
