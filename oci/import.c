@@ -137,7 +137,13 @@ static int extract_layout(int archive_fd, const char *file, int staging_fd, oci_
         !is_layout_member(name))
       continue;
     if (archive_entry_filetype(entry) != AE_IFREG || archive_entry_hardlink(entry) != NULL)
-      return oci_error_set(err, 0, "%s: %s is not a regular file", file, name);
+      return oci_error_set(err, 0, "%s: %s is not a regular file (%s): refused", file, name,
+                           archive_entry_hardlink(entry) != NULL
+                               ? "a hard link"
+                               : oci_file_type_name(archive_entry_filetype(entry)));
+    /* The reader would refuse them later; not worth a disk's worth first. */
+    if (strncmp(name, "blobs/", 6) != 0 && archive_entry_size(entry) > (la_int64_t)OCI_INDEX_MAX)
+      return oci_error_set(err, 0, "%s: %s is larger than %zu bytes", file, name, OCI_INDEX_MAX);
     fd = openat(layout_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
       return oci_error_errno(err, "%s: extract %s", file, name);
