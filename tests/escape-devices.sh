@@ -259,6 +259,19 @@ if command -v setpriv >/dev/null; then
   bad=$(writable_dev_mounts <"$TEST_TMP/out" | awk '$2 != "devtmpfs"')
   [ -z "$bad" ] && ok "rootless: every writable mount is nodev" ||
     { not_ok "rootless: every writable mount is nodev (left: $(echo $bad))"; show; }
+  # CVE-2025-52881, rootless: the only /proc writes are the id maps, by the
+  # parent (ocirun itself, on the host's /proc/<child>).
+  if command -v strace >/dev/null; then
+    strace -f -qq -e trace=open,openat,openat2 -o "$TEST_TMP/trace" setpriv --reuid=$user_id \
+      --regid=$user_id --clear-groups env -i PATH="$PATH" HOME="$TEST_TMP/rl-home" \
+      OCIRUN_ROOT="$TEST_TMP/rl-store" "$OCIRUN" run --unsafe-no-cgroup busybox:latest true >/dev/null 2>&1
+    parent=$(head -n 1 "$TEST_TMP/trace" | cut -d' ' -f1)
+    grep '"/proc[/"]' "$TEST_TMP/trace" | grep -E 'O_WRONLY|O_RDWR' >"$TEST_TMP/writes"
+    others=$(grep -vE "^$parent +open(at)?\(.*\"/proc/[0-9]+/(uid_map|setgroups|gid_map)\"" "$TEST_TMP/writes")
+    grep -q uid_map "$TEST_TMP/writes" && [ -z "$others" ] &&
+      ok "rootless: the only /proc writes are the id maps, by ocirun's parent on the host's /proc" ||
+      { not_ok "rootless: /proc writes other than the parent's id maps"; sed 's/^/# /' "$TEST_TMP/writes"; }
+  fi
   as_user "$OCIRUN" run --unsafe-no-cgroup --dry-run busybox:latest true >"$TEST_TMP/out" 2>&1
   has "mknod of a device needs CAP_MKNOD on the host" && ok "rootless --dry-run explains the device policy" ||
     { not_ok "rootless --dry-run explains the device policy"; show; }
