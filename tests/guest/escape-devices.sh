@@ -79,6 +79,41 @@ else
   not_ok "--dry-run prints the device rules"
   show
 fi
+# --- fail closed: a parent that takes no program below it ---
+# A program attached to the cgroup parent without override makes the
+# kernel refuse the slice's (EPERM): the run must not start without it.
+mkdir -p /sys/fs/cgroup/ocirun
+python3 - "$OCIRUN" >"$TEST_TMP/out" 2>&1 <<'PY'
+import ctypes, os, struct, subprocess, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def bpf(cmd, attr):
+    buf = ctypes.create_string_buffer(attr, 128)
+    ret = libc.syscall(321, cmd, buf, 128)  # SYS_bpf on x86_64
+    if ret < 0:
+        sys.exit("bpf %d: %s" % (cmd, os.strerror(ctypes.get_errno())))
+    return ret
+insns = struct.pack("<BBhi", 0xb7, 0, 0, 1) + struct.pack("<BBhi", 0x95, 0, 0, 0)  # r0 = 1; exit
+insns_buf, license = ctypes.create_string_buffer(insns), ctypes.create_string_buffer(b"MIT")
+prog = bpf(5, struct.pack("<IIQQ", 15, 2, ctypes.addressof(insns_buf), ctypes.addressof(license)))
+parent = os.open("/sys/fs/cgroup/ocirun", os.O_RDONLY | os.O_DIRECTORY)
+bpf(8, struct.pack("<IIII", parent, prog, 6, 0))  # attach, BPF_CGROUP_DEVICE, no flags
+print("attached to the parent")
+run = subprocess.run([sys.argv[1], "run", "busybox:latest", "echo", "ran"], capture_output=True, text=True)
+print("exit %d" % run.returncode)
+print(run.stdout + run.stderr)
+bpf(9, struct.pack("<IIII", parent, prog, 6, 0))  # detach
+print("detached")
+PY
+if grep -q "attached to the parent" "$TEST_TMP/out" && grep -q "^exit 125" "$TEST_TMP/out" &&
+  grep -q "BPF_PROG_ATTACH" "$TEST_TMP/out" && ! grep -q "^ran" "$TEST_TMP/out" &&
+  grep -q detached "$TEST_TMP/out"; then
+  ok "a device program that cannot be attached fails the run (125, names BPF_PROG_ATTACH)"
+else
+  not_ok "a device program that cannot be attached fails the run"
+  sed 's/^/# /' "$TEST_TMP/out"
+fi
+[ -z "$(ls -A "$OCIRUN_ROOT/run" 2>/dev/null)" ] && ok "the refused run left no record" ||
+  not_ok "the refused run left a record: $(ls -A "$OCIRUN_ROOT/run")"
 nothing=$(find /sys/fs/cgroup/ocirun -mindepth 1 -type d 2>/dev/null)
 [ -z "$nothing" ] && ok "no slice left (the program went with it)" || not_ok "slices left: $nothing"
 exit 0
