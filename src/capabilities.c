@@ -102,7 +102,9 @@ static void capabilities_free(cap_t *caps)
 /* Permitted, effective and inheritable as one libcap state: permitted and
  * effective get `keep`; inheritable stays empty, as Docker leaves it since
  * CVE-2022-24769 (an inheritable set would let a non-root user regain caps
- * through a file with inheritable file capabilities). */
+ * through a file with inheritable file capabilities; runc's CVE-2022-29162
+ * and crun's CVE-2022-27650 are the same class). cap_init() starts with
+ * every set empty, so nothing the caller held survives in any set. */
 static int capabilities_set_process(uint64_t keep, oci_error_t *err)
 {
   __attribute__((cleanup(capabilities_free))) cap_t caps = cap_init();

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup_devices.h"
 #include "oci/cleanup.h"
 
 /* The controllers a run's limits need. */
@@ -413,7 +414,11 @@ int cgroup_slice_create(const char *parent, const char *name, bool rootless,
   if (mkdir(path, 0755) < 0)
     return oci_error_errno(err, "cgroup: mkdir '%s'", path);
   dir_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0 || write_limits(dir_fd, path, config, err) < 0) {
+  /* The device program goes on before any process can be in the slice.
+   * Rootless: no program (an unprivileged user cannot attach one); the user
+   * namespace stands in for it (see cgroup_devices.c). */
+  if (dir_fd < 0 || write_limits(dir_fd, path, config, err) < 0 ||
+      (!rootless && cgroup_devices_attach(dir_fd, path, err) < 0)) {
     if (dir_fd < 0)
       oci_error_errno(err, "cgroup: open '%s'", path);
     if (rmdir(path) < 0)

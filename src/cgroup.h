@@ -24,7 +24,8 @@ int cgroup_check_host(const char *parent, oci_error_t *err);
  * the caller's scope). *parent is allocated. */
 int cgroup_resolve_parent(const char *requested, bool rootless, char **parent, oci_error_t *err);
 /* Creates parent (enabling +memory +cpu +pids) and parent/name, writes
- * memory.max, memory.swap.max, cpu.max, pids.max from config. Rootless,
+ * memory.max, memory.swap.max, cpu.max, pids.max from config and, unless
+ * rootless, attaches the device program (cgroup_devices.h). Rootless,
  * the parent must exist, be delegated to the caller and hold the caller's
  * own cgroup; only the parent's own subtree_control is written. */
 int cgroup_slice_create(const char *parent, const char *name, bool rootless,

@@ -25,6 +25,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -103,8 +104,10 @@ static int add_dev(struct mount_plan *plan, bool user_namespace, oci_error_t *er
 {
   char target[64], source[64];
 
-  if (add_op(plan, MOUNT_OP_FILESYSTEM, "tmpfs", "/dev", "tmpfs", MOUNT_ATTR_NOSUID,
-             "mode=755,size=65536k", err) < 0)
+  /* nodev: a node the workload makes in /dev cannot be opened; the host
+   * devices below are bind mounts of their own and keep working. */
+  if (add_op(plan, MOUNT_OP_FILESYSTEM, "tmpfs", "/dev", "tmpfs",
+             MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, "mode=755,size=65536k", err) < 0)
     return -1;
   for (size_t i = 0; i < sizeof(host_devices) / sizeof(host_devices[0]); i++) {
     snprintf(target, sizeof(target), "/dev/%s", host_devices[i]);
@@ -138,6 +141,14 @@ static int add_user_tmpfs(struct mount_plan *plan, const struct tmpfs_mount *mou
                           oci_error_t *err)
 {
   char data[64];
+
+  /* Every mount the workload can write is nodev (so also without a device
+   * cgroup): refuse Docker's "dev" rather than ignore it. */
+  if ((mount->flags & MS_NODEV) == 0)
+    return oci_error_set(err, 0,
+                         "--tmpfs '%s': option 'dev' is not allowed: every mount the container "
+                         "can write is nodev",
+                         mount->path);
 
   if (mount->size_bytes > 0)
     snprintf(data, sizeof(data), "mode=%o,size=%llu", (unsigned)mount->mode,
@@ -175,9 +186,13 @@ int mount_plan_build(const struct run_config *config, const char *rootfs, const 
   /* The scratch's source is the rootfs only so that its upper/ can take
    * the owner and mode of the rootfs' root directory. */
   if (add_op(plan, MOUNT_OP_MAKE_PRIVATE, NULL, "/", NULL, 0, NULL, err) < 0 ||
-      add_op(plan, MOUNT_OP_ROOT_SCRATCH, rootfs, plan->root_mountpoint, "tmpfs", 0, "mode=0700",
+      add_op(plan, MOUNT_OP_ROOT_SCRATCH, rootfs, plan->root_mountpoint, "tmpfs", MOUNT_ATTR_NODEV,
+             "mode=0700", err) < 0 ||
+      /* The writable root is nodev: a device node the workload makes (it
+       * has CAP_MKNOD by default, as in Docker) cannot be opened through it,
+       * with or without the device cgroup. */
+      add_op(plan, MOUNT_OP_ROOT_OVERLAY, rootfs, merged, "overlay", MOUNT_ATTR_NODEV, overlay_data,
              err) < 0 ||
-      add_op(plan, MOUNT_OP_ROOT_OVERLAY, rootfs, merged, "overlay", 0, overlay_data, err) < 0 ||
       add_op(plan, MOUNT_OP_FILESYSTEM, "proc", "/proc", "proc",
              MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, NULL, err) < 0)
     goto fail;
@@ -580,6 +595,34 @@ static int apply_user_filesystem(const struct mount_op *op, int root_fd, oci_err
   return 0;
 }
 
+/* A detached clone of a host device node (source is a host path, resolved
+ * before pivot_root in the host's tree, never the image's). It must be a
+ * character device, and the one masks use must be the real /dev/null (1:3):
+ * a mask made of anything else (a symlink, a file, CVE-2025-31133) would
+ * expose or let the container write what it hides. */
+static int open_host_device(const char *source, bool must_be_null)
+{
+  int mount_fd =
+      open_tree(AT_FDCWD, source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+  struct stat st;
+
+  if (mount_fd < 0)
+    return -1;
+  if (fstat(mount_fd, &st) < 0) {
+    int saved = errno;
+
+    close(mount_fd);
+    errno = saved;
+    return -1;
+  }
+  if (!S_ISCHR(st.st_mode) || (must_be_null && st.st_rdev != makedev(1, 3))) {
+    close(mount_fd);
+    errno = ENODEV;
+    return -1;
+  }
+  return mount_fd;
+}
+
 static int apply_bind_device(const struct mount_op *op, int root_fd)
 {
   cleanup_close int target_fd = open_target(root_fd, op->target, false);
@@ -588,8 +631,7 @@ static int apply_bind_device(const struct mount_op *op, int root_fd)
 
   if (target_fd < 0)
     return -1;
-  /* source is a host path (the host's own device node), not the image's */
-  mount_fd = open_tree(AT_FDCWD, op->source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  mount_fd = open_host_device(op->source, false);
   if (mount_fd < 0)
     return -1;
   if (mount_setattr(mount_fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
@@ -612,7 +654,7 @@ static int apply_mask(const struct mount_op *op, int root_fd)
   if (S_ISDIR(st.st_mode)) {
     mount_fd = make_filesystem("tmpfs", "tmpfs", "size=0,mode=555", op->attr);
   } else {
-    mount_fd = open_tree(AT_FDCWD, op->source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    mount_fd = open_host_device(op->source, true);
     if (mount_fd >= 0 && mount_setattr(mount_fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
       return -1;
   }
@@ -697,6 +739,12 @@ static int apply_pivot_root(int root_fd)
   return chdir("/");
 }
 
+/* The host path a step takes a device from, for its error message. */
+static const char *host_source(const struct mount_op *op)
+{
+  return op->kind == MOUNT_OP_BIND_DEVICE || op->kind == MOUNT_OP_MASK ? op->source : NULL;
+}
+
 int mount_plan_apply(const struct mount_plan *plan, oci_error_t *err)
 {
   cleanup_close int root_fd = -1;
@@ -754,9 +802,10 @@ int mount_plan_apply(const struct mount_plan *plan, oci_error_t *err)
       ret = -1;
     }
     if (ret < 0)
-      return oci_error_errno(err, "mount plan: step %zu (%s %s%s%s)", i + 1, kind_names[op->kind],
-                             op->target, op->fstype != NULL ? " type " : "",
-                             op->fstype != NULL ? op->fstype : "");
+      return oci_error_errno(
+          err, "mount plan: step %zu (%s %s%s%s%s%s)", i + 1, kind_names[op->kind], op->target,
+          op->fstype != NULL ? " type " : "", op->fstype != NULL ? op->fstype : "",
+          host_source(op) != NULL ? " from " : "", host_source(op) != NULL ? host_source(op) : "");
   }
   return 0;
 }

@@ -28,6 +28,7 @@
 
 #include "capabilities.h"
 #include "cgroup.h"
+#include "cgroup_devices.h"
 #include "mount_plan.h"
 #include "network.h"
 #include "oci/cleanup.h"
@@ -598,7 +599,8 @@ static void print_dry_run(const struct launch *launch, const char *rootfs,
   mount_plan_print(&launch->plan, out);
   fprintf(out, "\ncgroup:\n");
   if (config->unsafe_no_cgroup) {
-    fprintf(out, "  NONE (--unsafe-no-cgroup): no memory/cpu/pids limits are applied\n");
+    fprintf(out, "  NONE (--unsafe-no-cgroup): no memory/cpu/pids limits and no device program "
+                 "are applied\n");
   } else {
     fprintf(out, "  slice: %s/%s\n", cgroup_parent, config->name);
     fprintf(out, "  memory.max: %lld\n", (long long)config->memory_bytes);
@@ -609,6 +611,13 @@ static void print_dry_run(const struct launch *launch, const char *rootfs,
     fprintf(out, "  pids.max: %lld\n", (long long)config->pids_limit);
     fprintf(out, "  (-1: max/unset; memory.swap -2: unlimited)\n");
   }
+  fprintf(out, "\ndevices:\n");
+  if (config->unsafe_no_cgroup || launch->rootless)
+    fprintf(out, "  no device program (%s): every mount the workload can write is nodev%s\n",
+            config->unsafe_no_cgroup ? "--unsafe-no-cgroup" : "rootless",
+            launch->rootless ? ", and mknod of a device needs CAP_MKNOD on the host" : "");
+  else
+    cgroup_devices_print(out, "  ");
   fprintf(out, "\ncapabilities (bounding/permitted for uid 0): 0x%016llx\n ",
           (unsigned long long)launch->caps);
   for (int cap = 0; cap < 64; cap++) {
@@ -826,7 +835,8 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
     return -1;
   if (config->unsafe_no_cgroup)
     fprintf(stderr, "WARNING: --unsafe-no-cgroup: no memory/cpu/pids limits are applied and "
-                    "processes are contained by the pid namespace only\n");
+                    "processes are contained by the pid namespace only; no device cgroup either: "
+                    "devices are kept out by nodev on every mount the container can write\n");
   if (asprintf(&run_dir, "%s/run/%s", res.root, config->name) < 0 ||
       asprintf(&cgroup_path, "%s/%s", cgroup_parent, config->name) < 0) {
     run_dir = cgroup_path = NULL;
