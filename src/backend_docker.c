@@ -186,12 +186,19 @@ static void record_error(struct probe_outcome *outcome, const char *step, const 
     set_text(&outcome->error, "%s: %s", step, detail);
 }
 
-static void observe_before_program(void *context, double seconds_left)
+struct observe_context {
+  struct probe_outcome *outcome;
+  int interrupt_fd;
+};
+
+static void observe_before_program(void *context, pid_t starter, double seconds_left)
 {
-  struct probe_outcome *outcome = context;
+  struct observe_context *observe = context;
+  struct probe_outcome *outcome = observe->outcome;
 
   cJSON_Delete(outcome->host_observed);
-  outcome->host_observed = docker_observe_container(outcome->container_name, seconds_left);
+  outcome->host_observed = docker_observe_container(outcome->container_name, starter,
+                                                    observe->interrupt_fd, seconds_left);
 }
 
 /* Steps 4-6: create by ID, start attached with the probe on stdin under the
@@ -220,7 +227,8 @@ static int create_and_run(const struct probe_request *request, struct probe_outc
   if (process_capture_run_hooked(
           (char *[]){"docker", "start", "--attach", "--interactive", outcome->container_name, NULL},
           NULL, program, program_length, request->timeout_seconds, interrupt_fd,
-          observe_before_program, outcome, &start, err) < 0)
+          observe_before_program, &(struct observe_context){outcome, interrupt_fd}, &start,
+          err) < 0)
     return -1;
   if (start.interrupted) {
     record_error(outcome, "docker start", "interrupted");

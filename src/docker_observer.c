@@ -7,11 +7,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/pidfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -199,8 +201,27 @@ static cJSON *derive_from_engine(const cJSON *json, const char *why_not_procfs)
   return steal_pointer(&object);
 }
 
+/* Whether the poll should stop: the starting CLI is gone (the container
+ * will not start) or ocirun was interrupted. */
+static bool give_up(pid_t starter, int interrupt_fd, char *why, size_t why_size)
+{
+  siginfo_t info = {0};
+  struct pollfd interrupt = {.fd = interrupt_fd, .events = POLLIN};
+
+  if (waitid(P_PID, (id_t)starter, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
+    snprintf(why, why_size, "docker start exited before the container ran");
+    return true;
+  }
+  if (interrupt_fd >= 0 && poll(&interrupt, 1, 0) > 0) {
+    snprintf(why, why_size, "interrupted before the container ran");
+    return true;
+  }
+  return false;
+}
+
 /* Polls until the container runs; its inspect document, or NULL with why. */
-static cJSON *inspect_running(const char *name, double deadline, char *why, size_t why_size)
+static cJSON *inspect_running(const char *name, pid_t starter, int interrupt_fd, double deadline,
+                              char *why, size_t why_size)
 {
   for (;;) {
     double left = deadline - now_seconds();
@@ -211,6 +232,8 @@ static cJSON *inspect_running(const char *name, double deadline, char *why, size
       snprintf(why, why_size, "container %s was not running before the deadline", name);
       return NULL;
     }
+    if (give_up(starter, interrupt_fd, why, why_size))
+      return NULL;
     if ((json = inspect(name, left < INSPECT_TIMEOUT ? left : INSPECT_TIMEOUT, why, why_size)) ==
         NULL)
       return NULL;
@@ -230,11 +253,13 @@ static cJSON *inspect_running(const char *name, double deadline, char *why, size
   }
 }
 
-cJSON *docker_observe_container(const char *name, double seconds_left)
+cJSON *docker_observe_container(const char *name, pid_t starter, int interrupt_fd,
+                                double seconds_left)
 {
   double deadline = now_seconds() + (seconds_left > 0 ? seconds_left : INSPECT_TIMEOUT);
   char why[512], why_not_procfs[512];
-  cleanup_cjson cJSON *json = inspect_running(name, deadline, why, sizeof(why));
+  cleanup_cjson cJSON *json =
+      inspect_running(name, starter, interrupt_fd, deadline, why, sizeof(why));
   cleanup_cjson cJSON *again = NULL;
   cleanup_cjson cJSON *observed = NULL;
   cleanup_close int pidfd = -1;

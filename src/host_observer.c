@@ -250,19 +250,20 @@ cJSON *host_observed_missing(const char *observer, const char *why)
 {
   cleanup_cjson cJSON *object = cJSON_CreateObject();
   cJSON *cgroup = cJSON_CreateObject();
-  static const char *const nulls[] = {
-      "uid",         "root_read_only", "owned_tmp_write", "network_interfaces", "no_new_privileges",
-      "capabilities"};
+  static const char *const later[] = {"root_read_only", "owned_tmp_write", "network_interfaces",
+                                      "no_new_privileges", "capabilities"};
 
+  /* The recipe's order, as in "observed". */
   if (object == NULL || !add(object, "observer", cJSON_CreateString(observer)) ||
-      !add(object, "missing", cJSON_CreateString(why)) || !add(object, "cgroup_v2", cgroup))
+      !add(object, "missing", cJSON_CreateString(why)) || !add(object, "uid", cJSON_CreateNull()) ||
+      !add(object, "cgroup_v2", cgroup))
     return NULL;
-  for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
-    if (!add(object, nulls[i], cJSON_CreateNull()))
-      return NULL;
   if (!add(cgroup, "memory.max", cJSON_CreateNull()) ||
       !add(cgroup, "pids.max", cJSON_CreateNull()) || !add(cgroup, "cpu.max", cJSON_CreateNull()))
     return NULL;
+  for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
+    if (!add(object, later[i], cJSON_CreateNull()))
+      return NULL;
   return steal_pointer(&object);
 }
 

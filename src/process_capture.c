@@ -126,7 +126,8 @@ int process_capture_run(char *const argv[], char *const envp[], const void *inpu
 
 int process_capture_run_hooked(char *const argv[], char *const envp[], const void *input,
                                size_t input_length, double timeout_seconds, int interrupt_fd,
-                               void (*before_input)(void *context, double seconds_left),
+                               void (*before_input)(void *context, pid_t helper,
+                                                    double seconds_left),
                                void *context, struct process_capture *result, oci_error_t *err)
 {
   int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
@@ -171,7 +172,7 @@ int process_capture_run_hooked(char *const argv[], char *const envp[], const voi
   }
   /* The helper runs and has read nothing yet: the caller looks now. */
   if (before_input != NULL && child_errno == 0 && !failed)
-    before_input(context, deadline > 0 ? deadline - monotonic_seconds() : 0);
+    before_input(context, pid, deadline > 0 ? deadline - monotonic_seconds() : 0);
   if (input == NULL || input_length == 0 || child_errno != 0)
     close_fd(&in_pipe[1]);
 
