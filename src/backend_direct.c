@@ -304,11 +304,11 @@ static int run_probe(struct oci_store *store, const struct oci_image *image,
                       .context = watch};
   if (runtime_run(store, image, rootfs, config, &io, &result, &step_err) < 0)
     return set_message(&outcome->error, "run: ", &step_err);
-  if (watch->feed_error != NULL && outcome->error == NULL)
-    outcome->error = steal_pointer(&watch->feed_error);
   if (result.interrupted &&
       asprintf(&outcome->error, "interrupted by a signal: the probe did not complete") < 0)
     outcome->error = NULL;
+  if (watch->feed_error != NULL && outcome->error == NULL)
+    outcome->error = steal_pointer(&watch->feed_error);
   outcome->probe_ran = true;
   outcome->probe_exit_code = result.exit_code;
   outcome->timed_out = result.timed_out;

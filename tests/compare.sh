@@ -45,6 +45,12 @@ out_has '^  flags\[20\] +/tmp:rw,noexec,nosuid,size=1048576 +/tmp:rw,noexec,nosu
 out_has '^  observed\.cgroup_v2\.memory\.max +134217728 +134217728$' "cgroup_v2 is compared per file"
 out_has '^\* observed_extra\.masked_paths\./proc/kcore +\(absent\) +masked$' "observed_extra keys are shown when present"
 out_has '^\* checks\.pids\.max\.passed +\(absent\) +true$' "checks are shown by name"
+out_has '^\* host_observed\.uid +\(absent\) +65534$' "the host's observations are shown, marked, against a recipe artifact without them"
+# The host's view is shown, never decides: only "observed" does.
+host_differs=$(variant "$direct" host-differs.json "a['host_observed']['uid'] = 0")
+expect_exit 0 "a differing host observation alone does not decide the comparison" \
+  "$OCIRUN" compare "$direct" "$host_differs"
+out_has '^\* host_observed\.uid +65534 +0$' "the differing host observation is marked '*'"
 expect_exit 0 "direct-shaped vs recipe (other order): match" "$OCIRUN" compare "$direct" "$recipe"
 expect_exit 0 "--json recipe vs direct: exit 0" "$OCIRUN" compare --json "$recipe" "$direct"
 json_true 'j["equal"] is True and j["match"] is True and j["teardown_verified"] == {"a": True, "b": True}' \
@@ -161,6 +167,12 @@ docker_null=$(variant "$docker_differs" docker-null.json 'a["docker_server"] = N
 expect_exit 1 "schema: docker backend with a null docker_server is rejected" "$validate" "$schema" "$docker_null"
 false_pass=$(variant "$docker_differs" false-pass.json 'a["passed"] = True')
 expect_exit 1 "schema: passed true with a failed check is rejected" "$validate" "$schema" "$false_pass"
+no_host=$(variant "$direct" no-host.json "del a['host_observed']")
+expect_exit 1 "schema: passed true without host_observed is rejected" "$validate" "$schema" "$no_host"
+host_missing=$(variant "$direct" host-missing.json "a['host_observed']['missing'] = 'pid 9 exited'")
+expect_exit 1 "schema: passed true with a missing host observation is rejected" "$validate" "$schema" "$host_missing"
+host_typed=$(variant "$direct" host-typed.json "a['passed'] = False; a['host_observed']['uid'] = '0'")
+expect_exit 1 "schema: a host observation with the wrong type is rejected" "$validate" "$schema" "$host_typed"
 python_null=$(variant "$recipe" python-null.json 'a["provenance"]["python"] = None')
 expect_exit 0 "schema: provenance.python may be null" "$validate" "$schema" "$python_null"
 never_ran=$(variant "$direct" never-ran.json '
