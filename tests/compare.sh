@@ -171,6 +171,11 @@ no_host=$(variant "$direct" no-host.json "del a['host_observed']")
 expect_exit 1 "schema: passed true without host_observed is rejected" "$validate" "$schema" "$no_host"
 host_missing=$(variant "$direct" host-missing.json "a['host_observed']['missing'] = 'pid 9 exited'")
 expect_exit 1 "schema: passed true with a missing host observation is rejected" "$validate" "$schema" "$host_missing"
+host_edited=$(variant "$direct" host-edited.json "a['host_observed']['uid'] = 0")
+expect_exit 1 "validate-artifact: a passing artifact whose host saw another uid is rejected" \
+  "$validate" "$schema" "$host_edited"
+grep -Fq "host-edited.json: /host_observed/uid: 0 differs from /observed/uid 65534 in a passing artifact" "$TEST_TMP/out" &&
+  ok "validate-artifact names the disagreeing key" || { not_ok "validate-artifact names the disagreeing key"; sed 's/^/# /' "$TEST_TMP/out"; }
 host_typed=$(variant "$direct" host-typed.json "a['passed'] = False; a['host_observed']['uid'] = '0'")
 expect_exit 1 "schema: a host observation with the wrong type is rejected" "$validate" "$schema" "$host_typed"
 python_null=$(variant "$recipe" python-null.json 'a["provenance"]["python"] = None')
