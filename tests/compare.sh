@@ -71,7 +71,7 @@ json_true '[d for d in j["differences"] if d["observation"]] == [{"path": "obser
 uid_root=$(variant "$recipe" uid-root.json 'a["observed"]["uid"] = 0')
 expect_exit 1 "recipe vs recipe with uid 0: no match" "$OCIRUN" compare "$recipe" "$uid_root"
 out_has '^! observed\.uid +65534 +0$' "uid difference marked"
-ifaces=$(variant "$direct" eth0.json 'a["observed"]["network_interfaces"] = ["eth0", "lo"]')
+ifaces=$(variant "$direct" eth0.json 'a["observed"]["network_interfaces"] = a["host_observed"]["network_interfaces"] = ["eth0", "lo"]')
 expect_exit 1 "an extra network interface: no match" "$OCIRUN" compare --json "$ifaces" "$recipe"
 json_true '{"path": "observed.network_interfaces", "observation": True, "a": ["eth0", "lo"], "b": ["lo"]} in j["differences"]' \
   "--json: the interface lists are both given"
