@@ -5,7 +5,10 @@
 # container from that engine, keeping its record while it is down); the
 # direct backend is "unsupported" unless --unsafe-no-cgroup, which runs the
 # real probe in the python image and gives a complete artifact that fails;
-# -o is atomic; a failed check and a hang are named in the artifact. The passing side-by-side run is tests/guest/.
+# -o is atomic; a failed check and a hang are named in the artifact; the host
+# observer sees what a genuine probe sees, and an image whose python prints a
+# passing observation fails, naming both values. The passing side-by-side run
+# is tests/guest/.
 . "$top_srcdir/tests/lib.sh"
 
 schema="$top_srcdir/docs/artifact.schema.json"
