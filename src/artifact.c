@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "artifact.h"
+#include "host_observer.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
 #include "oci/io.h"
@@ -226,6 +227,10 @@ int artifact_build(const char *backend, const struct probe_request *request,
                                  : cJSON_CreateNull()) ||
       !cJSON_AddItemToObject(artifact, "checks", steal_pointer(&verdict->checks)) ||
       !cJSON_AddItemToObject(artifact, "observed_extra", steal_pointer(&verdict->observed_extra)) ||
+      !cJSON_AddItemToObject(artifact, "host_observed",
+                             outcome->host_observed != NULL
+                                 ? cJSON_Duplicate(outcome->host_observed, true)
+                                 : host_observed_missing("none", "no host observation was made")) ||
       !cJSON_AddItemToObject(artifact, "taxonomy_tags", build_taxonomy_tags()) ||
       cJSON_AddBoolToObject(artifact, "passed", passed) == NULL ||
       !cJSON_AddItemToObject(artifact, "failed_checks", steal_pointer(&verdict->failed_checks)) ||
@@ -297,13 +302,14 @@ void artifact_print_summary(const cJSON *artifact, FILE *out)
   const cJSON *passed = cJSON_GetObjectItemCaseSensitive(artifact, "passed");
   const cJSON *error = cJSON_GetObjectItemCaseSensitive(artifact, "error");
 
-  fprintf(out, "%-20s %-28s %-28s %s\n", "check", "expected", "seen", "result");
+  fprintf(out, "%-20s %-24s %-24s %-24s %s\n", "check", "expected", "seen", "host saw", "result");
   cJSON_ArrayForEach(check, checks)
   {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(check, "name");
     fprintf(out, "%-20s", cJSON_IsString(name) ? name->valuestring : "?");
-    print_cell(out, cJSON_GetObjectItemCaseSensitive(check, "expected"), 28);
-    print_cell(out, cJSON_GetObjectItemCaseSensitive(check, "seen"), 28);
+    print_cell(out, cJSON_GetObjectItemCaseSensitive(check, "expected"), 24);
+    print_cell(out, cJSON_GetObjectItemCaseSensitive(check, "seen"), 24);
+    print_cell(out, cJSON_GetObjectItemCaseSensitive(check, "host_seen"), 24);
     fprintf(out, " %s\n",
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(check, "passed")) ? "pass" : "FAIL");
   }

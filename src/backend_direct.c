@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "host_observer.h"
 #include "oci/cleanup.h"
 #include "oci/digest.h"
 #include "oci/oci.h"
@@ -123,6 +124,77 @@ static char *memfd_text(int fd)
   return text;
 }
 
+/* The host observer's side of a run: the probe program waits in a pipe
+ * until the container's process has been observed. `python -` cannot start
+ * before its program has reached end of file, so a genuine probe is alive
+ * and unreaped when the host looks; an image that exits at once leaves the
+ * observation missing, which fails its checks. */
+struct host_watch {
+  int program_fd; /* the stdin pipe's write end, -1 once closed */
+  const unsigned char *program;
+  size_t program_length;
+  cJSON *observed;
+  char *feed_error;
+};
+
+static void host_watch_feed(struct host_watch *watch)
+{
+  ssize_t n;
+
+  /* Non-blocking, into a pipe sized for the whole program: a workload that
+   * never reads cannot hold ocirun past its deadline. */
+  do
+    n = write(watch->program_fd, watch->program, watch->program_length);
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)watch->program_length &&
+      asprintf(&watch->feed_error, "write the probe program to its stdin: %s",
+               n < 0 ? strerror(errno) : "short write") < 0)
+    watch->feed_error = NULL;
+  close(watch->program_fd);
+  watch->program_fd = -1;
+}
+
+static void host_watch_on_exec(const struct run_started *started, void *context)
+{
+  struct host_watch *watch = context;
+  struct host_target target = {
+      .pid = started->pid, .pidfd = started->pidfd, .cgroup_fd = started->cgroup_fd};
+  bool not_local;
+
+  watch->observed = host_observe_process(&target, "procfs", &not_local);
+  host_watch_feed(watch);
+}
+
+static int host_watch_open(struct host_watch *watch, int *stdin_fd, oci_error_t *err)
+{
+  int fds[2];
+  size_t program_length;
+
+  memset(watch, 0, sizeof(*watch));
+  watch->program = probe_program_bytes(&program_length);
+  watch->program_length = program_length;
+  watch->program_fd = -1;
+  if (pipe2(fds, O_CLOEXEC) < 0)
+    return oci_error_errno(err, "probe: stdin pipe");
+  watch->program_fd = fds[1];
+  *stdin_fd = fds[0];
+  if (fcntl(fds[1], F_SETPIPE_SZ, (int)program_length) < 0 ||
+      fcntl(fds[1], F_SETFL, O_NONBLOCK) < 0)
+    return oci_error_errno(err, "probe: size the stdin pipe for %zu bytes", program_length);
+  return 0;
+}
+
+static void host_watch_close(struct host_watch *watch)
+{
+  if (watch->program_fd >= 0)
+    close(watch->program_fd);
+  watch->program_fd = -1;
+  cJSON_Delete(watch->observed);
+  free(watch->feed_error);
+  watch->observed = NULL;
+  watch->feed_error = NULL;
+}
+
 static int host_cgroup_version(void)
 {
   struct statfs fs;
@@ -196,10 +268,8 @@ static int set_message(char **field, const char *prefix, oci_error_t *err)
 
 static int run_probe(struct oci_store *store, const struct oci_image *image,
                      const struct probe_request *request, struct probe_outcome *outcome,
-                     struct run_config *config, oci_error_t *err)
+                     struct run_config *config, struct host_watch *watch, oci_error_t *err)
 {
-  size_t program_length;
-  const unsigned char *program = probe_program_bytes(&program_length);
   cleanup_free char *rootfs = NULL;
   cleanup_close int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
   cleanup_close int rootfs_hold_fd = -1; /* the rootfs stays in use until the run is over */
@@ -223,16 +293,22 @@ static int run_probe(struct oci_store *store, const struct oci_image *image,
   if (seccomp_profile_sha256(config, &outcome->seccomp_profile_sha256, &step_err) < 0)
     return set_message(&outcome->error, "seccomp profile: ", &step_err);
 
-  if ((stdin_fd = memfd_with("probe-stdin", program, program_length, err)) < 0 ||
+  if (host_watch_open(watch, &stdin_fd, err) < 0 ||
       (stdout_fd = memfd_with("probe-stdout", "", 0, err)) < 0 ||
       (stderr_fd = memfd_with("probe-stderr", "", 0, err)) < 0)
     return -1;
-  struct run_io io = {.stdin_fd = stdin_fd, .stdout_fd = stdout_fd, .stderr_fd = stderr_fd};
+  struct run_io io = {.stdin_fd = stdin_fd,
+                      .stdout_fd = stdout_fd,
+                      .stderr_fd = stderr_fd,
+                      .on_exec = host_watch_on_exec,
+                      .context = watch};
   if (runtime_run(store, image, rootfs, config, &io, &result, &step_err) < 0)
     return set_message(&outcome->error, "run: ", &step_err);
   if (result.interrupted &&
       asprintf(&outcome->error, "interrupted by a signal: the probe did not complete") < 0)
     outcome->error = NULL;
+  if (watch->feed_error != NULL && outcome->error == NULL)
+    outcome->error = steal_pointer(&watch->feed_error);
   outcome->probe_ran = true;
   outcome->probe_exit_code = result.exit_code;
   outcome->timed_out = result.timed_out;
@@ -252,6 +328,7 @@ int probe_backend_direct(const struct probe_request *request, struct probe_outco
   __attribute__((cleanup(image_freep))) struct oci_image *image = NULL;
   cleanup_free char *parent = NULL;
   struct run_config config;
+  struct host_watch watch = {.program_fd = -1};
   oci_error_t host_err = NULL;
   struct utsname uts;
   int ret;
@@ -290,7 +367,14 @@ int probe_backend_direct(const struct probe_request *request, struct probe_outco
 
   /* 4-5. Run it with the probe on stdin; the runtime tears down. */
   run_config_init(&config);
-  ret = run_probe(store, image, request, outcome, &config, err);
+  ret = run_probe(store, image, request, outcome, &config, &watch, err);
+  outcome->host_observed = steal_pointer(&watch.observed);
+  if (outcome->host_observed == NULL)
+    outcome->host_observed = host_observed_missing(
+        "procfs", outcome->probe_ran ? "the container's process had exited before the host could "
+                                       "observe it"
+                                     : "the probe never ran");
+  host_watch_close(&watch);
   if (ret == 0 && !outcome->probe_ran)
     /* Failed before or while building the boundary: verify nothing is left. */
     outcome->teardown_verified =

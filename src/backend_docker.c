@@ -15,6 +15,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "docker_observer.h"
+#include "host_observer.h"
 #include "oci/cleanup.h"
 #include "oci/digest.h"
 #include "probe_backend.h"
@@ -184,6 +186,21 @@ static void record_error(struct probe_outcome *outcome, const char *step, const 
     set_text(&outcome->error, "%s: %s", step, detail);
 }
 
+struct observe_context {
+  struct probe_outcome *outcome;
+  int interrupt_fd;
+};
+
+static void observe_before_program(void *context, pid_t starter, double seconds_left)
+{
+  struct observe_context *observe = context;
+  struct probe_outcome *outcome = observe->outcome;
+
+  cJSON_Delete(outcome->host_observed);
+  outcome->host_observed = docker_observe_container(outcome->container_name, starter,
+                                                    observe->interrupt_fd, seconds_left);
+}
+
 /* Steps 4-6: create by ID, start attached with the probe on stdin under the
  * deadline, read the exit code. Failures are recorded in the outcome. */
 static int create_and_run(const struct probe_request *request, struct probe_outcome *outcome,
@@ -205,9 +222,13 @@ static int create_and_run(const struct probe_request *request, struct probe_outc
                                     : process_capture_message(&create));
     return 0;
   }
-  if (docker(interrupt_fd,
-             (char *[]){"start", "--attach", "--interactive", outcome->container_name, NULL},
-             program, program_length, request->timeout_seconds, &start, err) < 0)
+  /* The program is written only once the host has observed the container:
+   * until then `python -` waits for it on stdin, alive. */
+  if (process_capture_run_hooked(
+          (char *[]){"docker", "start", "--attach", "--interactive", outcome->container_name, NULL},
+          NULL, program, program_length, request->timeout_seconds, interrupt_fd,
+          observe_before_program, &(struct observe_context){outcome, interrupt_fd}, &start,
+          err) < 0)
     return -1;
   if (start.interrupted) {
     record_error(outcome, "docker start", "interrupted");
@@ -358,6 +379,9 @@ int probe_backend_docker(const struct probe_request *request, struct probe_outco
     goto out;
   /* From here on something may exist in the engine: teardown always runs. */
   ret = create_and_run(request, outcome, interrupt_fd, err);
+  if (outcome->host_observed == NULL)
+    outcome->host_observed = host_observed_missing(
+        "docker inspect and procfs", "the container never ran with the probe's stdin open");
   if (teardown(outcome, err) < 0)
     ret = -1;
   note_interrupt(interrupt_fd, outcome);

@@ -267,6 +267,29 @@ static int add_flag_rows(struct rows *rows, const cJSON *a_flags, const cJSON *b
   return 0;
 }
 
+/* The recipe's seven observations of one kind ("observed", or the host's
+ * "host_observed"), in the recipe's order; cgroup_v2 one file per row. */
+static int add_observation_rows(struct rows *rows, const char *kind, bool decides,
+                                const cJSON *a_observed, const cJSON *b_observed)
+{
+  for (size_t i = 0; i < sizeof(artifact_observations) / sizeof(artifact_observations[0]); i++) {
+    const char *key = artifact_observations[i].name;
+    if (strcmp(key, "cgroup_v2") != 0) {
+      if (add_row(rows, kind, decides, field(a_observed, key), field(b_observed, key), "%s.%s",
+                  kind, key) < 0)
+        return -1;
+      continue;
+    }
+    for (size_t j = 0; j < sizeof(artifact_cgroup_files) / sizeof(artifact_cgroup_files[0]); j++) {
+      const char *file = artifact_cgroup_files[j].name;
+      if (add_row(rows, kind, decides, field(field(a_observed, key), file),
+                  field(field(b_observed, key), file), "%s.cgroup_v2.%s", kind, file) < 0)
+        return -1;
+    }
+  }
+  return 0;
+}
+
 static int build_rows(struct rows *rows, const cJSON *a, const cJSON *b)
 {
   static const char *const artifact_fields[] = {
@@ -288,25 +311,18 @@ static int build_rows(struct rows *rows, const cJSON *a, const cJSON *b)
   if (add_flag_rows(rows, field(a, "flags"), field(b, "flags")) < 0)
     return -1;
 
-  /* The recipe's observations, in its order; cgroup_v2 one file per row. */
-  for (size_t i = 0; i < sizeof(artifact_observations) / sizeof(artifact_observations[0]); i++) {
-    const char *key = artifact_observations[i].name;
-    if (strcmp(key, "cgroup_v2") != 0) {
-      if (add_row(rows, "observed", true, field(a_observed, key), field(b_observed, key),
-                  "observed.%s", key) < 0)
-        return -1;
-      continue;
-    }
-    for (size_t j = 0; j < sizeof(artifact_cgroup_files) / sizeof(artifact_cgroup_files[0]); j++) {
-      const char *file = artifact_cgroup_files[j].name;
-      if (add_row(rows, "observed", true, field(field(a_observed, key), file),
-                  field(field(b_observed, key), file), "observed.cgroup_v2.%s", file) < 0)
-        return -1;
-    }
-  }
-
+  if (add_observation_rows(rows, "observed", true, a_observed, b_observed) < 0)
+    return -1;
   if (add_member_rows(rows, "observed_extra", "", "observed_extra", field(a, "observed_extra"),
                       field(b, "observed_extra")) < 0)
+    return -1;
+  /* The host's view is shown, not judged here: each artifact's own checks
+   * already failed where it disagreed with the container's, and the recipe's
+   * artifacts have none. */
+  if (add_row(rows, "host_observed", false, field(field(a, "host_observed"), "missing"),
+              field(field(b, "host_observed"), "missing"), "host_observed.missing") < 0 ||
+      add_observation_rows(rows, "host_observed", false, field(a, "host_observed"),
+                           field(b, "host_observed")) < 0)
     return -1;
   if (add_check_rows(rows, field(a, "checks"), field(b, "checks")) < 0)
     return -1;

@@ -100,6 +100,13 @@ static void report_failures(const cJSON *artifact)
         cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(check, "expected"));
     cleanup_free char *seen =
         cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(check, "seen"));
+    const cJSON *disagreement = cJSON_GetObjectItemCaseSensitive(check, "disagreement");
+
+    /* The second observer's word first: what the host saw beats the image's. */
+    if (cJSON_IsString(disagreement)) {
+      fprintf(stderr, "ocirun: probe: check failed: %s\n", disagreement->valuestring);
+      continue;
+    }
     fprintf(stderr, "ocirun: probe: check %s failed: expected %s, seen %s\n",
             cJSON_GetObjectItemCaseSensitive(check, "name")->valuestring, expected ? expected : "?",
             seen ? seen : "?");

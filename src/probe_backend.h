@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "oci/oci.h"
 #include "ocirun.h"
 
@@ -49,6 +51,10 @@ struct probe_outcome {
   char *probe_stdout;
   char *probe_stderr;
   bool teardown_verified;
+  /* The host's own observation of the probe's process (src/host_observer.h):
+   * always an object once a backend returned 0 with no `unsupported`; its
+   * "missing" says why when nothing could be observed. */
+  cJSON *host_observed;
 };
 
 /* Both return 0 when outcome says what happened (unsupported, error, or a

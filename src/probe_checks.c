@@ -182,9 +182,10 @@ static bool options_include(const cJSON *seen, const cJSON *expected)
   return true;
 }
 
-/* Appends one check; takes ownership of expected and seen. */
-static int add_check(struct probe_verdict *verdict, const char *name, bool passed, cJSON *expected,
-                     cJSON *seen, oci_error_t *err)
+/* Appends one check; takes ownership of expected and seen. Returns the
+ * check (owned by verdict->checks) or NULL with *err set. */
+static cJSON *add_check(struct probe_verdict *verdict, const char *name, bool passed,
+                        cJSON *expected, cJSON *seen, oci_error_t *err)
 {
   cJSON *check = cJSON_CreateObject();
 
@@ -193,19 +194,24 @@ static int add_check(struct probe_verdict *verdict, const char *name, bool passe
     cJSON_Delete(check);
     cJSON_Delete(expected);
     cJSON_Delete(seen);
-    return oci_error_set(err, 0, "build the probe checks: out of memory");
+    oci_error_set(err, 0, "build the probe checks: out of memory");
+    return NULL;
   }
   if (cJSON_AddStringToObject(check, "name", name) == NULL ||
       cJSON_AddBoolToObject(check, "passed", passed) == NULL ||
       !cJSON_AddItemToObject(check, "expected", expected) ||
-      !cJSON_AddItemToObject(check, "seen", seen))
-    return oci_error_set(err, 0, "build the probe checks: out of memory");
+      !cJSON_AddItemToObject(check, "seen", seen)) {
+    oci_error_set(err, 0, "build the probe checks: out of memory");
+    return NULL;
+  }
   if (!passed) {
     verdict->passed = false;
-    if (!cJSON_AddItemToArray(verdict->failed_checks, cJSON_CreateString(name)))
-      return oci_error_set(err, 0, "build the probe checks: out of memory");
+    if (!cJSON_AddItemToArray(verdict->failed_checks, cJSON_CreateString(name))) {
+      oci_error_set(err, 0, "build the probe checks: out of memory");
+      return NULL;
+    }
   }
-  return 0;
+  return check;
 }
 
 cJSON *json_string_array(char **list)
@@ -219,34 +225,112 @@ cJSON *json_string_array(char **list)
   return array;
 }
 
-static int add_recipe_checks(struct probe_verdict *verdict, oci_error_t *err)
+static bool rule_passes(enum check_rule rule, const cJSON *seen, const cJSON *expected)
 {
-  const cJSON *cgroup = cJSON_GetObjectItemCaseSensitive(verdict->observed, "cgroup_v2");
+  switch (rule) {
+  case RULE_EQUAL:
+    return seen != NULL && cJSON_Compare(seen, expected, true);
+  case RULE_HALF_CPU:
+    return half_cpu(seen);
+  case RULE_OPTIONS_INCLUDE:
+    return options_include(seen, expected);
+  }
+  return false;
+}
 
+/* Where a check's value lives in an observation object: "observed" and
+ * "host_observed" share the recipe's keys, cgroup files under cgroup_v2;
+ * the probe's extra keys are in observed_extra, the host's at top level. */
+static const cJSON *check_value(const cJSON *observation, const cJSON *extra,
+                                enum check_source source, const char *key)
+{
+  const cJSON *from = source == FROM_OBSERVED ? observation
+                      : source == FROM_CGROUP
+                          ? cJSON_GetObjectItemCaseSensitive(observation, "cgroup_v2")
+                          : extra;
+  return cJSON_GetObjectItemCaseSensitive(from, key);
+}
+
+/* The second observer: a check needs the host's observation and fails when
+ * it is missing or disagrees with the container's, naming both values. The
+ * mount options are compared by the rule (the two views print them in
+ * different orders); every other value must be equal. */
+static int judge_against_host(cJSON *check, const char *name, enum check_rule rule,
+                              const cJSON *seen, const cJSON *expected, const cJSON *host,
+                              const cJSON *host_seen, bool *passed, oci_error_t *err)
+{
+  const cJSON *missing = cJSON_GetObjectItemCaseSensitive(host, "missing");
+  cleanup_free char *inside_text = seen != NULL ? cJSON_PrintUnformatted(seen) : strdup("null");
+  cleanup_free char *host_text =
+      host_seen != NULL ? cJSON_PrintUnformatted(host_seen) : strdup("null");
+  cleanup_free char *note = NULL;
+  bool agree;
+
+  if (!cJSON_AddItemToObject(check, "host_seen",
+                             host_seen != NULL ? cJSON_Duplicate(host_seen, true)
+                                               : cJSON_CreateNull()) ||
+      inside_text == NULL || host_text == NULL)
+    return oci_error_set(err, 0, "build the probe checks: out of memory");
+  if (!cJSON_IsObject(host) || cJSON_IsString(missing)) {
+    if (asprintf(&note, "%s: container says %s, host observation missing: %s", name, inside_text,
+                 cJSON_IsString(missing) ? missing->valuestring : "none made") < 0)
+      return oci_error_set(err, 0, "build the probe checks: out of memory");
+  } else {
+    agree = rule == RULE_OPTIONS_INCLUDE
+                ? rule_passes(rule, seen, expected) == rule_passes(rule, host_seen, expected)
+                : (seen != NULL && host_seen != NULL && cJSON_Compare(seen, host_seen, true));
+    if (agree)
+      return 0; /* the container's own verdict stands */
+    if (asprintf(&note, "%s: container says %s, host saw %s", name, inside_text, host_text) < 0)
+      return oci_error_set(err, 0, "build the probe checks: out of memory");
+  }
+  *passed = false;
+  if (cJSON_AddStringToObject(check, "disagreement", note) == NULL)
+    return oci_error_set(err, 0, "build the probe checks: out of memory");
+  return 0;
+}
+
+static int add_recipe_checks(struct probe_verdict *verdict, const cJSON *host, oci_error_t *err)
+{
   for (size_t i = 0; i < sizeof(recipe_checks) / sizeof(recipe_checks[0]); i++) {
-    const cJSON *from = recipe_checks[i].source == FROM_OBSERVED ? verdict->observed
-                        : recipe_checks[i].source == FROM_CGROUP ? cgroup
-                                                                 : verdict->observed_extra;
-    const cJSON *seen = cJSON_GetObjectItemCaseSensitive(from, recipe_checks[i].key);
+    const cJSON *seen = check_value(verdict->observed, verdict->observed_extra,
+                                    recipe_checks[i].source, recipe_checks[i].key);
+    const cJSON *host_seen = check_value(host, host, recipe_checks[i].source, recipe_checks[i].key);
     cJSON *expected = cJSON_Parse(recipe_checks[i].expected_json);
     cJSON *seen_copy = seen != NULL ? cJSON_Duplicate(seen, true) : cJSON_CreateNull();
-    bool passed = false;
+    bool inside_passes = expected != NULL && rule_passes(recipe_checks[i].rule, seen, expected);
+    bool passed = inside_passes;
+    cJSON *check = add_check(verdict, recipe_checks[i].name, true, expected, seen_copy, err);
 
-    if (expected != NULL) {
-      switch (recipe_checks[i].rule) {
-      case RULE_EQUAL:
-        passed = seen != NULL && cJSON_Compare(seen, expected, true);
-        break;
-      case RULE_HALF_CPU:
-        passed = half_cpu(seen);
-        break;
-      case RULE_OPTIONS_INCLUDE:
-        passed = options_include(seen, expected);
-        break;
-      }
-    }
-    if (add_check(verdict, recipe_checks[i].name, passed, expected, seen_copy, err) < 0)
+    if (check == NULL || judge_against_host(check, recipe_checks[i].name, recipe_checks[i].rule,
+                                            seen, expected, host, host_seen, &passed, err) < 0)
       return -1;
+    if (!passed) {
+      cJSON_ReplaceItemInObjectCaseSensitive(check, "passed", cJSON_CreateBool(false));
+      verdict->passed = false;
+      if (!cJSON_AddItemToArray(verdict->failed_checks, cJSON_CreateString(recipe_checks[i].name)))
+        return oci_error_set(err, 0, "build the probe checks: out of memory");
+    }
+  }
+  return 0;
+}
+
+/* The host observation itself: fails closed when none was made, naming why. */
+static int add_host_check(struct probe_verdict *verdict, const cJSON *host, oci_error_t *err)
+{
+  const cJSON *missing = cJSON_GetObjectItemCaseSensitive(host, "missing");
+  bool made = cJSON_IsObject(host) && !cJSON_IsString(missing);
+  cJSON *check = add_check(verdict, "host_observed", made, cJSON_CreateBool(true),
+                           cJSON_CreateBool(made), err);
+
+  if (check == NULL)
+    return -1;
+  if (!made) {
+    cleanup_free char *note = NULL;
+    if (asprintf(&note, "host_observed: the host observation is missing: %s",
+                 cJSON_IsString(missing) ? missing->valuestring : "none was made") < 0 ||
+        cJSON_AddStringToObject(check, "disagreement", note) == NULL)
+      return oci_error_set(err, 0, "build the probe checks: out of memory");
   }
   return 0;
 }
@@ -263,7 +347,7 @@ static int add_run_checks(const struct probe_request *request, const struct prob
     char excerpt[201];
     snprintf(excerpt, sizeof(excerpt), "%s", outcome->probe_stdout ? outcome->probe_stdout : "");
     if (add_check(verdict, "probe_output", false, cJSON_CreateString("one JSON object on stdout"),
-                  cJSON_CreateString(excerpt), err) < 0)
+                  cJSON_CreateString(excerpt), err) == NULL)
       return -1;
   }
   if (!outcome->probe_ran) {
@@ -277,17 +361,17 @@ static int add_run_checks(const struct probe_request *request, const struct prob
   }
   if (add_check(verdict, "probe_exit",
                 outcome->probe_ran && !outcome->timed_out && outcome->probe_exit_code == 0,
-                cJSON_CreateNumber(0), seen, err) < 0)
+                cJSON_CreateNumber(0), seen, err) == NULL)
     return -1;
   if (outcome->error != NULL && add_check(verdict, "error", false, cJSON_CreateNull(),
-                                          cJSON_CreateString(outcome->error), err) < 0)
+                                          cJSON_CreateString(outcome->error), err) == NULL)
     return -1;
   if (add_check(verdict, "teardown", outcome->teardown_verified, cJSON_CreateBool(true),
-                cJSON_CreateBool(outcome->teardown_verified), err) < 0)
+                cJSON_CreateBool(outcome->teardown_verified), err) == NULL)
     return -1;
   if (request->unsafe_no_cgroup &&
       add_check(verdict, "unsafe_no_cgroup", false, cJSON_CreateBool(false), cJSON_CreateBool(true),
-                err) < 0)
+                err) == NULL)
     return -1;
   /* The flags the engine received must be the recipe's, exactly. */
   struct probe_request plain = {.timeout_seconds = request->timeout_seconds};
@@ -296,7 +380,7 @@ static int add_run_checks(const struct probe_request *request, const struct prob
   cJSON *expected = json_string_array(recipe), *seen_flags = json_string_array(outcome->flags);
   bool same = expected != NULL && seen_flags != NULL && outcome->flags != NULL &&
               cJSON_Compare(expected, seen_flags, true);
-  if (add_check(verdict, "recipe_flags", same, expected, seen_flags, err) < 0)
+  if (add_check(verdict, "recipe_flags", same, expected, seen_flags, err) == NULL)
     return -1;
   return 0;
 }
@@ -325,7 +409,8 @@ int probe_checks_evaluate(const struct probe_request *request, const struct prob
     probe_verdict_clear(verdict);
     return oci_error_set(err, 0, "build the probe observations: out of memory");
   }
-  if (add_recipe_checks(verdict, err) < 0 ||
+  if (add_recipe_checks(verdict, outcome->host_observed, err) < 0 ||
+      add_host_check(verdict, outcome->host_observed, err) < 0 ||
       add_run_checks(request, outcome, output_valid, verdict, err) < 0) {
     probe_verdict_clear(verdict);
     return -1;

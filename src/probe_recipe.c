@@ -110,5 +110,6 @@ void probe_outcome_clear(struct probe_outcome *outcome)
   free(outcome->seccomp_profile_sha256);
   free(outcome->probe_stdout);
   free(outcome->probe_stderr);
+  cJSON_Delete(outcome->host_observed);
   memset(outcome, 0, sizeof(*outcome));
 }

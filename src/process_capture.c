@@ -120,6 +120,16 @@ int process_capture_run(char *const argv[], char *const envp[], const void *inpu
                         size_t input_length, double timeout_seconds, int interrupt_fd,
                         struct process_capture *result, oci_error_t *err)
 {
+  return process_capture_run_hooked(argv, envp, input, input_length, timeout_seconds, interrupt_fd,
+                                    NULL, NULL, result, err);
+}
+
+int process_capture_run_hooked(char *const argv[], char *const envp[], const void *input,
+                               size_t input_length, double timeout_seconds, int interrupt_fd,
+                               void (*before_input)(void *context, pid_t helper,
+                                                    double seconds_left),
+                               void *context, struct process_capture *result, oci_error_t *err)
+{
   int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   int status_pipe[2] = {-1, -1};
   struct buffer out = {0}, errout = {0};
@@ -160,6 +170,9 @@ int process_capture_run(char *const argv[], char *const envp[], const void *inpu
     failed = true;
     kill(pid, SIGKILL);
   }
+  /* The helper runs and has read nothing yet: the caller looks now. */
+  if (before_input != NULL && child_errno == 0 && !failed)
+    before_input(context, pid, deadline > 0 ? deadline - monotonic_seconds() : 0);
   if (input == NULL || input_length == 0 || child_errno != 0)
     close_fd(&in_pipe[1]);
 

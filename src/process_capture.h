@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "oci/error.h"
 
@@ -35,6 +36,15 @@ struct process_capture {
 int process_capture_run(char *const argv[], char *const envp[], const void *input,
                         size_t input_length, double timeout_seconds, int interrupt_fd,
                         struct process_capture *result, oci_error_t *err);
+/* The same, with before_input (when not NULL) called once the program has
+ * started and before any input is written: the program (pid helper, not yet
+ * waited for) is then waiting for its stdin. seconds_left is what remains
+ * of the deadline (0: none). */
+int process_capture_run_hooked(char *const argv[], char *const envp[], const void *input,
+                               size_t input_length, double timeout_seconds, int interrupt_fd,
+                               void (*before_input)(void *context, pid_t helper,
+                                                    double seconds_left),
+                               void *context, struct process_capture *result, oci_error_t *err);
 void process_capture_clear(struct process_capture *result);
 /* The captured stderr with trailing whitespace removed (points into result). */
 const char *process_capture_message(struct process_capture *result);

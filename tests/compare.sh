@@ -45,6 +45,12 @@ out_has '^  flags\[20\] +/tmp:rw,noexec,nosuid,size=1048576 +/tmp:rw,noexec,nosu
 out_has '^  observed\.cgroup_v2\.memory\.max +134217728 +134217728$' "cgroup_v2 is compared per file"
 out_has '^\* observed_extra\.masked_paths\./proc/kcore +\(absent\) +masked$' "observed_extra keys are shown when present"
 out_has '^\* checks\.pids\.max\.passed +\(absent\) +true$' "checks are shown by name"
+out_has '^\* host_observed\.uid +\(absent\) +65534$' "the host's observations are shown, marked, against a recipe artifact without them"
+# The host's view is shown, never decides: only "observed" does.
+host_differs=$(variant "$direct" host-differs.json "a['host_observed']['uid'] = 0")
+expect_exit 0 "a differing host observation alone does not decide the comparison" \
+  "$OCIRUN" compare "$direct" "$host_differs"
+out_has '^\* host_observed\.uid +65534 +0$' "the differing host observation is marked '*'"
 expect_exit 0 "direct-shaped vs recipe (other order): match" "$OCIRUN" compare "$direct" "$recipe"
 expect_exit 0 "--json recipe vs direct: exit 0" "$OCIRUN" compare --json "$recipe" "$direct"
 json_true 'j["equal"] is True and j["match"] is True and j["teardown_verified"] == {"a": True, "b": True}' \
@@ -65,7 +71,7 @@ json_true '[d for d in j["differences"] if d["observation"]] == [{"path": "obser
 uid_root=$(variant "$recipe" uid-root.json 'a["observed"]["uid"] = 0')
 expect_exit 1 "recipe vs recipe with uid 0: no match" "$OCIRUN" compare "$recipe" "$uid_root"
 out_has '^! observed\.uid +65534 +0$' "uid difference marked"
-ifaces=$(variant "$direct" eth0.json 'a["observed"]["network_interfaces"] = ["eth0", "lo"]')
+ifaces=$(variant "$direct" eth0.json 'a["observed"]["network_interfaces"] = a["host_observed"]["network_interfaces"] = ["eth0", "lo"]')
 expect_exit 1 "an extra network interface: no match" "$OCIRUN" compare --json "$ifaces" "$recipe"
 json_true '{"path": "observed.network_interfaces", "observation": True, "a": ["eth0", "lo"], "b": ["lo"]} in j["differences"]' \
   "--json: the interface lists are both given"
@@ -161,6 +167,17 @@ docker_null=$(variant "$docker_differs" docker-null.json 'a["docker_server"] = N
 expect_exit 1 "schema: docker backend with a null docker_server is rejected" "$validate" "$schema" "$docker_null"
 false_pass=$(variant "$docker_differs" false-pass.json 'a["passed"] = True')
 expect_exit 1 "schema: passed true with a failed check is rejected" "$validate" "$schema" "$false_pass"
+no_host=$(variant "$direct" no-host.json "del a['host_observed']")
+expect_exit 1 "schema: passed true without host_observed is rejected" "$validate" "$schema" "$no_host"
+host_missing=$(variant "$direct" host-missing.json "a['host_observed']['missing'] = 'pid 9 exited'")
+expect_exit 1 "schema: passed true with a missing host observation is rejected" "$validate" "$schema" "$host_missing"
+host_edited=$(variant "$direct" host-edited.json "a['host_observed']['uid'] = 0")
+expect_exit 1 "validate-artifact: a passing artifact whose host saw another uid is rejected" \
+  "$validate" "$schema" "$host_edited"
+grep -Fq "host-edited.json: /host_observed/uid: 0 differs from /observed/uid 65534 in a passing artifact" "$TEST_TMP/out" &&
+  ok "validate-artifact names the disagreeing key" || { not_ok "validate-artifact names the disagreeing key"; sed 's/^/# /' "$TEST_TMP/out"; }
+host_typed=$(variant "$direct" host-typed.json "a['passed'] = False; a['host_observed']['uid'] = '0'")
+expect_exit 1 "schema: a host observation with the wrong type is rejected" "$validate" "$schema" "$host_typed"
 python_null=$(variant "$recipe" python-null.json 'a["provenance"]["python"] = None')
 expect_exit 0 "schema: provenance.python may be null" "$validate" "$schema" "$python_null"
 never_ran=$(variant "$direct" never-ran.json '

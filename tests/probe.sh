@@ -5,7 +5,10 @@
 # container from that engine, keeping its record while it is down); the
 # direct backend is "unsupported" unless --unsafe-no-cgroup, which runs the
 # real probe in the python image and gives a complete artifact that fails;
-# -o is atomic; a failed check and a hang are named in the artifact. The passing side-by-side run is tests/guest/.
+# -o is atomic; a failed check and a hang are named in the artifact; the host
+# observer sees what a genuine probe sees, and an image whose python prints a
+# passing observation fails, naming both values. The passing side-by-side run
+# is tests/guest/.
 . "$top_srcdir/tests/lib.sh"
 
 schema="$top_srcdir/docs/artifact.schema.json"
@@ -248,6 +251,77 @@ json_true "$a" "'root_read_only' in a['failed_checks'] and a['observed']['root_r
 json_true "$a" "'--read-only' not in a['flags'] and 'recipe_flags' in a['failed_checks']" \
   "the flags are the ones really used, and differ from the recipe's"
 err_has "check root_read_only failed: expected true, seen false" "stderr names the failed check and what was seen"
+
+# --- the host observer (a second observer, outside the container) ---
+# A genuine run: the host read the probe's live process and saw what it saw.
+a=$TEST_TMP/unsafe.json
+json_true "$a" "a['host_observed']['missing'] is None and a['host_observed']['observer'] == 'procfs' and $(check_name host_observed)['passed']" \
+  "host_observed: the host observed the probe's live process"
+json_true "$a" "list(a['observed']) == [k for k in a['host_observed'] if k in a['observed']] and all(a['host_observed'][k] == a['observed'][k] for k in a['observed'])" \
+  "host_observed: the seven observations equal the probe's (cgroup values null on both sides: no slice)"
+json_true "$a" "a['host_observed']['uid'] == 65534 and a['host_observed']['root_read_only'] is True and a['host_observed']['network_interfaces'] == ['lo'] and a['host_observed']['capabilities'] == 0" \
+  "host_observed: uid 65534, read-only root, loopback only, no capabilities, from the host's /proc"
+json_true "$a" "a['host_observed']['seccomp_mode'] == 2 and a['host_observed']['cap_bnd'] == 0 and a['host_observed']['tmp_mount_options'] == a['observed_extra']['tmp_mount_options']" \
+  "host_observed: a seccomp filter, an empty bounding set, /tmp's options as the probe reads them"
+json_true "$a" "all('host_seen' in c for c in a['checks'][:10]) and not any('disagreement' in c for c in a['checks'])" \
+  "each recipe check records what the host saw; a genuine run has no disagreement"
+
+# An image whose python lies: a shell script printing a passing observation.
+# Without --user and --read-only the truth is uid 0 and a writable root.
+if python3 -B "$top_srcdir/scripts/images/make-liar.py" "$TEST_IMAGES/busybox" "$TEST_TMP/liar" >"$TEST_TMP/liar.log" 2>&1 &&
+  "$OCIRUN" image import "oci:$TEST_TMP/liar:liar:wait" >/dev/null 2>&1 &&
+  "$OCIRUN" image import "oci:$TEST_TMP/liar:liar:quick" >/dev/null 2>&1; then
+  ok "build and import the lying images"
+else
+  not_ok "build and import the lying images"
+  sed 's/^/# /' "$TEST_TMP/liar.log" | tail -5
+fi
+liar_flags="--unsafe-no-cgroup --debug-drop-flag --user --debug-drop-flag --read-only"
+# shellcheck disable=SC2086
+expect_exit 1 "a lying python: the probe fails" "$OCIRUN" probe -q $liar_flags liar:wait
+a=$TEST_TMP/liar-wait.json
+cp "$TEST_TMP/out" "$a"
+cp "$TEST_TMP/err" "$TEST_TMP/liar-wait.err"
+# Positive control: the lie reached the artifact, and judged on the
+# container's word alone (the checks as they were before the host observer)
+# every recipe check would pass.
+json_true "$a" "a['observed'] == {'uid': 65534, 'cgroup_v2': {'memory.max': '134217728', 'pids.max': '32', 'cpu.max': '50000 100000'}, 'root_read_only': True, 'owned_tmp_write': True, 'network_interfaces': ['lo'], 'no_new_privileges': True, 'capabilities': 0}" \
+  "positive control: the artifact's observed is the forged passing object"
+json_true "$a" "all(c['seen'] == c['expected'] for c in a['checks'] if c['name'] in ('uid', 'no_new_privileges', 'capabilities', 'network_interfaces', 'memory.max', 'pids.max', 'root_read_only', 'owned_tmp_write')) and $(check_name cpu.max)['seen'] == '50000 100000' and {'nosuid', 'noexec'} <= set($(check_name tmp_mount_options)['seen'].split(','))" \
+  "positive control: judged on the container's word alone, every recipe check would pass"
+json_true "$a" "a['host_observed']['missing'] is None and a['host_observed']['uid'] == 0 and a['host_observed']['root_read_only'] is False" \
+  "the host saw the truth: uid 0 and a writable root"
+json_true "$a" "{'uid', 'root_read_only', 'memory.max', 'pids.max', 'cpu.max'} <= set(a['failed_checks']) and $(check_name uid)['passed'] is False and $(check_name uid)['host_seen'] == 0" \
+  "the checks the lie covered fail"
+json_true "$a" "$(check_name uid)['disagreement'] == 'uid: container says 65534, host saw 0'" \
+  "the uid check names both values"
+valid_artifact "$a" "the lying image's artifact validates against the schema"
+for said in "uid: container says 65534, host saw 0" "root_read_only: container says true, host saw false" \
+  'memory.max: container says "134217728", host saw null'; do
+  grep -Fq "check failed: $said" "$TEST_TMP/liar-wait.err" && ok "stderr: $said" ||
+    { not_ok "stderr: $said"; sed 's/^/# /' "$TEST_TMP/liar-wait.err" | head -20; }
+done
+
+# A liar that does not wait for its program: the host either sees it alive
+# (and disagrees) or finds it gone (and the observation is missing): it
+# fails either way.
+# shellcheck disable=SC2086
+expect_exit 1 "a lying python that exits at once: the probe fails" "$OCIRUN" probe -q $liar_flags liar:quick
+a=$TEST_TMP/liar-quick.json
+cp "$TEST_TMP/out" "$a"
+json_true "$a" "a['observed']['uid'] == 65534 and 'uid' in a['failed_checks'] and $(check_name uid)['disagreement'] in ('uid: container says 65534, host saw 0', 'uid: container says 65534, host observation missing: ' + str(a['host_observed']['missing']))" \
+  "the uid check fails, naming the host's value or the missing observation"
+
+# No process to observe: the observation is missing and the check fails closed.
+"$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1
+expect_exit 1 "an image without python: the probe fails" "$OCIRUN" probe -q --unsafe-no-cgroup busybox:latest
+a=$TEST_TMP/no-python.json
+cp "$TEST_TMP/out" "$a"
+json_true "$a" "a['host_observed']['missing'] == 'the probe never ran' and a['host_observed']['uid'] is None and 'host_observed' in a['failed_checks'] and $(check_name host_observed)['disagreement'] == 'host_observed: the host observation is missing: the probe never ran'" \
+  "host_observed is missing, says why, and its check fails"
+json_true "$a" "all($(check_name uid)[k] is not None for k in ('disagreement',)) and 'host observation missing' in $(check_name uid)['disagreement']" \
+  "a recipe check without the host's observation fails and says so"
+valid_artifact "$a" "an artifact with a missing host observation validates against the schema"
 
 # --- a probe that hangs: killed at the deadline, teardown verified ---
 start=$(date +%s)

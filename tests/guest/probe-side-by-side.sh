@@ -2,9 +2,10 @@
 # Runs INSIDE the cgroup v2 guest (tests/guest.sh): ocirun probe against a
 # Docker engine and against ocirun's own runtime, on the same image ID loaded
 # from the same OCI layout; both artifacts validate against the schema and
-# `ocirun compare` finds the recipe's observations equal. Also: a failed
-# check (no --read-only, direct), a hang killed at the deadline on both
-# backends, and a stopped engine. Prints TAP lines without numbers; exits 0.
+# `ocirun compare` finds the recipe's observations equal, and the host's own
+# observation (host_observed) equals the probe's. Also: an image whose python
+# lies fails on both backends, a failed check (no --read-only, direct), a
+# hang killed at the deadline on both backends, and a stopped engine. Prints TAP lines without numbers; exits 0.
 # Takes about 8 minutes under TCG on a machine loaded with other guests
 # (dockerd's image load and its container starts dominate).
 set -u
@@ -133,6 +134,42 @@ else
   show "$work/compare.out" 40
 fi
 no_probe_containers && ok "no probe container left in dockerd" || not_ok "no probe container left in dockerd"
+
+# --- the second observer: the host saw what the probe saw ---
+json_true docker "a['host_observed']['observer'] == 'docker inspect and procfs' and a['host_observed']['missing'] is None and $(check_name host_observed)['passed']" \
+  "host_observed was made from /proc/<State.Pid> (a local engine)"
+json_true direct "a['host_observed']['observer'] == 'procfs' and a['host_observed']['missing'] is None and $(check_name host_observed)['passed']" \
+  "host_observed was made from /proc/<pid> at exec"
+for name in docker direct; do
+  json_true $name "all(a['host_observed'][k] == a['observed'][k] for k in a['observed']) and not any('disagreement' in c for c in a['checks'])" \
+    "host_observed equals observed, key by key (cgroup files included)"
+  json_true $name "a['host_observed']['cgroup_v2'] == {'memory.max': '134217728', 'pids.max': '32', 'cpu.max': '50000 100000'} and a['host_observed']['uid'] == 65534 and a['host_observed']['capabilities'] == 0 and a['host_observed']['network_interfaces'] == ['lo']" \
+    "the host read the slice's limits, uid 65534, no capabilities, loopback only"
+done
+json_true docker "a['host_observed']['engine_config']['Memory'] == 134217728 and a['host_observed']['engine_config']['ReadonlyRootfs'] is True and a['host_observed']['engine_config']['NetworkMode'] == 'none'" \
+  "the engine's own word is recorded beside it (engine_config)"
+
+# --- an image whose python lies (a script printing the passing object),
+# run without --user and --read-only: it must fail on both backends ---
+if python3 -B "$top_srcdir/scripts/images/make-liar.py" "$TEST_IMAGES/busybox" "$work/liar" >"$work/liar.log" 2>&1 &&
+  skopeo copy --quiet --dest-daemon-host "$DOCKER_HOST" "oci:$work/liar:liar:wait" docker-daemon:liar:wait >>"$work/liar.log" 2>&1 &&
+  "$OCIRUN" image import "oci:$work/liar:liar:wait" >>"$work/liar.log" 2>&1; then
+  ok "the lying image is in dockerd and in ocirun's store"
+else
+  not_ok "the lying image is in dockerd and in ocirun's store"
+  show "$work/liar.log"
+fi
+for backend in docker direct; do
+  run_probe 1 "$backend-liar" --backend "$backend" "${slow[@]}" --debug-drop-flag --user \
+    --debug-drop-flag --read-only liar:wait
+  json_true "$backend-liar" "a['observed']['uid'] == 65534 and a['observed']['root_read_only'] is True and $(check_name uid)['seen'] == $(check_name uid)['expected']" \
+    "positive control: observed is the forged passing object"
+  json_true "$backend-liar" "$(check_name uid)['disagreement'] == 'uid: container says 65534, host saw 0' and $(check_name root_read_only)['disagreement'] == 'root_read_only: container says true, host saw false'" \
+    "uid and root_read_only fail, naming both values"
+  grep -Fq "check failed: uid: container says 65534, host saw 0" "$work/$backend-liar.err" &&
+    ok "$backend-liar: stderr names the disagreement" || { not_ok "$backend-liar: stderr names the disagreement"; show "$work/$backend-liar.err"; }
+done
+no_probe_containers && ok "no probe container left after the liar" || not_ok "no probe container left after the liar"
 
 # --- a failed check: the recipe without --read-only (the verdict is the same
 # host-side code for both backends; one docker container less under TCG) ---
