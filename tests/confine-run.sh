@@ -24,6 +24,8 @@ build_probe_image || { not_ok "build and import an image holding sysprobe"; tap_
 PROBES="keyctl add_key unshare mount ptrace-parent raw-socket vsock inet-socket personality
   personality=0x400000 clone-newuser clone-thread clone3 int80-getpid int80-keyctl
   caps nnp seccomp-mode ids"
+int80_probes "$SYSPROBE"
+PROBES=$(without_int80 $PROBES)
 # in_container WHAT OPTIONS... -- PROBES...: runs, then expect LINE... checks
 in_container() {
   local opts=()
@@ -37,8 +39,9 @@ in_container() {
   [ $rc -eq 0 ] && ok "$what: runs" || { not_ok "$what: runs (exit $rc)"; sed 's/^/# /' "$TEST_TMP/probe.err"; }
 }
 expect() {
-  local line
-  for line in "$@"; do
+  local line lines
+  mapfile -t lines < <(without_int80 "$@")
+  for line in "${lines[@]}"; do
     if grep -qxF "$line" "$TEST_TMP/probe"; then ok "$what: $line"; else
       not_ok "$what: $line"
       sed 's/^/# /' "$TEST_TMP/probe" | head -30
