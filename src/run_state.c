@@ -555,6 +555,28 @@ static void sweep_temp_file(int run_fd, const char *file)
   unlinkat(run_fd, file, 0);
 }
 
+/* A name's lock file with no record (its holder died between the two):
+ * removed when nobody holds it. */
+static void sweep_lock_file(int run_fd, const char *file)
+{
+  const char *name = file + strlen(LOCK_PREFIX);
+  struct stat held, current;
+  int fd;
+
+  if (!valid_name(name))
+    return;
+  fd = openat(run_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  if (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &held) < 0 ||
+      fstatat(run_fd, file, &current, AT_SYMLINK_NOFOLLOW) < 0 || current.st_dev != held.st_dev ||
+      current.st_ino != held.st_ino) {
+    close(fd);
+    return;
+  }
+  unlock_name(run_fd, name, fd);
+}
+
 /* The run name a record's file stands for, or NULL (not a record). */
 static bool record_file_name(const char *file, char *name, size_t size)
 {
@@ -642,7 +664,11 @@ int run_state_sweep(const char *root, int *n_swept, oci_error_t *err)
       sweep_temp_file(run_fd, entry->d_name);
       continue;
     }
-    /* Run dirs ($ROOT/run/<name>/) and locks live beside the records. */
+    if (strncmp(entry->d_name, LOCK_PREFIX, strlen(LOCK_PREFIX)) == 0) {
+      sweep_lock_file(run_fd, entry->d_name);
+      continue;
+    }
+    /* Run dirs ($ROOT/run/<name>/) live beside the records. */
     if (entry->d_name[0] == '.' || entry->d_type == DT_DIR)
       continue;
     swept = sweep_one(run_fd, root, entry->d_name, &one);

@@ -226,6 +226,14 @@ grep -q "swept 0 runs" "$TEST_TMP/sweep.out" && ok "sweep acts on nothing" ||
 check "the new run keeps its record" grep -q "\"owner_pid\":$$," "$state/contested.json"
 check "and its run directory" test -e "$state/contested/rootfs/new-run"
 rm -rf "$state/contested.json" "$state/contested" "$state/.lock-contested"
+# Lock files of names without a record: removed unless someone holds them.
+: >"$state/.lock-orphan"
+check "a name's lock is held by another process" hold_lock held
+expect_exit 0 "sweep with lock files and no records" "$OCIRUN" sweep
+check "an unheld lock file without a record is removed" test ! -e "$state/.lock-orphan"
+check "a held one stays" test -e "$state/.lock-held"
+release_lock
+rm -f "$state/.lock-held"
 
 # --- 6. a relative --root: records sweep can clean ---
 rel_parent=$TEST_TMP/rel
