@@ -132,7 +132,7 @@ static int lock_name(int run_fd, const char *root, const char *name, oci_error_t
   char file[256];
 
   snprintf(file, sizeof(file), LOCK_PREFIX "%s", name);
-  for (;;) {
+  for (int attempt = 0;; attempt++) {
     struct stat held, current;
     int fd = openat(run_fd, file, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
@@ -147,6 +147,8 @@ static int lock_name(int run_fd, const char *root, const char *name, oci_error_t
         current.st_dev == held.st_dev && current.st_ino == held.st_ino)
       return fd;
     close(fd);
+    if (attempt >= 1000)
+      return oci_error_set(err, EAGAIN, "run state: '%s/run/%s' keeps being replaced", root, file);
   }
 }
 
@@ -442,8 +444,16 @@ static int unmount_below(const char *dir, oci_error_t *err)
 static int remove_run_dir(int run_fd, const char *root, const char *name, oci_error_t *err)
 {
   cleanup_free char *path = NULL;
+  char link[64], run_path[PATH_MAX];
+  ssize_t n;
 
-  if (asprintf(&path, "%s/run/%s", root, name) < 0) {
+  /* mountinfo names mount points by their real path: the run folder's. */
+  snprintf(link, sizeof(link), "/proc/self/fd/%d", run_fd);
+  n = readlink(link, run_path, sizeof(run_path) - 1);
+  if (n <= 0 || run_path[0] != '/')
+    return oci_error_errno(err, "run state: the path of '%s/run'", root);
+  run_path[n] = '\0';
+  if (asprintf(&path, "%s/%s", run_path, name) < 0) {
     path = NULL;
     return oci_error_errno(err, "run state: allocate");
   }
