@@ -74,8 +74,8 @@ const char *oci_store_root(const struct oci_store *store);
  * The root (absolute): created 0700 with its missing parents when create
  * is set. Returns an O_RDONLY|O_DIRECTORY fd. */
 int oci_store_root_open(const char *root, bool create, oci_error_t *err);
-/* dir_fd/name (path names dir_fd in messages; NULL: its name in /proc): created 0700 when create
- * is set, opened without following a symlink. */
+/* dir_fd/name (path names dir_fd in messages; NULL: its name in /proc):
+ * created 0700 when create is set, opened without following a symlink. */
 int oci_store_dir_open(int dir_fd, const char *path, const char *name, bool create,
                        oci_error_t *err);
 /* The complete cache entry of the image's layers (the one this caller's

@@ -413,8 +413,8 @@ static int64_t monotonic_ms(void)
  * of its pid namespace) on expiry or on SIGINT/SIGTERM to ocirun. */
 /* What the parent learns from the report pipe while it waits. */
 struct child_watch {
-  int report_fd; /* -1 once it reached end of file */
-  bool reported; /* the child failed before exec and said why */
+  int report_fd;       /* -1 once it reached end of file */
+  bool reported;       /* the child failed before exec and said why */
   struct child_report report;
   const struct run_io *io;
   pid_t pid;
