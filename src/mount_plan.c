@@ -154,7 +154,7 @@ int mount_plan_build(const struct run_config *config, const char *rootfs, const 
   cleanup_free char *merged = NULL;
   cleanup_free char *hostname_file = NULL;
 
-  *plan = (struct mount_plan){.lower_fd = -1, .mountpoint_fd = -1};
+  *plan = (struct mount_plan){.lower_fd = -1};
   /* The overlay's directories are given to overlayfs as /proc/self/fd/N of
    * fds (lower_fd, and the scratch tmpfs's own): the data printed here
    * names them for the reader; apply_root_overlay writes the real one. */
@@ -234,7 +234,7 @@ void mount_plan_clear(struct mount_plan *plan)
   }
   free(plan->ops);
   free(plan->root_mountpoint);
-  *plan = (struct mount_plan){.lower_fd = -1, .mountpoint_fd = -1};
+  *plan = (struct mount_plan){.lower_fd = -1};
 }
 
 static void format_attr(uint64_t attr, char *buf, size_t size)
@@ -439,24 +439,26 @@ static int make_filesystem(const char *fstype, const char *source, const char *d
   return fsmount(fs_fd, FSMOUNT_CLOEXEC, (unsigned int)attr);
 }
 
-/* fd (opened by the parent, before the clone) names a mount of the
- * parent's namespace, and the kernel mounts only onto (move_mount) and
- * overlayfs takes layers only from (clone_private_mount) mounts of the
- * caller's own namespace. So the directory is found again here by the path
- * the plan names, and taken only if it is the very inode fd holds: a path
- * swapped meanwhile (a symlink, a rename) fails the run (ESTALE) instead of
- * leading it elsewhere. */
-static int reopen_in_this_namespace(int fd, const char *path)
+/* The parent's fds name mounts of the parent's namespace, and the kernel
+ * mounts only onto (move_mount) and overlayfs takes layers only from
+ * (clone_private_mount) mounts of the caller's own namespace. So a
+ * directory is found again here by the path the plan names, and taken only
+ * if it is the very inode (dev, ino) the parent holds: a path swapped
+ * meanwhile (a symlink, a rename) fails the run (ESTALE) instead of leading
+ * it elsewhere. */
+static int reopen_in_this_namespace(dev_t dev, ino_t ino, const char *path)
 {
-  struct stat want, got;
+  struct stat got;
   int here;
 
-  if (fstat(fd, &want) < 0)
+  if (ino == 0) {
+    errno = EBADF;
     return -1;
+  }
   here = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (here < 0)
     return -1;
-  if (fstat(here, &got) < 0 || got.st_dev != want.st_dev || got.st_ino != want.st_ino) {
+  if (fstat(here, &got) < 0 || got.st_dev != dev || got.st_ino != ino) {
     close(here);
     errno = ESTALE;
     return -1;
@@ -477,7 +479,7 @@ static int apply_root_scratch(const struct mount_op *op, const struct mount_plan
 
   if (mount_fd < 0 || fstat(plan->lower_fd, &lower) < 0)
     return -1;
-  target_fd = reopen_in_this_namespace(plan->mountpoint_fd, op->target);
+  target_fd = reopen_in_this_namespace(plan->mountpoint_dev, plan->mountpoint_ino, op->target);
   if (target_fd < 0 || attach(mount_fd, target_fd) < 0)
     return -1;
   if (mkdirat(mount_fd, "upper", 0700) < 0 ||
@@ -500,12 +502,15 @@ static int apply_root_overlay(const struct mount_op *op, const struct mount_plan
   cleanup_close int mount_fd = -1;
   cleanup_close int target_fd = -1;
   cleanup_close int lower_fd = -1;
+  struct stat lower;
 
   if (scratch_fd < 0) {
     errno = EBADF;
     return -1;
   }
-  lower_fd = reopen_in_this_namespace(plan->lower_fd, op->source);
+  if (fstat(plan->lower_fd, &lower) < 0)
+    return -1;
+  lower_fd = reopen_in_this_namespace(lower.st_dev, lower.st_ino, op->source);
   if (lower_fd < 0)
     return -1;
   if (asprintf(&data,

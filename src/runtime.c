@@ -915,8 +915,17 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   if (run_dir_create(res.root, config->name, &res.mountpoint_fd, err) < 0)
     goto teardown;
   res.run_dir_created = true;
-  /* The scratch goes onto the directory just created, held by this fd. */
-  launch.plan.mountpoint_fd = res.mountpoint_fd;
+  /* The scratch goes onto the directory just created, which this fd holds
+   * (so its inode stays that directory's) until teardown. */
+  {
+    struct stat mountpoint;
+    if (fstat(res.mountpoint_fd, &mountpoint) < 0) {
+      oci_error_errno(err, "run: stat the run dir's mount point");
+      goto teardown;
+    }
+    launch.plan.mountpoint_dev = mountpoint.st_dev;
+    launch.plan.mountpoint_ino = mountpoint.st_ino;
+  }
   if (!config->unsafe_no_cgroup) {
     if (cgroup_slice_create(cgroup_parent, config->name, launch.rootless, config, &res.slice, err) <
         0)
