@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "digest.h"
 #include "layout.h"
+#include "oci.h"
 #include "remove_tree.h"
 
 #define CACHE_DIR "cache"
@@ -45,21 +46,69 @@ void cache_entry_name(const char *chain_id, bool rootless, char name[CACHE_ENTRY
   snprintf(name, CACHE_ENTRY_NAME_LEN, "%.64s%s", chain_id + 7, rootless ? ROOTLESS_SUFFIX : "");
 }
 
-static int ensure_dir(int root_fd, const char *name, oci_error_t *err)
+/* cache/ or tmp/ of the store, created when missing: a directory, never a
+ * symlink, that only the caller can change (oci_store_dir_open). */
+static int open_store_dir(int root_fd, const char *name, oci_error_t *err)
 {
-  if (mkdirat(root_fd, name, 0700) < 0 && errno != EEXIST)
-    return oci_error_errno(err, "create %s directory", name);
-  return 0;
+  return oci_store_dir_open(root_fd, NULL, name, true, err);
+}
+
+/* The entry directory cache/<name>, one symlink-free step at a time. */
+static int open_entry(int root_fd, const char *name, oci_error_t *err)
+{
+  cleanup_close int cache_fd = oci_store_dir_open(root_fd, NULL, CACHE_DIR, false, err);
+
+  if (cache_fd < 0)
+    return -1;
+  return oci_store_dir_open(cache_fd, NULL, name, false, err);
 }
 
 bool cache_entry_present(int root_fd, const char *chain_id, bool rootless)
 {
   char name[CACHE_ENTRY_NAME_LEN];
-  char path[128];
+  cleanup_close int entry_fd = -1;
+  oci_error_t ignored = NULL;
 
   cache_entry_name(chain_id, rootless, name);
-  snprintf(path, sizeof(path), CACHE_DIR "/%s/" MARKER, name);
-  return faccessat(root_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+  entry_fd = open_entry(root_fd, name, &ignored);
+  oci_error_free(&ignored);
+  return entry_fd >= 0 && faccessat(entry_fd, MARKER, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+int oci_image_rootfs_open(const char *root, const struct oci_image *image, oci_error_t *err)
+{
+  cleanup_close int root_fd = oci_store_root_open(root, false, err);
+  cleanup_close int entry_fd = -1;
+  char chain_id[OCI_DIGEST_LEN];
+  char name[CACHE_ENTRY_NAME_LEN];
+  struct stat st;
+  int fd;
+
+  if (root_fd < 0)
+    return -1;
+  cache_chain_id(image, chain_id);
+  cache_entry_name(chain_id, geteuid() != 0, name);
+  entry_fd = open_entry(root_fd, name, err);
+  if (entry_fd < 0)
+    return oci_error_wrap(err, "rootfs of %s", image->image_id);
+  if (faccessat(entry_fd, MARKER, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+    return oci_error_errno(err, "rootfs of %s: '%s/" CACHE_DIR "/%s' is not a complete entry",
+                           image->image_id, root, name);
+  /* O_NOFOLLOW with O_PATH would open a symlink itself: O_DIRECTORY and
+   * the fstat make sure this is the directory. */
+  fd = openat(entry_fd, "rootfs", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return oci_error_errno(err,
+                           "rootfs of %s: open '%s/" CACHE_DIR "/%s/rootfs' (never through "
+                           "a symlink)",
+                           image->image_id, root, name);
+  if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    close(fd);
+    return oci_error_set(err, ENOTDIR,
+                         "rootfs of %s: '%s/" CACHE_DIR "/%s/rootfs' is not a directory",
+                         image->image_id, root, name);
+  }
+  return fd;
 }
 
 static int flock_retry(int fd, int operation)
@@ -78,16 +127,15 @@ int cache_entry_lock(int root_fd, const char *chain_id, enum cache_lock_mode mod
       [CACHE_LOCK_USE] = LOCK_SH,
       [CACHE_LOCK_REMOVE] = LOCK_EX | LOCK_NB,
   };
+  cleanup_close int cache_fd = open_store_dir(root_fd, CACHE_DIR, err);
   char path[128];
   int fd;
 
-  if (ensure_dir(root_fd, CACHE_DIR, err) < 0)
+  if (cache_fd < 0)
     return -1;
-  snprintf(path, sizeof(path), CACHE_DIR "/%s.lock", chain_id + 7);
-  /* Read-only and readable (flock needs no more; cache/ is 0700): when
-   * root unpacks in a store its owner made, the owner can still take the
-   * lock that root created. */
-  fd = openat(root_fd, path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  snprintf(path, sizeof(path), "%s.lock", chain_id + 7);
+  /* Read-only (flock needs no more). */
+  fd = openat(cache_fd, path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return oci_error_errno(err, "open cache lock %s", path);
   if (flock_retry(fd, operations[mode]) < 0) {
@@ -108,11 +156,9 @@ int cache_build_begin(int root_fd, struct cache_build *build, oci_error_t *err)
 
   build->dir_fd = build->rootfs_fd = -1;
   build->name[0] = '\0';
-  if (ensure_dir(root_fd, TEMP_DIR, err) < 0)
-    return -1;
-  temp_fd = openat(root_fd, TEMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  temp_fd = open_store_dir(root_fd, TEMP_DIR, err);
   if (temp_fd < 0)
-    return oci_error_errno(err, "open " TEMP_DIR " directory");
+    return -1;
   /* The same private, flocked directories as an import's staging: those of
    * dead unpacks are swept first. */
   build->dir_fd = oci_make_temp_dir(temp_fd, BUILD_PREFIX, &name, err);
@@ -157,10 +203,12 @@ int cache_build_commit(int root_fd, struct cache_build *build, const char *chain
   marker_fd = openat(build->dir_fd, MARKER, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (marker_fd < 0 || write(marker_fd, chain_id, strlen(chain_id)) != (ssize_t)strlen(chain_id))
     return oci_error_errno(err, "write cache marker in " TEMP_DIR "/%s", build->name);
-  temp_fd = openat(root_fd, TEMP_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  cache_fd = openat(root_fd, CACHE_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (temp_fd < 0 || cache_fd < 0)
-    return oci_error_errno(err, "open cache directories");
+  temp_fd = open_store_dir(root_fd, TEMP_DIR, err);
+  if (temp_fd < 0)
+    return -1;
+  cache_fd = open_store_dir(root_fd, CACHE_DIR, err);
+  if (cache_fd < 0)
+    return -1;
   if (renameat(temp_fd, build->name, cache_fd, name) < 0) {
     /* Only an incomplete entry can be in the way (the caller holds the lock
      * and saw no marker): drop it. */
@@ -181,7 +229,8 @@ int cache_build_commit(int root_fd, struct cache_build *build, const char *chain
 void cache_build_discard(int root_fd, struct cache_build *build)
 {
   if (build->name[0] != '\0') {
-    cleanup_close int temp_fd = openat(root_fd, TEMP_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    cleanup_close int temp_fd =
+        openat(root_fd, TEMP_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     oci_error_t ignored = NULL;
     /* If this fails the next unpack's sweep removes it. */
     if (temp_fd >= 0)
@@ -214,9 +263,13 @@ int cache_entry_remove(int root_fd, const char *chain_id, oci_error_t *err)
 
   if (!oci_digest_valid(chain_id))
     return oci_error_set(err, 0, "malformed chain ID '%.80s'", chain_id);
-  cache_fd = openat(root_fd, CACHE_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (cache_fd < 0)
-    return errno == ENOENT ? 0 : oci_error_errno(err, "open " CACHE_DIR " directory");
+  cache_fd = oci_store_dir_open(root_fd, NULL, CACHE_DIR, false, err);
+  if (cache_fd < 0) {
+    if ((*err)->errno_value != ENOENT)
+      return -1;
+    oci_error_free(err);
+    return 0;
+  }
   if (entry_remove(cache_fd, chain_id, false, err) < 0)
     return -1;
   return entry_remove(cache_fd, chain_id, true, err);

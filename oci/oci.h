@@ -65,6 +65,24 @@ int oci_store_open(const char *root, struct oci_store **out, oci_error_t *err);
 void oci_store_close(struct oci_store *store);
 const char *oci_store_root(const struct oci_store *store);
 
+/* Every directory of a store is opened through these two, which refuse
+ * one that another user could change: it must be the caller's and not
+ * writable by group or others (the message names the path, what was found
+ * and the chmod/chown that fixes it), and, for the root, so must be the
+ * directories above it (root's or the caller's; group- or world-writable
+ * only with the sticky bit).
+ * The root (absolute): created 0700 with its missing parents when create
+ * is set. Returns an O_RDONLY|O_DIRECTORY fd. */
+int oci_store_root_open(const char *root, bool create, oci_error_t *err);
+/* dir_fd/name (path names dir_fd in messages; NULL: its name in /proc):
+ * created 0700 when create is set, opened without following a symlink. */
+int oci_store_dir_open(int dir_fd, const char *path, const char *name, bool create,
+                       oci_error_t *err);
+/* The complete cache entry of the image's layers (the one this caller's
+ * privilege unpacks, see cache.h), its rootfs opened O_PATH from the store
+ * root without following any symlink: the tree a run uses as its root. */
+int oci_image_rootfs_open(const char *root, const struct oci_image *image, oci_error_t *err);
+
 /* Accepts: a ref name in the store ("python:3.13-slim"), an image ID
  * ("sha256:<hex>" or a unique prefix of >= 12 hex digits, with or without
  * "sha256:"), "NAME@sha256:<manifest digest>", or "oci:PATH[:REF]". */

@@ -9,7 +9,11 @@
  * the directory in the way gets u+rwx (0700: nothing for others) and the
  * step is tried once more; chmod succeeds only for its owner. Root never
  * gets EACCES here (CAP_DAC_OVERRIDE), so nothing changes for it. The
- * directory holding the tree is never changed. */
+ * directory holding the tree is never changed.
+ *
+ * The walk never enters another mount (a run dir may still have one on it
+ * after a crash): a directory whose mount differs from that of the
+ * directory holding the tree is refused, not emptied. */
 #include "config.h"
 #include "remove_tree.h"
 
@@ -17,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,13 +45,30 @@ static bool owner_access_granted(int fd, const char *name)
   return status == 0;
 }
 
-/* Opens the directory fd/name to empty it, never following a symlink. */
-static int open_for_removal(int fd, const char *name)
+/* The id of the mount fd is on, or 0 when the kernel cannot say. */
+static uint64_t mount_id(int fd)
+{
+  struct statx stx;
+
+  if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) < 0 ||
+      (stx.stx_mask & STATX_MNT_ID) == 0)
+    return 0;
+  return stx.stx_mnt_id;
+}
+
+/* Opens the directory fd/name to empty it, never following a symlink nor
+ * entering a mount other than `mount` (EXDEV). */
+static int open_for_removal(int fd, const char *name, uint64_t mount)
 {
   int dir_fd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
   if (dir_fd < 0 && owner_access_granted(fd, name))
     dir_fd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir_fd >= 0 && mount_id(dir_fd) != mount) {
+    close(dir_fd);
+    errno = EXDEV;
+    return -1;
+  }
   return dir_fd;
 }
 
@@ -129,6 +151,7 @@ static int clear_files(int dir_fd, char **subdir, oci_error_t *err)
 int remove_tree_at(int parent_fd, const char *name, oci_error_t *err)
 {
   struct name_stack stack = {0};
+  uint64_t mount = mount_id(parent_fd);
   int current = -1, ret = -1;
 
   if (unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT)
@@ -136,7 +159,7 @@ int remove_tree_at(int parent_fd, const char *name, oci_error_t *err)
   if (errno != EISDIR && errno != EPERM)
     return oci_error_errno(err, "remove '%s'", name);
 
-  current = open_for_removal(parent_fd, name);
+  current = open_for_removal(parent_fd, name, mount);
   if (current < 0)
     return oci_error_errno(err, "open '%s' for removal", name);
   if (name_stack_push(&stack, name) < 0) {
@@ -150,7 +173,7 @@ int remove_tree_at(int parent_fd, const char *name, oci_error_t *err)
     if (status < 0)
       goto out;
     if (status == 1) {
-      int child = open_for_removal(current, subdir);
+      int child = open_for_removal(current, subdir, mount);
       if (child < 0 || name_stack_push(&stack, subdir) < 0) {
         oci_error_errno(err, "open '%s' for removal", subdir);
         free(subdir);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,9 @@
 #include "oci.h"
 #include "store.h"
 
-/* Creates path and its missing parents (the root is the user's choice). */
-static int make_directories(const char *path, oci_error_t *err)
+/* Creates path's missing parents (the root is the caller's choice, as
+ * mkdir -p would); the root itself is created by oci_store_root_open. */
+static int make_parents(const char *path, oci_error_t *err)
 {
   cleanup_free char *copy = strdup(path);
   if (copy == NULL)
@@ -34,20 +36,159 @@ static int make_directories(const char *path, oci_error_t *err)
       return oci_error_errno(err, "mkdir %s", copy);
     *p = '/';
   }
-  if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-    return oci_error_errno(err, "mkdir %s", copy);
   return 0;
 }
 
-static int open_subdirectory(int dir_fd, const char *name, mode_t mode, const char *root,
-                             oci_error_t *err)
+/* ---- trust: a store that nobody but its owner can change ----
+ * Everything ocirun runs comes out of the store (rootfs trees, compiled
+ * seccomp filters, run records that sweep acts on), so a store another
+ * user can write is refused, the way ssh refuses a loose ~/.ssh: the
+ * message names the path, what was found and the command that fixes it. */
+
+/* Refuses fd (named path) unless it is a directory the caller owns and
+ * neither group nor others may write. */
+static int check_private_dir(int fd, const char *path, oci_error_t *err)
+{
+  uid_t me = geteuid();
+  struct stat st;
+
+  if (fstat(fd, &st) < 0)
+    return oci_error_errno(err, "store: stat '%s'", path);
+  if (!S_ISDIR(st.st_mode))
+    return oci_error_set(err, 0, "store: '%s' is not a directory", path);
+  if (st.st_uid != me)
+    return oci_error_set(err, 0,
+                         "store: '%s' is owned by uid %u, not by you (uid %u): that user could "
+                         "change what ocirun runs. Fix: chown %u '%s', or pass --root a "
+                         "directory of your own",
+                         path, (unsigned)st.st_uid, (unsigned)me, (unsigned)me, path);
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return oci_error_set(err, 0,
+                         "store: '%s' has mode %04o: group or others may write to it. "
+                         "Fix: chmod go-w '%s'",
+                         path, (unsigned)(st.st_mode & 07777), path);
+  return 0;
+}
+
+/* The directories above the store, up to '/': whoever may rename entries
+ * in one of them could swap the store for a tree of their own between two
+ * opens. Each must belong to root or to the caller, and be writable by
+ * group or others only with the sticky bit (/tmp), which keeps others
+ * from renaming what is not theirs. Walked by "..", so a symlink in the
+ * path given is judged where it leads. */
+static int check_ancestors(int root_fd, const char *root, oci_error_t *err)
+{
+  char path[PATH_MAX], link[64];
+  uid_t me = geteuid();
+  int fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
+  ssize_t n;
+
+  if (fd < 0)
+    return oci_error_errno(err, "store: dup '%s'", root);
+  snprintf(link, sizeof(link), "/proc/self/fd/%d", root_fd);
+  n = readlink(link, path, sizeof(path) - 1);
+  if (n <= 0 || path[0] != '/')
+    n = snprintf(path, sizeof(path), "%s", root);
+  path[n] = '\0';
+  for (;;) {
+    struct stat here, up;
+    int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    char *slash = strrchr(path, '/');
+
+    if (parent < 0 || fstat(fd, &here) < 0 || fstat(parent, &up) < 0) {
+      oci_error_errno(err, "store: look above '%s'", path);
+      break;
+    }
+    close(fd);
+    fd = parent;
+    if (here.st_dev == up.st_dev && here.st_ino == up.st_ino) {
+      close(fd);
+      return 0; /* reached '/' */
+    }
+    if (slash != NULL)
+      *(slash == path ? slash + 1 : slash) = '\0';
+    if (up.st_uid != 0 && up.st_uid != me) {
+      oci_error_set(err, 0,
+                    "store: '%s', above the store '%s', is owned by uid %u (neither root nor "
+                    "you): that user could swap the store. Fix: pass --root a directory "
+                    "outside it, or chown root '%s'",
+                    path, root, (unsigned)up.st_uid, path);
+      break;
+    }
+    if ((up.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (up.st_mode & S_ISVTX) == 0) {
+      oci_error_set(err, 0,
+                    "store: '%s', above the store '%s', has mode %04o: group or others may "
+                    "rename what is in it and swap the store. Fix: chmod go-w '%s' (or chmod "
+                    "+t '%s'), or pass --root a directory outside it",
+                    path, root, (unsigned)(up.st_mode & 07777), path, path);
+      break;
+    }
+  }
+  close(fd);
+  return -1;
+}
+
+int oci_store_root_open(const char *root, bool create, oci_error_t *err)
 {
   int fd;
-  if (mkdirat(dir_fd, name, mode) < 0 && errno != EEXIST)
-    return oci_error_errno(err, "mkdir %s/%s", root, name);
-  fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+  if (root[0] != '/')
+    return oci_error_set(err, 0, "store: '%s' is not an absolute path", root);
+  if (create) {
+    if (make_parents(root, err) < 0)
+      return -1;
+    if (mkdir(root, 0700) < 0 && errno != EEXIST)
+      return oci_error_errno(err, "store: mkdir '%s'", root);
+  }
+  fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
-    return oci_error_errno(err, "open %s/%s", root, name);
+    return oci_error_errno(err, "store: open '%s'", root);
+  if (check_private_dir(fd, root, err) < 0 || check_ancestors(fd, root, err) < 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int oci_store_dir_open(int dir_fd, const char *path, const char *name, bool create,
+                       oci_error_t *err)
+{
+  cleanup_free char *full = NULL;
+  char link[64], here[PATH_MAX];
+  int fd;
+
+  /* Without a name for dir_fd, the kernel's. */
+  if (path == NULL) {
+    ssize_t n;
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", dir_fd);
+    n = readlink(link, here, sizeof(here) - 1);
+    if (n < 0)
+      n = snprintf(here, sizeof(here), "(the store)");
+    here[n] = '\0';
+    path = here;
+  }
+  if (asprintf(&full, "%s/%s", path, name) < 0) {
+    full = NULL;
+    return oci_error_set(err, ENOMEM, "store: open '%s/%s'", path, name);
+  }
+  if (create && mkdirat(dir_fd, name, 0700) < 0 && errno != EEXIST)
+    return oci_error_errno(err, "store: mkdir '%s'", full);
+  fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    struct stat st;
+    int saved = errno;
+
+    /* O_DIRECTORY makes a symlink ENOTDIR rather than ELOOP. */
+    if ((saved == ELOOP || saved == ENOTDIR) &&
+        fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+      return oci_error_set(err, 0, "store: '%s' is a symlink; a store's folders must not be", full);
+    errno = saved;
+    return oci_error_errno(err, "store: open '%s'", full);
+  }
+  if (check_private_dir(fd, full, err) < 0) {
+    close(fd);
+    return -1;
+  }
   return fd;
 }
 
@@ -90,20 +231,16 @@ int oci_store_open(const char *root, struct oci_store **out, oci_error_t *err)
     oci_store_close(store);
     return oci_error_set(err, ENOMEM, "open store %s", root);
   }
-  if (make_directories(root, err) < 0)
+  store->root_fd = oci_store_root_open(root, true, err);
+  if (store->root_fd < 0)
     goto fail;
-  store->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (store->root_fd < 0) {
-    oci_error_errno(err, "open %s", root);
-    goto fail;
-  }
-  store->store_fd = open_subdirectory(store->root_fd, "store", 0755, root, err);
+  store->store_fd = oci_store_dir_open(store->root_fd, root, "store", true, err);
   if (store->store_fd < 0)
     goto fail;
-  store->tmp_fd = open_subdirectory(store->root_fd, "tmp", 0700, root, err);
+  store->tmp_fd = oci_store_dir_open(store->root_fd, root, "tmp", true, err);
   if (store->tmp_fd < 0)
     goto fail;
-  cache_fd = open_subdirectory(store->root_fd, "cache", 0700, root, err);
+  cache_fd = oci_store_dir_open(store->root_fd, root, "cache", true, err);
   if (cache_fd < 0)
     goto fail;
   close(cache_fd);

@@ -204,9 +204,9 @@ int oci_image_unpack(struct oci_store *store, const struct oci_image *image,
   cache_entry_name(chain_id, rootless, entry_name);
   if (asprintf(&path, "%s/cache/%s/rootfs", root, entry_name) < 0)
     return oci_error_errno(err, "unpack %s", image->image_id);
-  root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  root_fd = oci_store_root_open(root, false, err);
   if (root_fd < 0)
-    return oci_error_errno(err, "open store root %s", root);
+    return -1;
 
   /* A hit takes the lock shared, so a removal cannot take the tree away
    * while it is used; a miss builds under the exclusive lock. A marker only

@@ -1,6 +1,6 @@
 /* `ocirun sweep`: cleans up after runs whose runner crashed (its pid gone or
  * reused): kills and removes their cgroups, run dirs, docker probe containers
- * and records. */
+ * and records (src/run_state.c decides what, from the run's name). */
 #include "config.h"
 
 #include <getopt.h>
@@ -18,6 +18,12 @@ static void sweep_usage(FILE *out)
                "removes their run directory, removes the container a docker probe left\n"
                "(docker rm -f at the recorded DOCKER_HOST, then verified gone), and removes\n"
                "the record. Live runs are left alone. Prints one line per run swept.\n"
+               "\n"
+               "What is removed is derived from the run's name and ROOT's layout, never\n"
+               "taken from the record as a path; a recorded cgroup is used only when it\n"
+               "is that run's slice (under /sys/fs/cgroup, last component the name). Each\n"
+               "run is swept under its name's lock, and only if its record is still the\n"
+               "one judged stale (a new run of that name keeps everything).\n"
                "\n"
                "A record whose leftovers cannot be removed (an engine that does not answer,\n"
                "no docker CLI) is kept for a later sweep; the exit status is then 1.\n");

@@ -1,6 +1,7 @@
 /* ocirun's entry point: global options, then one subcommand. */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -42,6 +43,27 @@ static const char *default_root(char *buffer, size_t size)
   return n > 0 && (size_t)n < size ? buffer : NULL;
 }
 
+/* The store is named by an absolute path once, here: records, run
+ * directories and messages all name it the same way, whatever directory a
+ * later `ocirun sweep` is started from. Lexical: the root may not exist
+ * yet (the store creates it). */
+static const char *absolute_root(const char *root, char *buffer, size_t size)
+{
+  char cwd[PATH_MAX];
+  int n;
+
+  if (root[0] == '/')
+    return root;
+  if (getcwd(cwd, sizeof(cwd)) == NULL)
+    return NULL;
+  n = snprintf(buffer, size, "%s%s%s", cwd, strcmp(cwd, "/") == 0 ? "" : "/", root);
+  if (n < 0 || (size_t)n >= size) {
+    errno = ENAMETOOLONG;
+    return NULL;
+  }
+  return buffer;
+}
+
 static void usage(FILE *out)
 {
   fprintf(out, "Usage: ocirun [--root DIR] [--quiet] COMMAND [ARGS...]\n"
@@ -73,7 +95,7 @@ int main(int argc, char **argv)
       {NULL, 0, NULL, 0},
   };
   struct global_options global = {.root = getenv("OCIRUN_ROOT"), .quiet = false};
-  char user_root[PATH_MAX];
+  char user_root[PATH_MAX], absolute[PATH_MAX];
   int c;
 
   if (global.root == NULL || global.root[0] == '\0')
@@ -106,6 +128,15 @@ int main(int argc, char **argv)
   if (global.root == NULL) {
     fprintf(stderr, "ocirun: no store: HOME is unset or not absolute; pass --root DIR or set "
                     "OCIRUN_ROOT\n");
+    return EXIT_USAGE;
+  }
+  if (global.root[0] == '\0') {
+    fprintf(stderr, "ocirun: --root: the store path is empty\n");
+    return EXIT_USAGE;
+  }
+  global.root = absolute_root(global.root, absolute, sizeof(absolute));
+  if (global.root == NULL) {
+    perror("ocirun: --root: make the store path absolute");
     return EXIT_USAGE;
   }
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -170,12 +170,10 @@ int mount_plan_build(const struct run_config *config, const char *rootfs, const 
   cleanup_free char *merged = NULL;
   cleanup_free char *hostname_file = NULL;
 
-  *plan = (struct mount_plan){0};
-  /* overlayfs splits lowerdir on ':' and its options on ','; these paths are
-   * ocirun's own (store and run dir), so refuse rather than escape. */
-  if (strpbrk(rootfs, ":,") != NULL || strpbrk(run_dir, ":,") != NULL)
-    return oci_error_set(err, 0, "mount plan: '%s' or '%s' contains ':' or ',' (overlayfs)", rootfs,
-                         run_dir);
+  *plan = (struct mount_plan){.lower_fd = -1};
+  /* The overlay's directories are given to overlayfs as /proc/self/fd/N of
+   * fds (lower_fd, and the scratch tmpfs's own): the data printed here
+   * names them for the reader; apply_root_overlay writes the real one. */
   if (asprintf(&plan->root_mountpoint, "%s/rootfs", run_dir) < 0 ||
       asprintf(&merged, "%s/rootfs/root", run_dir) < 0 ||
       asprintf(&overlay_data, "upperdir=%s/rootfs/upper,workdir=%s/rootfs/work%s", run_dir, run_dir,
@@ -256,7 +254,7 @@ void mount_plan_clear(struct mount_plan *plan)
   }
   free(plan->ops);
   free(plan->root_mountpoint);
-  *plan = (struct mount_plan){0};
+  *plan = (struct mount_plan){.lower_fd = -1};
 }
 
 static void format_attr(uint64_t attr, char *buf, size_t size)
@@ -461,39 +459,97 @@ static int make_filesystem(const char *fstype, const char *source, const char *d
   return fsmount(fs_fd, FSMOUNT_CLOEXEC, (unsigned int)attr);
 }
 
-/* The tmpfs at the host mount point, with upper/ (owner and mode of the
- * lower root, as the merged root shows them), work/ and root/ in it. */
-static int apply_root_scratch(const struct mount_op *op)
+/* The parent's fds name mounts of the parent's namespace, and the kernel
+ * mounts only onto (move_mount) and overlayfs takes layers only from
+ * (clone_private_mount) mounts of the caller's own namespace. So a
+ * directory is found again here by the path the plan names, and taken only
+ * if it is the very inode (dev, ino) the parent holds: a path swapped
+ * meanwhile (a symlink, a rename) fails the run (ESTALE) instead of leading
+ * it elsewhere. */
+static int reopen_in_this_namespace(dev_t dev, ino_t ino, const char *path)
+{
+  struct stat got;
+  int here;
+
+  if (ino == 0) {
+    errno = EBADF;
+    return -1;
+  }
+  here = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (here < 0)
+    return -1;
+  if (fstat(here, &got) < 0 || got.st_dev != dev || got.st_ino != ino) {
+    close(here);
+    errno = ESTALE;
+    return -1;
+  }
+  return here;
+}
+
+/* The tmpfs onto the run dir's mount point (the directory ocirun created,
+ * whatever its path leads to now), with upper/ (owner and mode of
+ * the lower's root, as the merged root shows them), work/ and root/ in it.
+ * *scratch_fd keeps the attached tmpfs for the overlay step. */
+static int apply_root_scratch(const struct mount_op *op, const struct mount_plan *plan,
+                              int *scratch_fd)
 {
   cleanup_close int mount_fd = make_filesystem(op->fstype, "tmpfs", op->data, op->attr);
+  cleanup_close int target_fd = -1;
   struct stat lower;
 
-  if (mount_fd < 0 || stat(op->source, &lower) < 0)
+  if (mount_fd < 0 || fstat(plan->lower_fd, &lower) < 0)
     return -1;
-  if (move_mount(mount_fd, "", AT_FDCWD, op->target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+  target_fd = reopen_in_this_namespace(plan->mountpoint_dev, plan->mountpoint_ino, op->target);
+  if (target_fd < 0 || attach(mount_fd, target_fd) < 0)
     return -1;
   if (mkdirat(mount_fd, "upper", 0700) < 0 ||
       fchownat(mount_fd, "upper", lower.st_uid, lower.st_gid, AT_SYMLINK_NOFOLLOW) < 0 ||
       fchmodat(mount_fd, "upper", lower.st_mode & 07777, 0) < 0 ||
       mkdirat(mount_fd, "work", 0700) < 0 || mkdirat(mount_fd, "root", 0700) < 0)
     return -1;
+  *scratch_fd = steal_fd(&mount_fd);
   return 0;
 }
 
-static int apply_root_overlay(const struct mount_op *op, int *root_fd)
+/* overlayfs resolves its directories itself: each is /proc/self/fd/N of an
+ * fd this process holds, so the lower is the cache entry opened without
+ * symlinks, and upper/work are in the fresh scratch. The merged root is
+ * attached onto the scratch's root/ and *root_fd is the overlay itself. */
+static int apply_root_overlay(const struct mount_op *op, const struct mount_plan *plan,
+                              int scratch_fd, int *root_fd)
 {
   cleanup_free char *data = NULL;
   cleanup_close int mount_fd = -1;
+  cleanup_close int target_fd = -1;
+  cleanup_close int lower_fd = -1;
+  struct stat lower;
 
-  if (asprintf(&data, "lowerdir=%s,%s", op->source, op->data) < 0)
+  if (scratch_fd < 0) {
+    errno = EBADF;
     return -1;
+  }
+  if (fstat(plan->lower_fd, &lower) < 0)
+    return -1;
+  lower_fd = reopen_in_this_namespace(lower.st_dev, lower.st_ino, op->source);
+  if (lower_fd < 0)
+    return -1;
+  if (asprintf(&data,
+               "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d/upper,"
+               "workdir=/proc/self/fd/%d/work%s",
+               lower_fd, scratch_fd, scratch_fd,
+               op->data != NULL && strstr(op->data, ",userxattr") != NULL ? ",userxattr" : "") <
+      0) {
+    data = NULL;
+    return -1;
+  }
   mount_fd = make_filesystem("overlay", "overlay", data, op->attr);
   if (mount_fd < 0)
     return -1;
-  if (move_mount(mount_fd, "", AT_FDCWD, op->target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+  target_fd = openat(scratch_fd, "root", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (target_fd < 0 || attach(mount_fd, target_fd) < 0)
     return -1;
-  *root_fd = open(op->target, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  return *root_fd < 0 ? -1 : 0;
+  *root_fd = steal_fd(&mount_fd);
+  return 0;
 }
 
 static int apply_filesystem(const struct mount_op *op, int root_fd)
@@ -748,6 +804,7 @@ static const char *host_source(const struct mount_op *op)
 int mount_plan_apply(const struct mount_plan *plan, oci_error_t *err)
 {
   cleanup_close int root_fd = -1;
+  cleanup_close int scratch_fd = -1;
 
   for (size_t i = 0; i < plan->n_ops; i++) {
     const struct mount_op *op = &plan->ops[i];
@@ -762,10 +819,10 @@ int mount_plan_apply(const struct mount_plan *plan, oci_error_t *err)
       ret = mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
       break;
     case MOUNT_OP_ROOT_SCRATCH:
-      ret = apply_root_scratch(op);
+      ret = apply_root_scratch(op, plan, &scratch_fd);
       break;
     case MOUNT_OP_ROOT_OVERLAY:
-      ret = apply_root_overlay(op, &root_fd);
+      ret = apply_root_overlay(op, plan, scratch_fd, &root_fd);
       break;
     case MOUNT_OP_FILESYSTEM:
       if (op->user_target) {

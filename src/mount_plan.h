@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "oci/error.h"
 #include "run_config.h"
@@ -39,6 +40,17 @@ struct mount_plan {
   struct mount_op *ops;
   size_t n_ops;
   char *root_mountpoint; /* host: run_dir/rootfs, where the scratch tmpfs is attached */
+  /* The two host directories of the root steps, opened by the parent from
+   * the store without symlinks: the cached rootfs as an fd that stays open
+   * in the process applying the plan (-1 until set; the overlay's lower,
+   * and the owner and mode of the scratch's upper/), and the run dir's
+   * rootfs/ (the scratch's mount point) by identity, (dev, ino) of the
+   * directory the parent holds open for the whole run (ino 0 until set).
+   * In the run's own mount namespace those steps find each again by its
+   * path (source, target) and use what they find only if it is that inode. */
+  int lower_fd;
+  dev_t mountpoint_dev;
+  ino_t mountpoint_ino;
 };
 
 /* rootfs: the cached image rootfs (never written: it is the overlay's lower
@@ -51,7 +63,8 @@ int mount_plan_build(const struct run_config *config, const char *rootfs, const 
                      oci_error_t *err);
 void mount_plan_print(const struct mount_plan *plan, FILE *out);
 /* In the child (new mount namespace): every step in order. On failure the
- * message names the step, its target and errno. */
+ * message names the step, its target and errno. plan->lower_fd must be
+ * open and the mount point's identity set. */
 int mount_plan_apply(const struct mount_plan *plan, oci_error_t *err);
 void mount_plan_clear(struct mount_plan *plan);
 

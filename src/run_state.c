@@ -1,7 +1,15 @@
 /* The on-disk record of each live run ($ROOT/run/<name>.json): written
  * atomically and exclusively by the runner, read by `ocirun sweep` to clean
  * up after a runner that crashed (owner gone, or its pid reused): its cgroup,
- * its run dir, or the Docker container a probe left in an engine. */
+ * its run dir, or the Docker container a probe left in an engine.
+ *
+ * A record says whose a name is, never where things are: what sweep removes
+ * is derived from the validated name and ocirun's own layout ($ROOT/run/
+ * <name>/, the container named <name>), and the one path a record carries,
+ * the cgroup, is used only in the shape ocirun gives it (see
+ * recorded_cgroup). A name changes hands only under its lock
+ * ($ROOT/run/.lock-<name>, flock), so a sweep that judged a record stale
+ * acts only if that very record is still there once the lock is held. */
 #include "config.h"
 
 #include "run_state.h"
@@ -14,7 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,10 +37,16 @@
 #include "docker_remove.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
+#include "oci/oci.h"
+#include "oci/remove_tree.h"
+#include "run_dir.h"
 
 #define RECORD_SUFFIX ".json"
 /* Temporary records are TEMP_PREFIX-<pid>-<random> (oci/atomic_file.h). */
 #define TEMP_PREFIX ".tmp"
+/* The lock of a name: $ROOT/run/.lock-<name> (a name never starts with '.'). */
+#define LOCK_PREFIX ".lock-"
+#define CGROUP_ROOT "/sys/fs/cgroup"
 
 int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err)
 {
@@ -85,23 +104,65 @@ static bool valid_name(const char *name)
   return true;
 }
 
-/* Opens root/run, creating root and root/run (0700) when asked. */
+/* Opens root/run, creating root and root/run (0700) when asked; both must
+ * pass the store's ownership check (oci_store_root_open). */
 static int open_run_dir(const char *root, bool create, oci_error_t *err)
 {
-  cleanup_close int root_fd = -1;
-  int fd;
+  cleanup_close int root_fd = oci_store_root_open(root, create, err);
 
-  if (create && mkdir(root, 0700) < 0 && errno != EEXIST)
-    return oci_error_errno(err, "run state: mkdir '%s'", root);
-  root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0)
-    return oci_error_errno(err, "run state: open '%s'", root);
-  if (create && mkdirat(root_fd, "run", 0700) < 0 && errno != EEXIST)
-    return oci_error_errno(err, "run state: mkdir '%s/run'", root);
-  fd = openat(root_fd, "run", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return oci_error_errno(err, "run state: open '%s/run'", root);
-  return fd;
+    return -1;
+  return oci_store_dir_open(root_fd, root, "run", create, err);
+}
+
+static int flock_retry(int fd, int operation)
+{
+  int status;
+  do
+    status = flock(fd, operation);
+  while (status < 0 && errno == EINTR);
+  return status;
+}
+
+/* Takes the name's lock (exclusive, waiting). The lock file is unlinked by
+ * whoever holds it and leaves no record behind, so a lock taken on a file
+ * that is no longer the one in the directory is let go and taken again. */
+static int lock_name(int run_fd, const char *root, const char *name, oci_error_t *err)
+{
+  char file[256];
+
+  snprintf(file, sizeof(file), LOCK_PREFIX "%s", name);
+  for (int attempt = 0;; attempt++) {
+    struct stat held, current;
+    int fd = openat(run_fd, file, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+    if (fd < 0)
+      return oci_error_errno(err, "run state: open '%s/run/%s'", root, file);
+    if (flock_retry(fd, LOCK_EX) < 0 || fstat(fd, &held) < 0) {
+      oci_error_errno(err, "run state: lock '%s/run/%s'", root, file);
+      close(fd);
+      return -1;
+    }
+    if (fstatat(run_fd, file, &current, AT_SYMLINK_NOFOLLOW) == 0 &&
+        current.st_dev == held.st_dev && current.st_ino == held.st_ino)
+      return fd;
+    close(fd);
+    if (attempt >= 1000)
+      return oci_error_set(err, EAGAIN, "run state: '%s/run/%s' keeps being replaced", root, file);
+  }
+}
+
+/* Lets go of the name; its lock file goes too when no record holds the name. */
+static void unlock_name(int run_fd, const char *name, int lock_fd)
+{
+  char file[256];
+
+  snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
+  if (faccessat(run_fd, file, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+    snprintf(file, sizeof(file), LOCK_PREFIX "%s", name);
+    unlinkat(run_fd, file, 0);
+  }
+  close(lock_fd);
 }
 
 static char *record_to_json(const struct run_record *record, oci_error_t *err)
@@ -185,20 +246,39 @@ static void record_clear(struct run_record *record)
   memset(record, 0, sizeof(*record));
 }
 
-/* Reads root/run/<file>; returns -1 with errno (ENOENT, EINVAL for garbage). */
-static int read_record(int run_fd, const char *file, struct run_record *record)
-{
-  cleanup_close int fd = openat(run_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+/* What a record was when it was judged: the file and its bytes. */
+struct record_seen {
+  dev_t dev;
+  ino_t ino;
   char text[8192];
+};
+
+/* Reads root/run/<file> (a regular file, never through a symlink); returns
+ * -1 with errno (ENOENT, EINVAL for garbage). seen may be NULL. */
+static int read_record(int run_fd, const char *file, struct run_record *record,
+                       struct record_seen *seen)
+{
+  cleanup_close int fd = openat(run_fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct record_seen local;
+  struct stat st;
   ssize_t n;
 
-  if (fd < 0)
+  if (seen == NULL)
+    seen = &local;
+  memset(record, 0, sizeof(*record));
+  if (fd < 0 || fstat(fd, &st) < 0)
     return -1;
-  n = read(fd, text, sizeof(text) - 1);
+  if (!S_ISREG(st.st_mode)) {
+    errno = EINVAL;
+    return -1;
+  }
+  n = read(fd, seen->text, sizeof(seen->text) - 1);
   if (n < 0)
     return -1;
-  text[n] = '\0';
-  if (record_from_json(text, record) < 0) {
+  seen->text[n] = '\0';
+  seen->dev = st.st_dev;
+  seen->ino = st.st_ino;
+  if (record_from_json(seen->text, record) < 0) {
     record_clear(record);
     errno = EINVAL;
     return -1;
@@ -206,24 +286,27 @@ static int read_record(int run_fd, const char *file, struct run_record *record)
   return 0;
 }
 
-static int sweep_record(int run_fd, const char *root, const char *file,
+/* True when root/run/<file> is still the file, with the bytes, judged. */
+static bool record_unchanged(int run_fd, const char *file, const struct record_seen *judged)
+{
+  struct record_seen now;
+  struct run_record record;
+
+  if (read_record(run_fd, file, &record, &now) < 0)
+    return false;
+  record_clear(&record);
+  return now.dev == judged->dev && now.ino == judged->ino && strcmp(now.text, judged->text) == 0;
+}
+
+static int sweep_record(int run_fd, const char *root, const char *name,
                         const struct run_record *record, oci_error_t *err);
 
-int run_state_write(const char *root, const struct run_record *record, oci_error_t *err)
+/* Links the record in under its name; the caller holds the name's lock. */
+static int write_locked(int run_fd, const char *root, const struct run_record *record,
+                        const char *text, oci_error_t *err)
 {
-  cleanup_close int run_fd = -1;
-  cleanup_free char *text = NULL;
   char file[256], what[PATH_MAX];
 
-  if (!valid_name(record->name))
-    return oci_error_set(err, 0, "run state: invalid run name '%s'",
-                         record->name ? record->name : "");
-  run_fd = open_run_dir(root, true, err);
-  if (run_fd < 0)
-    return -1;
-  text = record_to_json(record, err);
-  if (text == NULL)
-    return -1;
   snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, record->name);
   snprintf(what, sizeof(what), "'%s/run/%s'", root, file);
   for (int attempt = 0;; attempt++) {
@@ -237,11 +320,12 @@ int run_state_write(const char *root, const struct run_record *record, oci_error
     if (*err == NULL || (*err)->errno_value != EEXIST || attempt > 0)
       return oci_error_wrap(err, "run state");
     oci_error_free(err);
-    if (read_record(run_fd, file, &existing) == 0) {
+    if (read_record(run_fd, file, &existing, NULL) == 0) {
       bool alive = owner_alive(existing.owner_pid, existing.owner_start_time);
       int owner = existing.owner_pid;
-      /* A crashed runner's record of the same name: clean up after it. */
-      int swept = alive ? 0 : sweep_record(run_fd, root, file, &existing, err);
+      /* A crashed runner's record of the same name: clean up after it
+       * (the lock is held, so it is the record just read). */
+      int swept = alive ? 0 : sweep_record(run_fd, root, record->name, &existing, err);
       record_clear(&existing);
       if (alive)
         return oci_error_set(err, EEXIST, "run name '%s' is in use by a live run (owner pid %d)",
@@ -255,20 +339,48 @@ int run_state_write(const char *root, const struct run_record *record, oci_error
   }
 }
 
+int run_state_write(const char *root, const struct run_record *record, oci_error_t *err)
+{
+  cleanup_close int run_fd = -1;
+  cleanup_free char *text = NULL;
+  int lock_fd, ret;
+
+  if (!valid_name(record->name))
+    return oci_error_set(err, 0, "run state: invalid run name '%s'",
+                         record->name ? record->name : "");
+  run_fd = open_run_dir(root, true, err);
+  if (run_fd < 0)
+    return -1;
+  text = record_to_json(record, err);
+  if (text == NULL)
+    return -1;
+  lock_fd = lock_name(run_fd, root, record->name, err);
+  if (lock_fd < 0)
+    return -1;
+  ret = write_locked(run_fd, root, record, text, err);
+  unlock_name(run_fd, record->name, lock_fd);
+  return ret;
+}
+
 int run_state_remove(const char *root, const char *name, oci_error_t *err)
 {
   cleanup_close int run_fd = -1;
   char file[256];
+  int lock_fd, ret = 0;
 
   if (!valid_name(name))
     return oci_error_set(err, 0, "run state: invalid run name '%s'", name ? name : "");
   run_fd = open_run_dir(root, false, err);
   if (run_fd < 0)
     return -1;
+  lock_fd = lock_name(run_fd, root, name, err);
+  if (lock_fd < 0)
+    return -1;
   snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
   if (unlinkat(run_fd, file, 0) < 0 && errno != ENOENT)
-    return oci_error_errno(err, "run state: remove '%s/run/%s'", root, file);
-  return 0;
+    ret = oci_error_errno(err, "run state: remove '%s/run/%s'", root, file);
+  unlock_name(run_fd, name, lock_fd);
+  return ret;
 }
 
 /* ---- sweeping ---- */
@@ -326,103 +438,119 @@ static int unmount_below(const char *dir, oci_error_t *err)
   return oci_error_set(err, EBUSY, "run state: mounts keep reappearing below '%s'", dir);
 }
 
-/* Removes `name` under parent_fd recursively, through dirfds only: never
- * follows a symlink, never crosses onto another filesystem. */
-static int remove_tree_at(int parent_fd, const char *name, dev_t device, const char *path,
-                          oci_error_t *err)
+/* The run dir ocirun's layout gives the name, $ROOT/run/<name>: what an
+ * older runner left mounted there is detached first, then the tree is
+ * removed from the run folder's fd (run_dir_remove). */
+static int remove_run_dir(int run_fd, const char *root, const char *name, oci_error_t *err)
 {
-  cleanup_close int fd = -1;
-  cleanup_dir DIR *dir = NULL;
-  struct dirent *entry;
-  struct stat st;
+  cleanup_free char *path = NULL;
+  char link[64], run_path[PATH_MAX];
+  ssize_t n;
 
-  if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-    return errno == ENOENT ? 0 : oci_error_errno(err, "run state: stat '%s'", path);
-  if (!S_ISDIR(st.st_mode)) {
-    if (unlinkat(parent_fd, name, 0) < 0 && errno != ENOENT)
-      return oci_error_errno(err, "run state: unlink '%s'", path);
-    return 0;
-  }
-  if (st.st_dev != device)
-    return oci_error_set(err, EXDEV, "run state: '%s' is another filesystem; not removing", path);
-  fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return oci_error_errno(err, "run state: open '%s'", path);
-  dir = fdopendir(fd);
-  if (dir == NULL)
-    return oci_error_errno(err, "run state: read '%s'", path);
-  fd = -1;
-  while ((errno = 0, entry = readdir(dir)) != NULL) {
-    cleanup_free char *child = NULL;
-    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
-      continue;
-    if (asprintf(&child, "%s/%s", path, entry->d_name) < 0)
-      return oci_error_errno(err, "run state: allocate");
-    if (remove_tree_at(dirfd(dir), entry->d_name, device, child, err) < 0)
-      return -1;
-  }
-  if (errno != 0)
-    return oci_error_errno(err, "run state: read '%s'", path);
-  if (unlinkat(parent_fd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-    return oci_error_errno(err, "run state: rmdir '%s'", path);
-  return 0;
-}
-
-static int remove_run_dir(const char *run_dir, oci_error_t *err)
-{
-  cleanup_free char *parent = NULL;
-  cleanup_close int parent_fd = -1;
-  const char *name;
-  struct stat st;
-
-  if (run_dir[0] != '/' || strcmp(run_dir, "/") == 0 || strstr(run_dir, "/..") != NULL ||
-      strstr(run_dir, "/./") != NULL)
-    return oci_error_set(err, 0, "run state: refusing to remove run dir '%s'", run_dir);
-  if (unmount_below(run_dir, err) < 0)
-    return -1;
-  parent = strdup(run_dir);
-  if (parent == NULL)
+  /* mountinfo names mount points by their real path: the run folder's. */
+  snprintf(link, sizeof(link), "/proc/self/fd/%d", run_fd);
+  n = readlink(link, run_path, sizeof(run_path) - 1);
+  if (n <= 0 || run_path[0] != '/')
+    return oci_error_errno(err, "run state: the path of '%s/run'", root);
+  run_path[n] = '\0';
+  if (asprintf(&path, "%s/%s", run_path, name) < 0) {
+    path = NULL;
     return oci_error_errno(err, "run state: allocate");
-  *strrchr(parent, '/') = '\0';
-  name = strrchr(run_dir, '/') + 1;
-  parent_fd = open(parent[0] ? parent : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (parent_fd < 0)
-    return errno == ENOENT ? 0 : oci_error_errno(err, "run state: open '%s'", parent);
-  if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-    return errno == ENOENT ? 0 : oci_error_errno(err, "run state: stat '%s'", run_dir);
-  return remove_tree_at(parent_fd, name, st.st_dev, run_dir, err);
+  }
+  if (unmount_below(path, err) < 0)
+    return -1;
+  return run_dir_remove_at(run_fd, root, name, err);
 }
 
-/* Cleans up one dead run: its Docker container, its cgroup, its run dir,
- * then its record (kept when any of them could not be removed). */
-static int sweep_record(int run_fd, const char *root, const char *file,
+/* The cgroup a record names is used only in the shape ocirun gives a slice:
+ * an absolute path under /sys/fs/cgroup of plain components, the last one
+ * exactly the run's name (a --cgroup-parent may be anywhere in the
+ * hierarchy, so the parent itself is the record's word: the record is
+ * trusted that far because the store passed the ownership check, and the
+ * kernel's own permissions bound what a rootless caller can kill). It is
+ * then looked up from /sys/fs/cgroup without following a symlink and must
+ * be a cgroup2 directory. Returns 1 when it exists, 0 when it is gone. */
+static int recorded_cgroup(const char *path, const char *name, oci_error_t *err)
+{
+  static const char prefix[] = CGROUP_ROOT "/";
+  struct open_how how = {
+      .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+      .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+  };
+  cleanup_close int base_fd = -1;
+  cleanup_close int fd = -1;
+  const char *relative = path + strlen(prefix), *last = strrchr(path, '/');
+  struct statfs fs;
+
+  if (strncmp(path, prefix, strlen(prefix)) != 0 || strcmp(last + 1, name) != 0)
+    return oci_error_set(err, 0,
+                         "recorded cgroup '%s' is not cgroup2 slice " CGROUP_ROOT "/.../%s of "
+                         "this run; not touching it",
+                         path, name);
+  for (const char *c = relative; *c != '\0'; c = strchr(c, '/') ? strchr(c, '/') + 1 : "") {
+    size_t len = strcspn(c, "/");
+    if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+      return oci_error_set(err, 0, "recorded cgroup '%s' is not a plain path; not touching it",
+                           path);
+  }
+  base_fd = open(CGROUP_ROOT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (base_fd < 0)
+    return errno == ENOENT ? 0 : oci_error_errno(err, "open " CGROUP_ROOT);
+  fd = (int)syscall(SYS_openat2, base_fd, relative, &how, sizeof(how));
+  if (fd < 0)
+    return errno == ENOENT ? 0 : oci_error_errno(err, "recorded cgroup '%s'", path);
+  if (fstatfs(fd, &fs) < 0)
+    return oci_error_errno(err, "recorded cgroup '%s': statfs", path);
+  if (fs.f_type != CGROUP2_SUPER_MAGIC)
+    return oci_error_set(err, 0, "recorded cgroup '%s' is not cgroup2; not touching it", path);
+  return 1;
+}
+
+/* Cleans up one dead run, the caller holding its name's lock: its Docker
+ * container, its cgroup, its run dir, then its record (kept when any of
+ * them could not be removed). */
+static int sweep_record(int run_fd, const char *root, const char *name,
                         const struct run_record *record, oci_error_t *err)
 {
   const char *separator = ": ";
+  char file[256];
+  struct stat st;
+  bool had_dir = fstatat(run_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+  int cgroup = 0;
 
   /* The record stays when the engine cannot be reached: a later sweep
-   * finishes the job. */
-  if (record->docker_container != NULL &&
-      docker_remove_container(record->docker_container, record->docker_host, err) < 0)
-    return oci_error_wrap(err, "sweep '%s': record kept for a later sweep", record->name);
-  if (record->cgroup_path != NULL && cgroup_remove_path(record->cgroup_path, err) < 0)
-    return oci_error_wrap(err, "sweep '%s'", record->name);
-  if (record->run_dir != NULL && remove_run_dir(record->run_dir, err) < 0)
-    return oci_error_wrap(err, "sweep '%s'", record->name);
+   * finishes the job. A probe's container is named as its run. */
+  if (record->docker_container != NULL) {
+    if (strcmp(record->docker_container, name) != 0)
+      return oci_error_set(err, 0,
+                           "sweep '%s': docker container '%s' is not a name ocirun probe gives "
+                           "this run; not removing",
+                           name, record->docker_container);
+    if (docker_remove_container(name, record->docker_host, err) < 0)
+      return oci_error_wrap(err, "sweep '%s': record kept for a later sweep", name);
+  }
+  if (record->cgroup_path != NULL) {
+    cgroup = recorded_cgroup(record->cgroup_path, name, err);
+    if (cgroup < 0 || (cgroup > 0 && cgroup_remove_path(record->cgroup_path, err) < 0))
+      return oci_error_wrap(err, "sweep '%s'", name);
+  }
+  if (remove_run_dir(run_fd, root, name, err) < 0)
+    return oci_error_wrap(err, "sweep '%s'", name);
+  snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
   if (unlinkat(run_fd, file, 0) < 0 && errno != ENOENT)
     return oci_error_errno(err, "sweep: remove '%s/run/%s'", root, file);
-  printf("swept %s (owner pid %d gone)", record->name, record->owner_pid);
+  printf("swept %s (owner pid %d gone)", name, record->owner_pid);
   if (record->docker_container != NULL) {
-    printf("%sdocker container %s at %s", separator, record->docker_container,
+    printf("%sdocker container %s at %s", separator, name,
            docker_remove_endpoint(record->docker_host));
     separator = ", ";
   }
-  if (record->cgroup_path != NULL) {
+  if (cgroup > 0) {
     printf("%scgroup %s", separator, record->cgroup_path);
     separator = ", ";
   }
-  if (record->run_dir != NULL)
-    printf("%srun dir %s", separator, record->run_dir);
+  if (had_dir)
+    printf("%srun dir %s/run/%s", separator, root, name);
   printf("\n");
   fflush(stdout);
   return 0;
@@ -435,6 +563,82 @@ static void sweep_temp_file(int run_fd, const char *file)
   if (pid > 0 && (kill(pid, 0) == 0 || errno == EPERM))
     return;
   unlinkat(run_fd, file, 0);
+}
+
+/* A name's lock file with no record (its holder died between the two):
+ * removed when nobody holds it. */
+static void sweep_lock_file(int run_fd, const char *file)
+{
+  const char *name = file + strlen(LOCK_PREFIX);
+  struct stat held, current;
+  int fd;
+
+  if (!valid_name(name))
+    return;
+  fd = openat(run_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  if (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &held) < 0 ||
+      fstatat(run_fd, file, &current, AT_SYMLINK_NOFOLLOW) < 0 || current.st_dev != held.st_dev ||
+      current.st_ino != held.st_ino) {
+    close(fd);
+    return;
+  }
+  unlock_name(run_fd, name, fd);
+}
+
+/* The run name a record's file stands for, or NULL (not a record). */
+static bool record_file_name(const char *file, char *name, size_t size)
+{
+  size_t len = strlen(file), suffix = strlen(RECORD_SUFFIX);
+
+  if (len <= suffix || len - suffix >= size || strcmp(file + len - suffix, RECORD_SUFFIX) != 0)
+    return false;
+  memcpy(name, file, len - suffix);
+  name[len - suffix] = '\0';
+  return valid_name(name);
+}
+
+/* Judged stale without the lock; acted on only if, under the name's lock,
+ * the record is the very file with the very bytes judged, and its owner is
+ * still gone: a run that took the name meanwhile keeps everything.
+ * Returns 1 when swept, 0 when left alone. */
+static int sweep_one(int run_fd, const char *root, const char *file, oci_error_t *err)
+{
+  struct run_record record;
+  struct record_seen judged;
+  char name[256];
+  int lock_fd, ret = 0;
+
+  if (!record_file_name(file, name, sizeof(name)))
+    return 0;
+  if (read_record(run_fd, file, &record, &judged) < 0) {
+    if (errno != ENOENT)
+      fprintf(stderr, "ocirun: sweep: skipping unreadable record '%s/run/%s': %s\n", root, file,
+              strerror(errno));
+    return 0;
+  }
+  if (strcmp(record.name, name) != 0) {
+    fprintf(stderr, "ocirun: sweep: skipping '%s/run/%s': it names run '%s'\n", root, file,
+            record.name);
+    record_clear(&record);
+    return 0;
+  }
+  if (owner_alive(record.owner_pid, record.owner_start_time)) {
+    record_clear(&record);
+    return 0;
+  }
+  lock_fd = lock_name(run_fd, root, name, err);
+  if (lock_fd < 0) {
+    record_clear(&record);
+    return -1;
+  }
+  if (record_unchanged(run_fd, file, &judged) &&
+      !owner_alive(record.owner_pid, record.owner_start_time))
+    ret = sweep_record(run_fd, root, name, &record, err) < 0 ? -1 : 1;
+  unlock_name(run_fd, name, lock_fd);
+  record_clear(&record);
+  return ret;
 }
 
 int run_state_sweep(const char *root, int *n_swept, oci_error_t *err)
@@ -463,37 +667,31 @@ int run_state_sweep(const char *root, int *n_swept, oci_error_t *err)
     }
   }
   while ((errno = 0, entry = readdir(dir)) != NULL) {
-    struct run_record record;
-    size_t len = strlen(entry->d_name);
+    oci_error_t one = NULL;
+    int swept;
 
     if (strncmp(entry->d_name, TEMP_PREFIX "-", strlen(TEMP_PREFIX "-")) == 0) {
       sweep_temp_file(run_fd, entry->d_name);
       continue;
     }
+    if (strncmp(entry->d_name, LOCK_PREFIX, strlen(LOCK_PREFIX)) == 0) {
+      sweep_lock_file(run_fd, entry->d_name);
+      continue;
+    }
     /* Run dirs ($ROOT/run/<name>/) live beside the records. */
-    if (entry->d_name[0] == '.' || entry->d_type == DT_DIR || len <= strlen(RECORD_SUFFIX) ||
-        strcmp(entry->d_name + len - strlen(RECORD_SUFFIX), RECORD_SUFFIX) != 0)
+    if (entry->d_name[0] == '.' || entry->d_type == DT_DIR)
       continue;
-    if (read_record(run_fd, entry->d_name, &record) < 0) {
-      if (errno != ENOENT)
-        fprintf(stderr, "ocirun: sweep: skipping unreadable record '%s/run/%s': %s\n", root,
-                entry->d_name, strerror(errno));
-      continue;
+    swept = sweep_one(run_fd, root, entry->d_name, &one);
+    /* Keep going after a failure: one stuck run must not shield others. */
+    if (swept < 0) {
+      if (*err == NULL)
+        *err = one;
+      else
+        oci_error_print(&one);
+      ret = -1;
+    } else if (swept > 0) {
+      (*n_swept)++;
     }
-    if (!owner_alive(record.owner_pid, record.owner_start_time)) {
-      /* Keep going after a failure: one stuck run must not shield others. */
-      oci_error_t one = NULL;
-      if (sweep_record(run_fd, root, entry->d_name, &record, &one) < 0) {
-        if (*err == NULL)
-          *err = one;
-        else
-          oci_error_print(&one);
-        ret = -1;
-      } else {
-        (*n_swept)++;
-      }
-    }
-    record_clear(&record);
   }
   if (errno != 0 && ret == 0)
     return oci_error_errno(err, "sweep: read '%s/run'", root);

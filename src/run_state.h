@@ -10,8 +10,11 @@ struct run_record {
   char *name;
   int owner_pid;
   unsigned long long owner_start_time; /* /proc/PID/stat field 22 */
-  char *cgroup_path;                   /* may be NULL */
-  char *run_dir;                       /* per-run scratch (overlay upper), may be NULL */
+  /* The slice; sweep uses it only in the shape ocirun gives a run's slice
+   * (under /sys/fs/cgroup, last component the name). May be NULL. */
+  char *cgroup_path;
+  /* For the reader only: sweep derives the run dir from the name. */
+  char *run_dir;
   /* The docker probe's container (PROBE_NAME_PREFIX + hex) and the engine
    * endpoint its CLI calls used (DOCKER_HOST's form); both may be NULL. A
    * record without docker_host means the CLI's default endpoint. */
@@ -19,16 +22,20 @@ struct run_record {
   char *docker_host;
 };
 
-/* root/run/<name>.json, written atomically; fails if the name is taken by a live run
- * (a dead run's record of the same name is swept first). owner_pid <= 0 means
- * the calling process; owner_start_time 0 means read it from /proc. */
+/* root/run/<name>.json, written atomically under the name's lock; fails if
+ * the name is taken by a live run (a dead run's record of the same name is
+ * swept first). owner_pid <= 0 means the calling process; owner_start_time
+ * 0 means read it from /proc. The store root and its run folder must pass
+ * the ownership check (oci_store_root_open). */
 int run_state_write(const char *root, const struct run_record *record, oci_error_t *err);
 /* Removes the record (not the cgroup or run dir); a missing record is fine. */
 int run_state_remove(const char *root, const char *name, oci_error_t *err);
 /* Removes records whose owner is gone, killing their cgroups and run dirs and
  * removing their Docker containers (`docker rm -f`, then verified absent: a
  * record whose engine cannot be reached is kept, and reported as a failure).
- * Reports what it cleaned on stdout. */
+ * Each under the name's lock and only if the record is still the one
+ * judged; what is removed is derived from the name, not read from the
+ * record. Reports what it cleaned on stdout. */
 int run_state_sweep(const char *root, int *n_swept, oci_error_t *err);
 
 /* Field 22 of /proc/PID/stat (clock ticks after boot): with the pid, it

@@ -515,18 +515,39 @@ struct run_resources {
   const char *root;
   const char *name;
   bool record_written;
-  char *run_dir;
+  bool run_dir_created;
+  int mountpoint_fd; /* the run dir's rootfs/, where the scratch tmpfs goes */
   struct cgroup_slice slice;
   bool slice_created;
-  /* absolute paths that must not exist after teardown (NULL: unused) */
-  const char *created[3];
+  /* entries of $ROOT/run that must not exist after teardown (NULL: unused) */
+  const char *created_in_store[2];
+  const char *created_cgroup; /* absolute; NULL when none */
 };
+
+/* Whether $ROOT/run/<entry> exists, looked up from the store's checked run
+ * folder without following a symlink; true (with *err) when it cannot be
+ * told. */
+static bool store_run_entry_exists(const char *root, const char *entry, oci_error_t *err)
+{
+  cleanup_close int root_fd = oci_store_root_open(root, false, err);
+  cleanup_close int run_fd =
+      root_fd < 0 ? -1 : oci_store_dir_open(root_fd, root, "run", false, err);
+
+  if (run_fd < 0)
+    return true;
+  if (faccessat(run_fd, entry, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+    return true;
+  if (errno == ENOENT)
+    return false;
+  oci_error_errno(err, "look for '%s/run/%s'", root, entry);
+  return true;
+}
 
 /* The first failure is the one reported; later ones are dropped. */
 static void keep_first_error(oci_error_t *err, oci_error_t *one)
 {
   if (*err == NULL) {
-    oci_error_wrap(one, "teardown: ");
+    oci_error_wrap(one, "teardown");
     *err = *one;
     *one = NULL;
   } else {
@@ -548,13 +569,15 @@ static bool teardown(struct run_resources *res, oci_error_t *err)
     }
     res->slice_created = false;
   }
-  if (res->run_dir != NULL) {
-    if (run_dir_remove(res->run_dir, &one) < 0) {
+  if (res->mountpoint_fd >= 0)
+    close(res->mountpoint_fd);
+  res->mountpoint_fd = -1;
+  if (res->run_dir_created) {
+    if (run_dir_remove(res->root, res->name, &one) < 0) {
       ok = false;
       keep_first_error(err, &one);
     }
-    free(res->run_dir);
-    res->run_dir = NULL;
+    res->run_dir_created = false;
   }
   if (res->record_written) {
     if (run_state_remove(res->root, res->name, &one) < 0) {
@@ -564,11 +587,20 @@ static bool teardown(struct run_resources *res, oci_error_t *err)
     res->record_written = false;
   }
   /* Verified by looking, not by trusting the steps above. */
-  for (size_t i = 0; i < sizeof(res->created) / sizeof(res->created[0]); i++) {
-    if (res->created[i] != NULL && (access(res->created[i], F_OK) == 0 || errno != ENOENT)) {
+  for (size_t i = 0; i < sizeof(res->created_in_store) / sizeof(res->created_in_store[0]); i++) {
+    if (res->created_in_store[i] != NULL &&
+        store_run_entry_exists(res->root, res->created_in_store[i], &one)) {
       ok = false;
-      oci_error_set(err, 0, "teardown: '%s' still exists", res->created[i]);
+      if (one != NULL)
+        keep_first_error(err, &one);
+      else
+        oci_error_set(err, 0, "teardown: '%s/run/%s' still exists", res->root,
+                      res->created_in_store[i]);
     }
+  }
+  if (res->created_cgroup != NULL && (access(res->created_cgroup, F_OK) == 0 || errno != ENOENT)) {
+    ok = false;
+    oci_error_set(err, 0, "teardown: '%s' still exists", res->created_cgroup);
   }
   return ok;
 }
@@ -695,9 +727,11 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
 
   launch->config = config;
   launch->set_groups = true;
-  launch->rootfs_fd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  /* The cache entry's rootfs, reached from the checked store root without
+   * following any symlink: the overlay's lower is this fd, never a path. */
+  launch->rootfs_fd = oci_image_rootfs_open(state_root, image, err);
   if (launch->rootfs_fd < 0)
-    return oci_error_errno(err, "run: open rootfs '%s'", rootfs);
+    return oci_error_wrap(err, "run");
   if (user_resolve(launch->rootfs_fd, user_spec, user_source, &launch->user, err) < 0)
     return -1;
   if (launch->rootless && check_user_mapped(launch, user_source, err) < 0)
@@ -713,6 +747,7 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
       mount_plan_build(config, rootfs, run_dir, launch->hostname, launch->rootless, &launch->plan,
                        err) < 0)
     return -1;
+  launch->plan.lower_fd = launch->rootfs_fd;
   /* Built before clone: the child only loads it. Compiling the profile is
    * the costliest step of a start, so the compiled program is cached. */
   return seccomp_filter_build_cached(config, launch->caps, state_root, &launch->filter, err);
@@ -819,12 +854,14 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
 {
   /* Rootless is decided once, here: by who runs ocirun. */
   struct launch launch = {.rootless = geteuid() != 0, .rootfs_fd = -1};
-  struct run_resources res = {
-      .root = oci_store_root(store), .name = config->name, .slice = {.dir_fd = -1}};
+  struct run_resources res = {.root = oci_store_root(store),
+                              .name = config->name,
+                              .mountpoint_fd = -1,
+                              .slice = {.dir_fd = -1}};
   cleanup_free char *cgroup_parent = NULL;
   cleanup_free char *run_dir = NULL;
   cleanup_free char *cgroup_path = NULL;
-  cleanup_free char *record_path = NULL;
+  cleanup_free char *record_file = NULL;
   cleanup_close int signal_fd = -1;
   bool signals_blocked = false;
   sigset_t blocked;
@@ -874,19 +911,31 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   struct run_record record = {.name = config->name,
                               .cgroup_path = config->unsafe_no_cgroup ? NULL : cgroup_path,
                               .run_dir = run_dir};
-  if (asprintf(&record_path, "%s/run/%s.json", res.root, config->name) < 0) {
-    record_path = NULL;
+  if (asprintf(&record_file, "%s.json", config->name) < 0) {
+    record_file = NULL;
     oci_error_errno(err, "run: allocate");
     goto out;
   }
-  res.created[0] = record_path;
-  res.created[1] = run_dir;
-  res.created[2] = config->unsafe_no_cgroup ? NULL : cgroup_path;
+  res.created_in_store[0] = record_file;
+  res.created_in_store[1] = config->name;
+  res.created_cgroup = config->unsafe_no_cgroup ? NULL : cgroup_path;
   if (run_state_write(res.root, &record, err) < 0)
     goto out;
   res.record_written = true;
-  if (run_dir_create(res.root, config->name, &res.run_dir, err) < 0)
+  if (run_dir_create(res.root, config->name, &res.mountpoint_fd, err) < 0)
     goto teardown;
+  res.run_dir_created = true;
+  /* The scratch goes onto the directory just created, which this fd holds
+   * (so its inode stays that directory's) until teardown. */
+  {
+    struct stat mountpoint;
+    if (fstat(res.mountpoint_fd, &mountpoint) < 0) {
+      oci_error_errno(err, "run: stat the run dir's mount point");
+      goto teardown;
+    }
+    launch.plan.mountpoint_dev = mountpoint.st_dev;
+    launch.plan.mountpoint_ino = mountpoint.st_ino;
+  }
   if (!config->unsafe_no_cgroup) {
     if (cgroup_slice_create(cgroup_parent, config->name, launch.rootless, config, &res.slice, err) <
         0)

@@ -15,6 +15,7 @@
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
 #include "oci/digest.h"
+#include "oci/oci.h"
 #include "seccomp_rules.h"
 
 enum { HEADER_LEN = 64 + 1 }; /* hex digest and newline */
@@ -25,21 +26,16 @@ static const char *key_file_name(const char *key)
   return oci_digest_valid(key) ? key + strlen("sha256:") : NULL;
 }
 
+/* Only a store and a directory nobody else could have written into are
+ * trusted (oci_store_root_open); anything else is a cache miss. */
 static int cache_dir_open(const char *state_root, bool create)
 {
-  cleanup_close int root = open(state_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  oci_error_t ignored = NULL;
+  cleanup_close int root = oci_store_root_open(state_root, false, &ignored);
+  int dir = root < 0 ? -1 : oci_store_dir_open(root, state_root, "seccomp-cache", create, &ignored);
 
-  if (root < 0)
-    return -1;
-  if (create && mkdirat(root, "seccomp-cache", 0700) < 0 && errno != EEXIST)
-    return -1;
-  cleanup_close int dir =
-      openat(root, "seccomp-cache", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  struct stat st;
-  /* Only a directory nobody else could have written into is trusted. */
-  if (dir < 0 || fstat(dir, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022) != 0)
-    return -1;
-  return steal_fd(&dir);
+  oci_error_free(&ignored);
+  return dir;
 }
 
 static bool read_all(int fd, void *buf, size_t size)
