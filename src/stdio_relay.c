@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -113,6 +114,19 @@ static void channel_move(struct relay_channel *c)
   }
 }
 
+/* A terminal (or other device) written through the caller's own open file
+ * would block once full (a terminal stopped with ^S, a pty nobody reads),
+ * and with it the deadline; setting O_NONBLOCK there would change the
+ * caller's shared file. A new open of the same device is ocirun's own.
+ * Returns -1 where that is refused: the caller's fd is then used as it is. */
+static int reopen_nonblocking(int fd)
+{
+  char path[64];
+
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+  return open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
 int stdio_relay_open(struct stdio_relay *relay, const int caller_fd[3], oci_error_t *err)
 {
   for (int i = 0; i < 3; i++) {
@@ -123,7 +137,7 @@ int stdio_relay_open(struct stdio_relay *relay, const int caller_fd[3], oci_erro
     struct relay_channel *c = &relay->channel[i];
     struct stat st;
     int pipe_fds[2];
-    int ours;
+    int ours, reopened;
 
     if (pipe2(pipe_fds, O_CLOEXEC) < 0)
       return oci_error_errno(err, "run: pipe for the container's fd %d", i);
@@ -145,8 +159,12 @@ int stdio_relay_open(struct stdio_relay *relay, const int caller_fd[3], oci_erro
       channel_finish(c); /* no stdin: the container reads end of file */
       continue;
     }
-    if (caller_fd[i] >= 0 && fstat(caller_fd[i], &st) == 0 && S_ISSOCK(st.st_mode))
-      c->copy = c->to_socket = i != 0;
+    if (i == 0 || caller_fd[i] < 0 || fstat(caller_fd[i], &st) < 0)
+      continue;
+    if (S_ISSOCK(st.st_mode))
+      c->copy = c->to_socket = true;
+    else if (S_ISCHR(st.st_mode) && (reopened = reopen_nonblocking(caller_fd[i])) >= 0)
+      c->to = c->close_after[1] = reopened;
   }
   return 0;
 }

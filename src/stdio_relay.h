@@ -19,13 +19,13 @@
 /* One direction of one stream: bytes from `from` to `to`. */
 struct relay_channel {
   int from;                /* -1 once finished */
-  int to;                  /* -1: read and discard */
+  int to;                  /* -1: discard; a device: ocirun's O_NONBLOCK reopen of it */
   bool copy;               /* read/write through buffer: splice was refused (EINVAL) */
   bool to_socket;          /* send(MSG_DONTWAIT): splice into a socket may block */
   bool waiting_for_output; /* poll `to` for room, not `from` for data */
   char *buffer;            /* copy mode: bytes read but not yet written */
   size_t start, end;
-  int close_after[2]; /* descriptors this channel owns, closed when it ends */
+  int close_after[2]; /* owned (its pipe end, a reopened device), closed at the end */
 };
 
 struct stdio_relay {

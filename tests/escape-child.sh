@@ -174,6 +174,27 @@ run --timeout 3 busybox:latest sh -c 'while :; do echo yyyyyyyyyyyyyyyyyyyyyyyyy
   { sleep 8; exec 0<&-; }
 end=$(date +%s)
 verdict "a stalled reader of stdout does not hold off --timeout" test $((end - start)) -le 9
+# A terminal nobody reads (a pty; or one stopped with ^S) blocks a writer.
+pty_run() {
+  python3 - "$@" <<'PY'
+import os, pty, subprocess, sys, time
+primary, replica = pty.openpty()  # the primary is never read
+start = time.monotonic()
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=replica, stderr=subprocess.DEVNULL)
+try:
+    rc = p.wait(timeout=20)
+except subprocess.TimeoutExpired:
+    p.kill()
+    rc = "hung"
+print(f"exit {rc} after {int(time.monotonic() - start)} s")
+PY
+}
+pty_run timeout -s KILL 3 head -c 4000000 /dev/zero >"$TEST_TMP/out" 2>&1
+verdict "control: a write of 4 MB to an unread pty blocks (killed by timeout)" has "exit -9"
+pty_run "$OCIRUN" run --unsafe-no-cgroup --timeout 3 busybox:latest sh -c 'while :; do echo y; done' \
+  >"$TEST_TMP/out" 2>&1
+verdict "a stalled terminal as stdout does not hold off --timeout (124)" \
+  sh -c 'grep -qE "^exit 124 after [3-9] s" "$1"' _ "$TEST_TMP/out"
 ( run --timeout 10 busybox:latest sh -c 'while :; do echo y; done' | true ) 2>/dev/null
 check "a reader gone (SIGPIPE) still lets ocirun tear down" nothing_left
 printf 'abc' | run -i busybox:latest sh -c 'cat; echo; cat /dev/zero | head -c 3000000 | wc -c' \
