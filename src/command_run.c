@@ -50,7 +50,7 @@ static void usage(FILE *out)
           "  -w, --workdir DIR           working directory (absolute; created if missing)\n"
           "      --hostname NAME         hostname (default: the 12 hex digits of a generated\n"
           "                              name, else --name)\n"
-          "  -i, --interactive           attach stdin (default: /dev/null)\n"
+          "  -i, --interactive           relay stdin (default: end of file at once)\n"
           "      --entrypoint CMD        replace the image's entrypoint ('' clears it); the\n"
           "                              image's cmd is then dropped too\n"
           "      --timeout SECONDS       deadline (default 30); on expiry every process of\n"
@@ -74,9 +74,9 @@ static void usage(FILE *out)
           "cgroup subtree delegated to the caller; without one it is refused.\n"
           "\n"
           "Exit status: the command's own; 128+N when killed by signal N; 124 when the\n"
-          "--timeout deadline killed it; 130/143 when ocirun got SIGINT/SIGTERM;\n"
-          "125 when ocirun failed (nothing ran); 126 when the command cannot be executed;\n"
-          "127 when it is not found.\n",
+          "--timeout deadline killed it; 130, 143, 129, 131 when ocirun got SIGINT,\n"
+          "SIGTERM, SIGHUP, SIGQUIT; 125 when ocirun failed (nothing ran); 126 when the\n"
+          "command cannot be executed; 127 when it is not found.\n",
           "/sys/fs/cgroup/ocirun");
 }
 

@@ -2,26 +2,31 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ocirun.h"
+#include "sealed_exe.h"
 
 static const struct {
   const char *name;
   command_fn fn;
   const char *summary;
+  bool starts_containers; /* run from a sealed copy of the binary (sealed_exe.h) */
 } commands[] = {
-    {"image", command_image, "manage the image store: import, ls, inspect, rm, unpack"},
-    {"run", command_run, "run a command in an image behind ocirun's boundary"},
-    {"probe", command_probe, "run the isolation probe and write the evidence artifact"},
-    {"compare", command_compare, "compare two evidence artifacts side by side"},
-    {"seccomp-profile", command_seccomp_profile, "print the default seccomp profile (Docker JSON)"},
-    {"sweep", command_sweep, "clean up after runs whose runner crashed"},
+    {"image", command_image, "manage the image store: import, ls, inspect, rm, unpack", false},
+    {"run", command_run, "run a command in an image behind ocirun's boundary", true},
+    {"probe", command_probe, "run the isolation probe and write the evidence artifact", true},
+    {"compare", command_compare, "compare two evidence artifacts side by side", false},
+    {"seccomp-profile", command_seccomp_profile, "print the default seccomp profile (Docker JSON)",
+     false},
+    {"sweep", command_sweep, "clean up after runs whose runner crashed", false},
 };
 
 /* Root's store is the system's; an ordinary user's lives in its home, as
@@ -98,6 +103,12 @@ int main(int argc, char **argv)
   char user_root[PATH_MAX], absolute[PATH_MAX];
   int c;
 
+  /* fds 0-2 always open: a run's own descriptors must never land there,
+   * where the container's stdio goes. */
+  for (int fd = 0; fd < 3; fd++) {
+    if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+      return EXIT_RUNTIME_ERROR;
+  }
   if (global.root == NULL || global.root[0] == '\0')
     global.root = default_root(user_root, sizeof(user_root));
 
@@ -145,6 +156,13 @@ int main(int argc, char **argv)
       int sub_argc = argc - optind;
       char **sub_argv = argv + optind;
       optind = 0; /* reset getopt for the command */
+      if (commands[i].starts_containers) {
+        oci_error_t err = NULL;
+        if (sealed_exe_ensure(argv, &err) < 0) {
+          oci_error_print(&err);
+          return EXIT_RUNTIME_ERROR;
+        }
+      }
       return commands[i].fn(sub_argc, sub_argv, &global);
     }
   }

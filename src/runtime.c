@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <signal.h>
@@ -36,6 +37,7 @@
 #include "run_dir.h"
 #include "run_state.h"
 #include "seccomp_filter.h"
+#include "stdio_relay.h"
 #include "user.h"
 #include "userns.h"
 
@@ -65,10 +67,9 @@ struct launch {
   char **envp;
   const char *workdir;
   char hostname[64];
-  int stdio[3];
+  int stdio[3];  /* the container's ends of the relay's pipes, never a caller's fd */
   int go_fd;     /* child reads one byte: the parent is ready */
   int report_fd; /* child writes a child_report on failure; CLOEXEC */
-  sigset_t original_mask;
 };
 
 /* ---- preparation (parent) ---- */
@@ -114,6 +115,16 @@ static int build_argv(const struct run_config *config, const struct oci_image *i
   }
   if (n == 0)
     return oci_error_set(err, 0, "run: no command given and the image has no entrypoint or cmd");
+  /* docker refuses this before it runs anything; exec '' would only fail */
+  if (argv[0][0] == '\0') {
+    const char *source =
+        config->entrypoint_set ? "the command after IMAGE"
+        : image->defaults.entrypoint != NULL && image->defaults.entrypoint[0] != NULL
+            ? "the image's Entrypoint"
+        : user_command ? "the command after IMAGE"
+                       : "the image's Cmd";
+    return oci_error_set(err, 0, "run: the command to run is an empty string (from %s)", source);
+  }
   *out = steal_pointer(&argv);
   return 0;
 }
@@ -219,42 +230,48 @@ static _Noreturn void child_fail(const struct launch *launch, oci_error_t *err)
   child_report_and_exit(launch, CHILD_SETUP_FAILED, (*err)->errno_value, (*err)->message);
 }
 
-/* After pivot_root plain paths are confined to the container. docker
- * creates a missing working directory; so do we, unless the root is
- * read-only. */
-static int enter_workdir(const char *workdir, bool read_only, oci_error_t *err)
+/* Nothing of ocirun's signal state reaches the workload: dispositions the
+ * caller set to ignore (SIGPIPE, SIGQUIT under nohup, even glibc's internal
+ * 32 and 33, which its sigaction refuses to touch) survive execve, and so
+ * would ocirun's mask (INT, TERM, HUP, QUIT blocked for its signalfd). The
+ * raw system call with an all-zero kernel sigaction (SIG_DFL, no flags, an
+ * empty mask, whatever the architecture's layout) reaches every signal;
+ * only SIGKILL and SIGSTOP cannot be changed. */
+static int reset_signals(oci_error_t *err)
 {
-  cleanup_free char *copy = NULL;
+  const unsigned long default_action[8] = {0};
+  sigset_t empty;
 
-  if (chdir(workdir) == 0)
-    return 0;
-  if (errno != ENOENT || read_only)
-    return oci_error_errno(err, "run: chdir to the working directory '%s'", workdir);
-  copy = strdup(workdir);
-  if (copy == NULL)
-    return oci_error_errno(err, "run: allocate");
-  for (char *p = copy + 1;; p++) {
-    if (*p != '/' && *p != '\0')
+  for (int sig = 1; sig < _NSIG; sig++) {
+    if (sig == SIGKILL || sig == SIGSTOP)
       continue;
-    char saved = *p;
-    *p = '\0';
-    if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-      return oci_error_errno(err, "run: mkdir the working directory '%s'", copy);
-    *p = saved;
-    if (saved == '\0')
-      break;
+    if (syscall(SYS_rt_sigaction, sig, default_action, NULL, _NSIG / 8) < 0)
+      return oci_error_errno(err, "run: reset the disposition of signal %d", sig);
   }
-  if (chdir(workdir) < 0)
-    return oci_error_errno(err, "run: chdir to the working directory '%s'", workdir);
+  if (sigemptyset(&empty) < 0 || sigprocmask(SIG_SETMASK, &empty, NULL) < 0)
+    return oci_error_errno(err, "run: empty the signal mask");
   return 0;
 }
 
-/* stdio onto 0, 1, 2 (via fresh copies, so the three may overlap), then
- * every other descriptor closed except the report pipe (CLOEXEC). */
-static int child_setup_fds(struct launch *launch, oci_error_t *err)
+/* The child's very first step once it may go, before any path is resolved
+ * or mount made: the relay's pipes onto 0, 1, 2 and every other descriptor
+ * closed but those listed here. Anything ocirun's caller or ocirun itself
+ * had open (a host directory, a store fd) would otherwise be reachable
+ * through /proc/self/fd from the working directory, a mount source or the
+ * workload itself. */
+static int child_close_fds(struct launch *launch, oci_error_t *err)
 {
+  /* go and report pipes (CLOEXEC), and the overlay's lower until the mount
+   * plan is applied (it may name it /proc/self/fd/N) */
+  int keep[3] = {launch->go_fd, launch->report_fd, launch->rootfs_fd};
+  unsigned next = 3;
   int copies[3];
 
+  for (int i = 0; i < 3; i++) {
+    if (keep[i] >= 0 && keep[i] < 3)
+      return oci_error_set(err, 0, "run: internal fd %d collides with stdio", keep[i]);
+  }
+  /* via fresh copies, so that no dup2 overwrites a source still needed */
   for (int i = 0; i < 3; i++) {
     copies[i] = fcntl(launch->stdio[i], F_DUPFD_CLOEXEC, 3);
     if (copies[i] < 0)
@@ -264,13 +281,104 @@ static int child_setup_fds(struct launch *launch, oci_error_t *err)
     if (dup2(copies[i], i) < 0)
       return oci_error_errno(err, "run: dup2 onto fd %d", i);
   }
-  /* keep the two pipes (both CLOEXEC): close 3..low-1, low+1..high-1, high+1.. */
-  unsigned low = (unsigned)(launch->report_fd < launch->go_fd ? launch->report_fd : launch->go_fd);
-  unsigned high = (unsigned)(launch->report_fd < launch->go_fd ? launch->go_fd : launch->report_fd);
-  if ((low > 3 && close_range(3, low - 1, 0) < 0) ||
-      (high > low + 1 && close_range(low + 1, high - 1, 0) < 0) ||
-      close_range(high + 1, ~0U, 0) < 0)
-    return oci_error_errno(err, "run: close_range");
+  for (int i = 1; i < 3; i++) {
+    for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+      int t = keep[j];
+      keep[j] = keep[j - 1];
+      keep[j - 1] = t;
+    }
+  }
+  for (int i = 0; i < 3; i++) {
+    if (keep[i] < 0 || (unsigned)keep[i] < next)
+      continue;
+    if ((unsigned)keep[i] > next && close_range(next, (unsigned)keep[i] - 1, 0) < 0)
+      return oci_error_errno(err, "run: close_range %u-%d", next, keep[i] - 1);
+    next = (unsigned)keep[i] + 1;
+  }
+  if (close_range(next, ~0U, 0) < 0)
+    return oci_error_errno(err, "run: close_range %u-", next);
+  return 0;
+}
+
+/* A directory of the container's tree, resolved from its root, never
+ * through a /proc magic link (/proc/self/fd/N, /proc/self/cwd...). */
+static int open_dir_in_root(int root_fd, const char *path)
+{
+  struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+
+  return (int)syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+}
+
+/* docker creates a missing working directory; so do we, unless the root is
+ * read-only: one component at a time, each parent resolved in the root as
+ * the whole path is, so a symlink in the image cannot lead mkdir outside. */
+static int create_workdir(int root_fd, const char *workdir, oci_error_t *err)
+{
+  cleanup_free char *prefix = strdup(workdir);
+  cleanup_close int parent = -1;
+  size_t i = 0;
+
+  if (prefix == NULL)
+    return oci_error_errno(err, "run: allocate");
+  parent = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+  if (parent < 0)
+    return oci_error_errno(err, "run: dup the root's fd");
+  for (;;) {
+    size_t start;
+    char saved;
+    int fd;
+
+    while (prefix[i] == '/')
+      i++;
+    if (prefix[i] == '\0')
+      break;
+    start = i;
+    while (prefix[i] != '/' && prefix[i] != '\0')
+      i++;
+    saved = prefix[i];
+    prefix[i] = '\0'; /* ends both the prefix and its last component */
+    fd = open_dir_in_root(root_fd, prefix);
+    if (fd < 0 && errno == ENOENT) {
+      if (mkdirat(parent, prefix + start, 0755) < 0 && errno != EEXIST)
+        return oci_error_errno(err, "run: mkdir the working directory '%s'", prefix);
+      fd = open_dir_in_root(root_fd, prefix);
+    }
+    if (fd < 0)
+      return oci_error_errno(err,
+                             "run: the working directory '%s' (resolved in the container's "
+                             "root, never through /proc magic links)",
+                             prefix);
+    close(parent);
+    parent = fd;
+    prefix[i] = saved;
+  }
+  return steal_fd(&parent);
+}
+
+/* After pivot_root: the working directory (from the image's WorkingDir or
+ * -w, both untrusted) is resolved inside the new root with openat2, then
+ * entered with fchdir. */
+static int enter_workdir(const char *workdir, bool read_only, oci_error_t *err)
+{
+  cleanup_close int root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int dir_fd = -1;
+
+  if (root_fd < 0)
+    return oci_error_errno(err, "run: open the container's root");
+  dir_fd = open_dir_in_root(root_fd, workdir);
+  if (dir_fd < 0 && errno == ENOENT && !read_only) {
+    dir_fd = create_workdir(root_fd, workdir, err);
+    if (dir_fd < 0)
+      return -1;
+  }
+  if (dir_fd < 0)
+    return oci_error_errno(err,
+                           "run: the working directory '%s' (resolved in the container's "
+                           "root, never through /proc magic links)",
+                           workdir);
+  if (fchdir(dir_fd) < 0)
+    return oci_error_errno(err, "run: enter the working directory '%s'", workdir);
   return 0;
 }
 
@@ -290,6 +398,32 @@ static int rearm_parent_death_signal(const struct launch *launch, oci_error_t *e
   return 0;
 }
 
+/* Execs path if it resolves inside the root without a /proc magic link
+ * (/proc/self/exe would be ocirun's own binary, /proc/self/fd/N whatever
+ * that fd is); returns with errno set otherwise. */
+static void exec_in_root(const struct launch *launch, int root_fd, const char *path)
+{
+  struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+  int fd;
+  int saved;
+
+  if (path[0] == '/')
+    how.resolve |= RESOLVE_IN_ROOT;
+  fd = (int)syscall(SYS_openat2, path[0] == '/' ? root_fd : AT_FDCWD, path, &how, sizeof(how));
+  if (fd < 0)
+    return;
+  syscall(SYS_execveat, fd, "", launch->argv, launch->envp, AT_EMPTY_PATH);
+  /* A script from a close-on-exec fd: its interpreter would be handed
+   * /dev/fd/N, closed by then, so the kernel refuses with ENOENT. Run it by
+   * the path just checked instead: the container has no other process yet
+   * that could swap it in between. */
+  if (errno == ENOENT)
+    execve(path, launch->argv, launch->envp);
+  saved = errno;
+  close(fd);
+  errno = saved;
+}
+
 /* execvp's search, but with the container's PATH and after pivot_root. */
 static _Noreturn void child_exec(const struct launch *launch)
 {
@@ -298,9 +432,15 @@ static _Noreturn void child_exec(const struct launch *launch)
   char message[600];
   int last_errno = ENOENT;
   bool denied = false;
+  cleanup_close int root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
+  if (root_fd < 0) {
+    oci_error_t err = NULL;
+    oci_error_errno(&err, "run: open the container's root");
+    child_fail(launch, &err);
+  }
   if (strchr(command, '/') != NULL) {
-    execve(command, launch->argv, launch->envp);
+    exec_in_root(launch, root_fd, command);
     last_errno = errno;
   } else {
     for (char **s = launch->envp; *s != NULL; s++) {
@@ -313,7 +453,7 @@ static _Noreturn void child_exec(const struct launch *launch)
 
       if (snprintf(candidate, sizeof(candidate), "%.*s%s%s", (int)len, len > 0 ? dir : ".", "/",
                    command) < (int)sizeof(candidate)) {
-        execve(candidate, launch->argv, launch->envp);
+        exec_in_root(launch, root_fd, candidate);
         if (errno == EACCES)
           denied = true;
         else if (errno != ENOENT && errno != ENOTDIR)
@@ -328,6 +468,11 @@ static _Noreturn void child_exec(const struct launch *launch)
   }
   if (last_errno == ENOENT && strchr(command, '/') == NULL)
     snprintf(message, sizeof(message), "exec '%s': executable file not found in $PATH", command);
+  else if (last_errno == ELOOP)
+    snprintf(message, sizeof(message),
+             "exec '%s': refused: the path goes through a /proc magic link (or a symlink loop); "
+             "the command is resolved inside the container's root",
+             command);
   else
     snprintf(message, sizeof(message), "exec '%s': %s", command, strerror(last_errno));
   child_report_and_exit(launch, CHILD_EXEC_FAILED, last_errno, message);
@@ -339,10 +484,8 @@ static _Noreturn void child_main(struct launch *launch)
   char go;
   ssize_t n;
 
-  if (sigprocmask(SIG_SETMASK, &launch->original_mask, NULL) < 0) {
-    oci_error_errno(&err, "run: restore the signal mask");
+  if (reset_signals(&err) < 0)
     child_fail(launch, &err);
-  }
   /* If ocirun dies, pid 1 dies, and with it the whole pid namespace. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
     oci_error_errno(&err, "run: PR_SET_PDEATHSIG");
@@ -355,10 +498,13 @@ static _Noreturn void child_main(struct launch *launch)
     _exit(EXIT_RUNTIME_ERROR); /* the parent is gone or gave up */
   /* go_fd stays open: its hang-up tells the child that ocirun died */
 
-  /* A session of its own: ocirun's terminal, if stdio is one, is not the
-   * container's controlling terminal, so TIOCSTI cannot type into the
-   * user's shell, and the terminal's signals go to ocirun, which tears the
-   * whole run down. */
+  if (child_close_fds(launch, &err) < 0)
+    child_fail(launch, &err);
+
+  /* A session of its own: ocirun's terminal is not the container's
+   * controlling terminal, so TIOCSTI cannot type into the user's shell,
+   * and the terminal's signals go to ocirun, which tears the whole run
+   * down. (Its stdio is the relay's pipes anyway.) */
   if (setsid() < 0) {
     oci_error_errno(&err, "run: setsid");
     child_fail(launch, &err);
@@ -367,9 +513,14 @@ static _Noreturn void child_main(struct launch *launch)
     oci_error_errno(&err, "run: sethostname '%s'", launch->hostname);
     child_fail(launch, &err);
   }
-  if (network_loopback_up(&err) < 0 || mount_plan_apply(&launch->plan, &err) < 0 ||
-      enter_workdir(launch->workdir, launch->config->read_only, &err) < 0 ||
-      child_setup_fds(launch, &err) < 0)
+  if (network_loopback_up(&err) < 0 || mount_plan_apply(&launch->plan, &err) < 0)
+    child_fail(launch, &err);
+  if (launch->rootfs_fd >= 0 && close(launch->rootfs_fd) < 0) {
+    oci_error_errno(&err, "run: close the overlay's lower");
+    child_fail(launch, &err);
+  }
+  launch->rootfs_fd = -1;
+  if (enter_workdir(launch->workdir, launch->config->read_only, &err) < 0)
     child_fail(launch, &err);
 
   /* Order matters. Without no-new-privileges, loading a filter needs
@@ -410,12 +561,10 @@ static int64_t monotonic_ms(void)
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Waits for pid 1 under the deadline; kills it (and with it every process
- * of its pid namespace) on expiry or on SIGINT/SIGTERM to ocirun. */
 /* What the parent learns from the report pipe while it waits. */
 struct child_watch {
-  int report_fd;       /* -1 once it reached end of file */
-  bool reported;       /* the child failed before exec and said why */
+  int report_fd; /* -1 once it reached end of file */
+  bool reported; /* the child failed before exec and said why */
   struct child_report report;
   const struct run_io *io;
   pid_t pid;
@@ -448,24 +597,38 @@ static void watch_report(int pidfd, struct child_watch *watch)
       watch->io->context);
 }
 
+/* Waits for pid 1 under the deadline while relaying stdio, then drains
+ * what pid 1 and its namespace left in the output pipes; kills pid 1 (and
+ * with it every process of its pid namespace) on expiry or on a signal to
+ * ocirun. The relay never blocks on a pipe or socket, so a caller that stops
+ * reading cannot hold off the deadline or a signal. */
 static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
-                          struct child_watch *watch, struct run_result *result, oci_error_t *err)
+                          struct child_watch *watch, struct stdio_relay *relay,
+                          struct run_result *result, oci_error_t *err)
 {
   int64_t deadline = monotonic_ms() + (int64_t)(timeout_seconds * 1000);
   siginfo_t info = {0};
+  bool exited = false;
 
   for (;;) {
-    struct pollfd fds[3] = {{.fd = pidfd, .events = POLLIN},
-                            {.fd = signal_fd, .events = POLLIN},
-                            {.fd = watch->report_fd, .events = POLLIN}};
-    int64_t remaining = deadline - monotonic_ms();
+    struct pollfd fds[3 + STDIO_RELAY_MAX_POLL] = {{.fd = exited ? -1 : pidfd, .events = POLLIN},
+                                                   {.fd = signal_fd, .events = POLLIN},
+                                                   {.fd = watch->report_fd, .events = POLLIN}};
+    size_t n_relay;
+    int64_t remaining;
     int ready;
 
+    /* pid 1 is gone, so is every process of its namespace: the pipes'
+     * write ends are all closed and the output ends at end of file. */
+    if (exited && !stdio_relay_output_open(relay))
+      break;
+    remaining = deadline - monotonic_ms();
     if (remaining <= 0) {
       result->timed_out = true;
       break;
     }
-    ready = poll(fds, 3, remaining > 60000 ? 60000 : (int)remaining);
+    n_relay = stdio_relay_poll_fds(relay, fds + 3);
+    ready = poll(fds, 3 + n_relay, remaining > 60000 ? 60000 : (int)remaining);
     if (ready < 0 && errno == EINTR)
       continue;
     if (ready < 0)
@@ -474,8 +637,6 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
       watch_report(pidfd, watch);
       continue; /* the report comes before the exit it explains */
     }
-    if (fds[0].revents != 0)
-      break;
     if (fds[1].revents != 0) {
       struct signalfd_siginfo si;
 
@@ -485,6 +646,11 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
         break;
       }
     }
+    if (fds[0].revents != 0) {
+      exited = true;
+      stdio_relay_stop_input(relay);
+    }
+    stdio_relay_step(relay, fds + 3, n_relay);
   }
   if ((result->timed_out || result->interrupted) &&
       pidfd_send_signal(pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
@@ -754,9 +920,9 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
 }
 
 static int start_and_wait(struct launch *launch, struct run_resources *res, const struct run_io *io,
-                          int signal_fd, struct run_result *result, oci_error_t *err)
+                          struct stdio_relay *relay, int signal_fd, struct run_result *result,
+                          oci_error_t *err)
 {
-  cleanup_close int null_fd = -1;
   cleanup_close int pidfd = -1;
   int go[2] = {-1, -1}, report[2] = {-1, -1};
   cleanup_close int go_write = -1, report_read = -1;
@@ -764,12 +930,8 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   struct child_watch watch = {.io = io};
   long pid;
 
-  null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null_fd < 0)
-    return oci_error_errno(err, "run: open /dev/null");
-  launch->stdio[0] = io->stdin_fd >= 0 ? io->stdin_fd : null_fd;
-  launch->stdio[1] = io->stdout_fd >= 0 ? io->stdout_fd : null_fd;
-  launch->stdio[2] = io->stderr_fd >= 0 ? io->stderr_fd : null_fd;
+  for (int i = 0; i < 3; i++)
+    launch->stdio[i] = relay->container_fd[i];
   if (pipe2(go, O_CLOEXEC) < 0)
     return oci_error_errno(err, "run: pipe");
   go_write = go[1];
@@ -796,6 +958,8 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
     child_main(launch);
   close(go[0]);
   close(report[1]);
+  /* Only the container may hold the write ends, or output never ends. */
+  stdio_relay_close_container_ends(relay);
   if (pid < 0) {
     int saved = errno;
     return oci_error_set(err, saved, "run: clone3 into new namespaces%s%s",
@@ -822,7 +986,8 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   watch.report_fd = report_read;
   watch.pid = (pid_t)pid;
   watch.cgroup_fd = res->slice_created ? res->slice.dir_fd : -1;
-  if (wait_for_child(pidfd, signal_fd, launch->config->timeout_seconds, &watch, result, err) < 0) {
+  if (wait_for_child(pidfd, signal_fd, launch->config->timeout_seconds, &watch, relay, result,
+                     err) < 0) {
     pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
     return -1;
@@ -863,8 +1028,10 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   cleanup_free char *cgroup_path = NULL;
   cleanup_free char *record_file = NULL;
   cleanup_close int signal_fd = -1;
-  bool signals_blocked = false;
-  sigset_t blocked;
+  bool signals_blocked = false, pipe_ignored = false, relay_open = false;
+  sigset_t blocked, original_mask;
+  struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
+  struct stdio_relay relay;
   int ret = -1;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
@@ -890,22 +1057,37 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   if (!config->unsafe_no_cgroup && cgroup_check_host(cgroup_parent, err) < 0)
     goto out;
 
-  /* From the first thing created until the last removed, SIGINT/SIGTERM
-   * are events on a signalfd, never a death that skips teardown. The
-   * child restores the original mask before exec. */
+  /* From the first thing created until the last removed, the signals that
+   * end a process by default and that a user or a terminal sends (INT,
+   * TERM, HUP, QUIT) are events on a signalfd, never a death that skips
+   * teardown; a caller that went away (SIGPIPE) is an error on a write of
+   * the relay. The child resets all of it before exec. */
   sigemptyset(&blocked);
   sigaddset(&blocked, SIGINT);
   sigaddset(&blocked, SIGTERM);
-  if (sigprocmask(SIG_BLOCK, &blocked, &launch.original_mask) < 0) {
-    oci_error_errno(err, "run: block SIGINT/SIGTERM");
+  sigaddset(&blocked, SIGHUP);
+  sigaddset(&blocked, SIGQUIT);
+  if (sigprocmask(SIG_BLOCK, &blocked, &original_mask) < 0) {
+    oci_error_errno(err, "run: block SIGINT/SIGTERM/SIGHUP/SIGQUIT");
     goto out;
   }
   signals_blocked = true;
-  signal_fd = signalfd(-1, &blocked, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (signal_fd < 0) {
-    oci_error_errno(err, "run: signalfd for SIGINT/SIGTERM");
+  if (sigaction(SIGPIPE, &ignore_pipe, &original_pipe) < 0) {
+    oci_error_errno(err, "run: ignore SIGPIPE");
     goto out;
   }
+  pipe_ignored = true;
+  signal_fd = signalfd(-1, &blocked, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signal_fd < 0) {
+    oci_error_errno(err, "run: signalfd for SIGINT/SIGTERM/SIGHUP/SIGQUIT");
+    goto out;
+  }
+  if (stdio_relay_open(&relay, (const int[3]){io->stdin_fd, io->stdout_fd, io->stderr_fd}, err) <
+      0) {
+    stdio_relay_clear(&relay);
+    goto out;
+  }
+  relay_open = true;
 
   /* The record first: from here on a crash leaves something sweep can find. */
   struct run_record record = {.name = config->name,
@@ -942,7 +1124,7 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
       goto teardown;
     res.slice_created = true;
   }
-  ret = start_and_wait(&launch, &res, io, signal_fd, result, err);
+  ret = start_and_wait(&launch, &res, io, &relay, signal_fd, result, err);
 
 teardown:
   result->teardown_verified = teardown(&res, err);
@@ -950,8 +1132,12 @@ teardown:
     ret = -1;
 out:
   /* A signal still pending now acts after teardown, as the user meant. */
+  if (relay_open)
+    stdio_relay_clear(&relay);
+  if (pipe_ignored)
+    sigaction(SIGPIPE, &original_pipe, NULL);
   if (signals_blocked)
-    sigprocmask(SIG_SETMASK, &launch.original_mask, NULL);
+    sigprocmask(SIG_SETMASK, &original_mask, NULL);
   launch_clear(&launch);
   return ret;
 }

@@ -13,13 +13,13 @@
 /* What the parent knows of the container's process once it has exec'd:
  * still alive and unreaped, so /proc/<pid> is this process. */
 struct run_started {
-  pid_t pid;      /* in ocirun's pid namespace */
-  int pidfd;      /* the container's pid 1 */
-  int cgroup_fd;  /* the slice's directory, or -1 (--unsafe-no-cgroup) */
+  pid_t pid;     /* in ocirun's pid namespace */
+  int pidfd;     /* the container's pid 1 */
+  int cgroup_fd; /* the slice's directory, or -1 (--unsafe-no-cgroup) */
 };
 
 struct run_io {
-  int stdin_fd; /* -1: /dev/null */
+  int stdin_fd; /* -1: end of file at once */
   int stdout_fd;
   int stderr_fd;
   /* Optional: called once in the parent right after the container's

@@ -1,0 +1,53 @@
+/* The container's stdio: pipes that ocirun owns, relayed to and from the
+ * caller's descriptors by the parent's wait loop. The workload never holds a
+ * caller's descriptor, so it cannot reopen, truncate, seek or ioctl the
+ * caller's files or terminal through /proc/self/fd.
+ *
+ * A terminal (issue 9, --tty) attaches here: the container's end becomes a
+ * pty's replica instead of three pipes, and one channel pair relays between
+ * the pty's primary and the caller's terminal (plus resize on SIGWINCH); the
+ * wait loop does not change, it polls whatever stdio_relay_poll_fds gives. */
+#ifndef STDIO_RELAY_H
+#define STDIO_RELAY_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "oci/oci.h"
+
+/* One direction of one stream: bytes from `from` to `to`. */
+struct relay_channel {
+  int from;                /* -1 once finished */
+  int to;                  /* -1: discard; a device: ocirun's O_NONBLOCK reopen of it */
+  bool copy;               /* read/write through buffer: splice was refused (EINVAL) */
+  bool to_socket;          /* send(MSG_DONTWAIT): splice into a socket may block */
+  bool waiting_for_output; /* poll `to` for room, not `from` for data */
+  char *buffer;            /* copy mode: bytes read but not yet written */
+  size_t start, end;
+  int close_after[2]; /* owned (its pipe end, a reopened device), closed at the end */
+};
+
+struct stdio_relay {
+  struct relay_channel channel[3]; /* 0: into the container; 1, 2: out of it */
+  int container_fd[3];             /* the container's ends: its 0, 1, 2 */
+};
+
+#define STDIO_RELAY_MAX_POLL 3
+
+/* caller_fd[i] is the caller's descriptor for stream i, or -1: stdin at end
+ * of file, output discarded. All descriptors made are O_CLOEXEC. */
+int stdio_relay_open(struct stdio_relay *relay, const int caller_fd[3], oci_error_t *err);
+/* In the parent once the child holds its copies. */
+void stdio_relay_close_container_ends(struct stdio_relay *relay);
+/* Fills fds (STDIO_RELAY_MAX_POLL at most); returns how many. */
+size_t stdio_relay_poll_fds(const struct stdio_relay *relay, struct pollfd *fds);
+/* Moves what poll said is ready; never blocks on a pipe or a socket. */
+void stdio_relay_step(struct stdio_relay *relay, const struct pollfd *fds, size_t n);
+/* pid 1 is gone: nothing more goes in. */
+void stdio_relay_stop_input(struct stdio_relay *relay);
+/* Output still to drain (some process still holds a write end, or data). */
+bool stdio_relay_output_open(const struct stdio_relay *relay);
+void stdio_relay_clear(struct stdio_relay *relay);
+
+#endif

@@ -1,0 +1,320 @@
+#!/bin/bash
+# Escapes through the container's first process and ocirun's own process:
+# leaked descriptors and the working directory (CVE-2024-21626, -2016-9962),
+# the caller's descriptors as stdio (issue 8 finding 3), signal state
+# (finding 5), an empty argv[0] (finding 6), and ocirun's own binary as the
+# container's exe (CVE-2019-5736). Each attack first shows, with a weakened
+# setup the test builds itself, that its observable is real. Host only,
+# with --unsafe-no-cgroup: none of these depends on the cgroup.
+. "$top_srcdir/tests/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+  skip "escape-child needs root"
+  tap_done
+  exit 0
+fi
+"$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
+  { not_ok "import the busybox test image"; tap_done; exit 1; }
+
+run() { "$OCIRUN" run --unsafe-no-cgroup "$@"; }
+has() { grep -qF -- "$1" "$TEST_TMP/out"; }
+err_has() { grep -qF -- "$1" "$TEST_TMP/err"; }
+nothing_left() { [ -z "$(ls -A "$OCIRUN_ROOT/run" 2>/dev/null)" ]; }
+
+# variant REF CONFIG_JSON [PATH KIND DATA_OR_TARGET MODE]...: imports busybox
+# with config keys replaced and files added in one more layer.
+variant() {
+  local ref=$1 config=$2
+  shift 2
+  rm -rf "$TEST_TMP/variant"
+  cp -a "$TEST_IMAGES/busybox" "$TEST_TMP/variant" || return 1
+  PYTHONPATH="$top_srcdir/scripts/images" python3 -B - "$TEST_TMP/variant" "busybox:$ref" "$config" "$@" <<'PY' || return 1
+import json, os, sys
+from oci_layout import tar_bytes, tar_entry, write_gzip_layer, write_image
+path, ref, overrides, rest = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4:]
+def blob(digest):
+    with open(os.path.join(path, "blobs", "sha256", digest[7:]), "rb") as f:
+        return f.read()
+index = json.load(open(os.path.join(path, "index.json")))
+manifest = json.loads(blob(index["manifests"][0]["digest"]))
+config = json.loads(blob(manifest["config"]["digest"]))
+config.setdefault("config", {}).update(overrides)
+layers = [dict(l) for l in manifest["layers"]]
+if rest:
+    members = []
+    for i in range(0, len(rest), 4):
+        name, kind, data, mode = rest[i:i + 4]
+        if kind == "symlink":
+            members.append(tar_entry(name, "symlink", target=data))
+        else:
+            members.append(tar_entry(name, "file", data.encode(), mode=int(mode, 8)))
+    desc, diff_id = write_gzip_layer(path, tar_bytes(members))
+    layers.append(desc)
+    config["rootfs"]["diff_ids"].append(diff_id)
+write_image(path, layers, config, ref)
+PY
+  "$OCIRUN" image import "oci:$TEST_TMP/variant:busybox:$ref" >/dev/null 2>&1 &&
+    "$OCIRUN" image inspect "busybox:$ref" >/dev/null 2>&1
+}
+
+# A host directory with a marker, which every attack below tries to reach.
+hostdir=$TEST_TMP/hostdir
+mkdir -p "$hostdir"
+echo "host-marker-$$" >"$hostdir/marker"
+marker="host-marker-$$"
+
+# ============ working directory and leaked fds (CVE-2024-21626) ============
+# Positive control: a process holding an fd to the host directory reaches it
+# through /proc/self/fd/N.
+(cd /proc/self/fd/3 && cat marker) 3<"$hostdir" >"$TEST_TMP/out" 2>&1
+verdict "control: /proc/self/fd/3 of a process holding a host dir reaches the host" has "$marker"
+# Positive control: ocirun itself does hold the caller's fds 3..10 while it runs.
+run busybox:latest sleep 2 3<"$hostdir" 4<"$hostdir" 5<"$hostdir" 6<"$hostdir" \
+  7<"$hostdir" 8<"$hostdir" 9<"$hostdir" 10<"$hostdir" >/dev/null 2>&1 &
+runner=$!
+sleep 1
+[ "$(readlink "/proc/$runner/fd/5")" = "$hostdir" ] &&
+  ok "control: ocirun holds the caller's fd 5 (the host dir) during the run" ||
+  not_ok "control: ocirun holds the caller's fd 5 (the host dir) during the run"
+wait "$runner"
+
+with_fds() {
+  "$@" 3<"$hostdir" 4<"$hostdir" 5<"$hostdir" 6<"$hostdir" 7<"$hostdir" 8<"$hostdir" \
+    9<"$hostdir" 10<"$hostdir"
+}
+for n in 3 4 5 6 7 8 9 10; do
+  with_fds run -w "/proc/self/fd/$n" busybox:latest cat marker >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+  status=$?
+  if [ "$status" -eq 125 ] && ! has "$marker" && err_has "working directory"; then
+    ok "-w /proc/self/fd/$n: refused (125), the host marker not read"
+  else
+    not_ok "-w /proc/self/fd/$n: refused (125), the host marker not read (exit $status)"
+    show
+  fi
+done
+for n in 3 4 5 8; do
+  variant "wd$n" "{\"WorkingDir\": \"/proc/self/fd/$n\", \"Cmd\": [\"cat\", \"marker\"]}" ||
+    not_ok "build the image with WorkingDir /proc/self/fd/$n"
+  with_fds run "busybox:wd$n" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+  status=$?
+  if [ "$status" -eq 125 ] && ! has "$marker" && err_has "working directory"; then
+    ok "image WorkingDir /proc/self/fd/$n: refused (125), the host marker not read"
+  else
+    not_ok "image WorkingDir /proc/self/fd/$n: refused (125), the host marker not read (exit $status)"
+    show
+  fi
+done
+# A symlink in the image to the magic link.
+variant wdlink '{"WorkingDir": "/wd", "Cmd": ["cat", "marker"]}' wd symlink /proc/self/fd/3 0 ||
+  not_ok "build the image with /wd -> /proc/self/fd/3"
+with_fds run busybox:wdlink >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+status=$?
+[ "$status" -eq 125 ] && ! has "$marker" && err_has "working directory" && ok "WorkingDir through a symlink to /proc/self/fd/3: refused" ||
+  { not_ok "WorkingDir through a symlink to /proc/self/fd/3: refused (exit $status)"; show; }
+
+# A missing working directory is created inside the root, even under an
+# absolute symlink that names a host path. Control: a path-joining mkdir -p
+# of the same symlink does create it on the host.
+mkdir -p "$TEST_TMP/joined" "$TEST_TMP/hostside"
+ln -s "$TEST_TMP/hostside" "$TEST_TMP/joined/esc"
+mkdir -p "$TEST_TMP/joined/esc/control"
+check "control: a joined-path mkdir -p through the symlink creates on the host" \
+  test -d "$TEST_TMP/hostside/control"
+variant wdmk "{\"WorkingDir\": \"/esc/made\", \"Cmd\": [\"pwd\"]}" esc symlink "$TEST_TMP/hostside" 0 ||
+  not_ok "build the image with /esc -> a host path"
+run busybox:wdmk >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+status=$?
+# (refused, 125: the symlink dangles inside the root, and mkdir never follows it)
+if { [ "$status" -eq 0 ] || [ "$status" -eq 125 ]; } && [ ! -e "$TEST_TMP/hostside/made" ]; then
+  ok "a missing WorkingDir under a symlink to a host path is never created on the host (exit $status)"
+else
+  not_ok "a missing WorkingDir under a symlink to a host path is never created on the host (exit $status)"
+  show
+fi
+expect_exit 0 "-w /a/b/c (missing) is created and entered" run -w /a/b/c busybox:latest pwd
+has "/a/b/c" && ok "pwd is /a/b/c" || not_ok "pwd is /a/b/c"
+
+# ============ runtime fds visible to the container (CVE-2016-9962) ============
+# which of fds 0..20 the shell itself holds (test opens none, unlike ls)
+open_fds='for f in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do [ -e /proc/$$/fd/$f ] && printf "%s " $f; done; echo'
+sh -c "$open_fds" 3<"$hostdir" >"$TEST_TMP/out" 2>&1
+verdict "control: a plain child sees an inherited fd 3" grep -qw 3 "$TEST_TMP/out"
+with_fds run -i busybox:latest sh -c "$open_fds"'; for f in 0 1 2; do readlink /proc/$$/fd/$f; done' \
+  <"$hostdir/marker" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "the container's pid 1 has fds 0 1 2 only" test "$(head -1 "$TEST_TMP/out")" = "0 1 2 "
+verdict "fds 0, 1, 2 are ocirun's pipes, none a caller's file" \
+  test "$(tail -n 3 "$TEST_TMP/out" | grep -c '^pipe:\[')" -eq 3
+
+# ============ stdio is never a caller's descriptor (finding 3) ============
+echo "read-only input" >"$TEST_TMP/ro"
+chmod 0444 "$TEST_TMP/ro"
+sh -c 'echo pwned > /proc/self/fd/0' <"$TEST_TMP/ro" 2>/dev/null
+check "control: root reopens a read-only stdin file for writing through /proc/self/fd/0" \
+  grep -q pwned "$TEST_TMP/ro"
+echo "read-only input" >"$TEST_TMP/ro"
+run -i busybox:latest sh -c 'echo pwned > /proc/self/fd/0; cat' <"$TEST_TMP/ro" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "the workload cannot write the caller's stdin file" test "$(cat "$TEST_TMP/ro")" = "read-only input"
+verdict "and stdin is still relayed" has "read-only input"
+
+echo "old log content" >"$TEST_TMP/log"
+sh -c 'cat /proc/$$/fd/1 | cat >&2; : > /proc/$$/fd/1' >>"$TEST_TMP/log" 2>"$TEST_TMP/err"
+check "control: through /proc/self/fd/1 a process reads and truncates its stdout log" \
+  sh -c 'grep -q "old log content" "$1" && [ ! -s "$2" ]' _ "$TEST_TMP/err" "$TEST_TMP/log"
+echo "old log content" >"$TEST_TMP/log"
+run busybox:latest sh -c 'timeout 2 cat /proc/$$/fd/1 | cat >&2; : > /proc/$$/fd/1; echo after' \
+  >>"$TEST_TMP/log" 2>"$TEST_TMP/err"
+verdict "the workload cannot read the caller's stdout log" sh -c '! grep -q "old log content" "$1"' _ "$TEST_TMP/err"
+verdict "nor truncate it; its output is appended" \
+  test "$(cat "$TEST_TMP/log")" = "$(printf 'old log content\nafter')"
+
+expect_exit 0 "no -i: stdin is at end of file at once" run --timeout 5 busybox:latest cat
+# Backpressure: a reader that never reads must not hold off the deadline.
+start=$(date +%s)
+run --timeout 3 busybox:latest sh -c 'while :; do echo yyyyyyyyyyyyyyyyyyyyyyyyyyy; done' 2>/dev/null |
+  { sleep 8; exec 0<&-; }
+end=$(date +%s)
+verdict "a stalled reader of stdout does not hold off --timeout" test $((end - start)) -le 9
+# A terminal nobody reads (a pty; or one stopped with ^S) blocks a writer.
+pty_run() {
+  python3 - "$@" <<'PY'
+import os, pty, subprocess, sys, time
+primary, replica = pty.openpty()  # the primary is never read
+start = time.monotonic()
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=replica, stderr=subprocess.DEVNULL)
+try:
+    rc = p.wait(timeout=20)
+except subprocess.TimeoutExpired:
+    p.kill()
+    rc = "hung"
+print(f"exit {rc} after {int(time.monotonic() - start)} s")
+PY
+}
+pty_run timeout -s KILL 3 head -c 4000000 /dev/zero >"$TEST_TMP/out" 2>&1
+verdict "control: a write of 4 MB to an unread pty blocks (killed by timeout)" has "exit -9"
+pty_run "$OCIRUN" run --unsafe-no-cgroup --timeout 3 busybox:latest sh -c 'while :; do echo y; done' \
+  >"$TEST_TMP/out" 2>&1
+verdict "a stalled terminal as stdout does not hold off --timeout (124)" \
+  sh -c 'grep -qE "^exit 124 after [3-9] s" "$1"' _ "$TEST_TMP/out"
+( run --timeout 10 busybox:latest sh -c 'while :; do echo y; done' | true ) 2>/dev/null
+check "a reader gone (SIGPIPE) still lets ocirun tear down" nothing_left
+printf 'abc' | run -i busybox:latest sh -c 'cat; echo; cat /dev/zero | head -c 3000000 | wc -c' \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "stdin and 3 MB of output relayed in full" sh -c 'grep -qx abc "$1" && grep -qx 3000000 "$1"' _ "$TEST_TMP/out"
+
+# ============ signal state (finding 5) ============
+(trap '' PIPE QUIT; grep '^SigIgn' /proc/self/status) >"$TEST_TMP/out"
+mask=$(awk '{print $2}' "$TEST_TMP/out")
+verdict "control: a caller that ignores SIGPIPE and SIGQUIT shows them in SigIgn ($mask)" \
+  test $((0x$mask & 0x1004)) -eq $((0x1004))
+python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1}); os.execvp(sys.argv[1], sys.argv[1:])' \
+  grep '^SigBlk' /proc/self/status >"$TEST_TMP/out"
+verdict "control: a caller's blocked mask is inherited by what it execs" \
+  sh -c '! grep -q "^SigBlk:[[:space:]]*0*$" "$1"' _ "$TEST_TMP/out"
+(trap '' PIPE QUIT; exec python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1}); os.execvp(sys.argv[1], sys.argv[1:])' \
+  "$OCIRUN" run --unsafe-no-cgroup busybox:latest grep -E '^Sig(Ign|Blk)' /proc/self/status) \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "inside: SigIgn is empty" grep -q '^SigIgn:[[:space:]]*0*$' "$TEST_TMP/out"
+verdict "inside: SigBlk is empty" grep -q '^SigBlk:[[:space:]]*0*$' "$TEST_TMP/out"
+# The host pid of the process `sleep MARKER`, once it runs (10 s at most).
+pid_of_sleep() {
+  local f i
+  for i in $(seq 50); do
+    for f in /proc/[0-9]*/cmdline; do
+      if [ "$( (tr '\0' ' ' <"$f") 2>/dev/null)" = "sleep $1 " ]; then
+        f=${f#/proc/}
+        echo "${f%/cmdline}"
+        return 0
+      fi
+    done
+    sleep 0.2
+  done
+  return 1
+}
+for sig in HUP QUIT; do
+  # started directly (not through run()): $! is ocirun itself
+  "$OCIRUN" run --unsafe-no-cgroup busybox:latest sleep "1$$$(kill -l "$sig")" >/dev/null 2>&1 &
+  runner=$!
+  pid_of_sleep "1$$$(kill -l "$sig")" >/dev/null || not_ok "SIG$sig: the run started"
+  kill -"$sig" "$runner"
+  wait "$runner"
+  status=$?
+  want=$((128 + $(kill -l "$sig")))
+  [ "$status" -eq "$want" ] && ok "SIG$sig to ocirun: exit $want" ||
+    not_ok "SIG$sig to ocirun: exit $want (got $status)"
+  check "SIG$sig to ocirun: no run dir and no record left" nothing_left
+done
+
+# ============ empty argv[0] (finding 6) ============
+expect_exit 125 "--entrypoint '' with no command: a usage error" run --entrypoint '' busybox:latest
+expect_exit 125 "an empty command: a usage error" run busybox:latest ''
+err_has "empty" && ok "the message says the command is empty" || not_ok "the message says the command is empty"
+variant emptyep '{"Entrypoint": [""], "Cmd": ["echo", "hi"]}' || not_ok "build the image with Entrypoint [\"\"]"
+expect_exit 125 "an image whose Entrypoint is [\"\"]: a usage error" run busybox:emptyep
+err_has "Entrypoint" && ok "the message names the image's Entrypoint" || not_ok "the message names the image's Entrypoint"
+expect_exit 0 "--entrypoint '' with a command runs the command (docker drops the entrypoint)" \
+  run --entrypoint '' busybox:emptyep echo ok
+has ok && ok "and its output arrives" || not_ok "and its output arrives"
+
+# ============ ocirun's binary as the container's exe (CVE-2019-5736) ============
+unshare --fork --pid --mount-proc sh -c 'readlink /proc/$$/exe; true' >"$TEST_TMP/out" 2>&1
+verdict "control: /proc/self/exe of a fresh process in new namespaces is its host binary" \
+  test "$(cat "$TEST_TMP/out")" = "$(readlink -f "$(command -v sh)")"
+# hold_exe_then_write COMMAND...: starts COMMAND, holds its /proc/PID/exe
+# (O_PATH) while it runs, and once it has exited reopens that for writing;
+# prints "written" when that worked.
+hold_exe_then_write() {
+  python3 - "$@" <<'PY'
+import os, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+time.sleep(1)
+fd = os.open(f"/proc/{p.pid}/exe", os.O_PATH)
+print("exe", os.readlink(f"/proc/{p.pid}/exe"))
+p.wait()
+try:
+    w = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY)
+    os.write(w, b"pwned")
+    print("written")
+except OSError as e:
+    print("refused", e)
+PY
+}
+unshare --fork --pid --mount-proc sh -c 'exec /proc/self/exe -c "echo ran-my-own-binary"' >"$TEST_TMP/out" 2>&1
+verdict "control: exec of /proc/self/exe in a fresh process runs its own binary again" has ran-my-own-binary
+cp "$(command -v sleep)" "$TEST_TMP/victim"
+hold_exe_then_write "$TEST_TMP/victim" 2 >"$TEST_TMP/out" 2>&1
+check "control: a held /proc/PID/exe reopened for writing after exit overwrites the host binary" \
+  grep -q pwned "$TEST_TMP/victim"
+
+expect_exit 126 "image command /proc/self/exe is refused" run busybox:latest /proc/self/exe
+err_has "magic link" && ok "the message names the magic link" || not_ok "the message names the magic link"
+variant exelink '{"Entrypoint": ["/evil"]}' evil symlink /proc/self/exe 0 ||
+  not_ok "build the image with /evil -> /proc/self/exe"
+expect_exit 126 "an image command that is a symlink to /proc/self/exe is refused" run busybox:exelink
+# In an image with a glibc loader, the host binary would really start as pid 1.
+if "$OCIRUN" image import "oci:$TEST_IMAGES/python:python:3.13-slim" >/dev/null 2>&1; then
+  expect_exit 126 "python image: command /proc/self/exe is refused" \
+    run python:3.13-slim /proc/self/exe --version
+  verdict "python image: ocirun's binary never started in the container" \
+    sh -c '! grep -qE "ocirun [0-9]|shared libraries" "$1"' _ "$TEST_TMP/err"
+else
+  skip "python test image not available"
+fi
+
+# Against a copy: if the attack works (an unfixed build), only the copy is lost.
+cp "$OCIRUN" "$TEST_TMP/ocirun-copy"
+digest_before=$(sha256sum <"$TEST_TMP/ocirun-copy")
+hold_exe_then_write "$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup busybox:latest sleep 3 >"$TEST_TMP/out" 2>&1
+verdict "ocirun runs a container from a memfd copy" grep -q '^exe /memfd:ocirun' "$TEST_TMP/out"
+verdict "ocirun's held exe cannot be reopened for writing after the run (sealed)" \
+  sh -c '! grep -q written "$1" && grep -q refused "$1"' _ "$TEST_TMP/out"
+verdict "ocirun's host binary is unchanged" test "$(sha256sum <"$TEST_TMP/ocirun-copy")" = "$digest_before"
+# A script whose interpreter is /proc/self/exe: the kernel resolves it to the
+# sealed copy, never to the host file.
+variant shebang '{"Entrypoint": ["/s"]}' s file '#!/proc/self/exe
+' 0755 || not_ok "build the image with #!/proc/self/exe"
+"$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup busybox:shebang >/dev/null 2>&1
+verdict "a #!/proc/self/exe entrypoint leaves ocirun's host binary unchanged" \
+  test "$(sha256sum <"$TEST_TMP/ocirun-copy")" = "$digest_before"
+
+check "nothing left of any run" nothing_left
+tap_done
