@@ -8,13 +8,7 @@
 # with --unsafe-no-cgroup: none of these depends on the cgroup.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "escape-child needs root"
-  tap_done
-  exit 0
-fi
-"$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
-  { not_ok "import the busybox test image"; tap_done; exit 1; }
+root_with_busybox "escape-child"
 
 run() { "$OCIRUN" run --unsafe-no-cgroup "$@"; }
 has() { grep -qF -- "$1" "$TEST_TMP/out"; }
@@ -215,21 +209,6 @@ verdict "control: a caller's blocked mask is inherited by what it execs" \
   >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 verdict "inside: SigIgn is empty" grep -q '^SigIgn:[[:space:]]*0*$' "$TEST_TMP/out"
 verdict "inside: SigBlk is empty" grep -q '^SigBlk:[[:space:]]*0*$' "$TEST_TMP/out"
-# The host pid of the process `sleep MARKER`, once it runs (10 s at most).
-pid_of_sleep() {
-  local f i
-  for i in $(seq 50); do
-    for f in /proc/[0-9]*/cmdline; do
-      if [ "$( (tr '\0' ' ' <"$f") 2>/dev/null)" = "sleep $1 " ]; then
-        f=${f#/proc/}
-        echo "${f%/cmdline}"
-        return 0
-      fi
-    done
-    sleep 0.2
-  done
-  return 1
-}
 for sig in HUP QUIT; do
   # started directly (not through run()): $! is ocirun itself
   "$OCIRUN" run --unsafe-no-cgroup busybox:latest sleep "1$$$(kill -l "$sig")" >/dev/null 2>&1 &

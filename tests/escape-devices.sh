@@ -11,15 +11,7 @@
 # observable is real.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "escape-devices needs root"
-  tap_done
-  exit 0
-fi
-"$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1 ||
-  { not_ok "build the busybox test image"; tap_done; exit 1; }
-"$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
-  { not_ok "import the busybox test image"; tap_done; exit 1; }
+root_with_busybox "escape-devices"
 
 run() { "$OCIRUN" run --unsafe-no-cgroup "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"; }
 has() { grep -qF -- "$1" "$TEST_TMP/out"; }

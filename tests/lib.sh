@@ -69,6 +69,35 @@ without_int80() {
     printf '%s\n' "$word"
   done
 }
+# root_with_busybox NAME: the script needs root (else one skip and exit)
+# and the busybox test image, built and imported into the private store.
+root_with_busybox() {
+  if [ "$(id -u)" -ne 0 ]; then
+    skip "$1 needs root"
+    tap_done
+    exit 0
+  fi
+  "$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1 ||
+    { not_ok "build the busybox test image"; tap_done; exit 1; }
+  "$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
+    { not_ok "import the busybox test image"; tap_done; exit 1; }
+}
+# pid_of_sleep MARKER: the host pid of the process `sleep MARKER`, once it
+# runs (10 s at most; nothing printed and status 1 if it never does).
+pid_of_sleep() {
+  local f i
+  for i in $(seq 50); do
+    for f in /proc/[0-9]*/cmdline; do
+      if [ "$( (tr '\0' ' ' <"$f") 2>/dev/null)" = "sleep $1 " ]; then
+        f=${f#/proc/}
+        echo "${f%/cmdline}"
+        return 0
+      fi
+    done
+    sleep 0.2
+  done
+  return 1
+}
 tap_done() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
 
 # libFuzzer targets (tests/fuzz.sh, tests/*-fuzz.sh), built with clang's

@@ -5,15 +5,7 @@
 # guest). Uses the busybox test image.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "run-host needs root"
-  tap_done
-  exit 0
-fi
-"$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1 ||
-  { not_ok "build the busybox test image"; tap_done; exit 1; }
-"$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
-  { not_ok "import the busybox test image"; tap_done; exit 1; }
+root_with_busybox "run-host"
 
 run() { "$OCIRUN" run --unsafe-no-cgroup "$@"; }
 # has TEXT: the last command's stdout contains TEXT (fixed string)
@@ -36,17 +28,6 @@ process_with() {
 # other runs of this test on the machine cannot confuse it.
 m_kill=1${$}1 m_orphan=1${$}2 m_timeout=1${$}3 m_sigterm=1${$}4
 
-# The host pid of `sleep MARKER`.
-pid_of_sleep() {
-  local f
-  for f in /proc/[0-9]*/cmdline; do
-    if [ "$( (tr '\0' ' ' <"$f") 2>/dev/null)" = "sleep $1 " ]; then
-      f=${f#/proc/}
-      echo "${f%/cmdline}"
-      return 0
-    fi
-  done
-}
 
 # --- exit codes ---
 expect_exit 0 "true exits 0" run busybox:latest true
@@ -58,12 +39,7 @@ check "nothing left after exec failures" nothing_left
 # pid 1 ignores signals sent from inside its namespace, so kill it from outside
 "$OCIRUN" run --unsafe-no-cgroup --name killme busybox:latest sleep "$m_kill" >/dev/null 2>&1 &
 runner=$!
-child=
-for _ in $(seq 50); do
-  child=$(pid_of_sleep "$m_kill")
-  [ -n "$child" ] && break
-  sleep 0.1
-done
+child=$(pid_of_sleep "$m_kill")
 [ -n "$child" ] && grep -qw "$child" /proc/$runner/task/$runner/children && kill -9 "$child"
 wait $runner
 got=$?
