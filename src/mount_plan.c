@@ -29,6 +29,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "in_root.h"
 #include "oci/cleanup.h"
 
 #define RO_NOSUID_NODEV_NOEXEC                                                                     \
@@ -309,69 +310,14 @@ void mount_plan_print(const struct mount_plan *plan, FILE *out)
 
 /* ---- applying the plan (child side) ---- */
 
-static int open_in_root(int root_fd, const char *path, uint64_t flags)
-{
-  struct open_how how = {
-      .flags = flags | O_CLOEXEC,
-      .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-  };
-  const char *relative = path;
-
-  while (*relative == '/')
-    relative++;
-  if (*relative == '\0')
-    relative = ".";
-  return (int)syscall(SYS_openat2, root_fd, relative, &how, sizeof(how));
-}
-
-/* The directory holding path's last component, and that component. */
-static int open_parent_in_root(int root_fd, const char *path, const char **last)
-{
-  cleanup_free char *parent = strdup(path);
-  char *slash;
-
-  if (parent == NULL)
-    return -1;
-  slash = strrchr(parent, '/');
-  *last = path + (slash - parent) + 1;
-  if (slash == parent)
-    slash[1] = '\0';
-  else
-    *slash = '\0';
-  return open_in_root(root_fd, parent, O_PATH | O_DIRECTORY);
-}
-
-/* mkdir -p inside the new root, one component at a time, each resolved in
- * the root, so a symlink in the image cannot send it elsewhere. */
+/* mkdir -p inside the root (in_root.c); 0 or -1 with errno. */
 static int make_directories_in_root(int root_fd, const char *path)
 {
-  cleanup_free char *prefix = strdup(path);
-  size_t len;
+  int fd = in_root_make_directories(root_fd, path);
 
-  if (prefix == NULL)
+  if (fd < 0)
     return -1;
-  len = strlen(prefix);
-  for (size_t i = 1; i <= len; i++) {
-    if (prefix[i] != '/' && prefix[i] != '\0')
-      continue;
-    char saved = prefix[i];
-    const char *last;
-    int fd;
-
-    prefix[i] = '\0';
-    fd = open_in_root(root_fd, prefix, O_PATH | O_DIRECTORY);
-    if (fd < 0 && errno == ENOENT) {
-      cleanup_close int parent_fd = open_parent_in_root(root_fd, prefix, &last);
-
-      if (parent_fd < 0 || (mkdirat(parent_fd, last, 0755) < 0 && errno != EEXIST))
-        return -1;
-      fd = open_in_root(root_fd, prefix, O_PATH | O_DIRECTORY);
-    }
-    if (fd < 0)
-      return -1;
-    close(fd);
-    prefix[i] = saved;
-  }
+  close(fd);
   return 0;
 }
 
@@ -382,7 +328,7 @@ static int open_target(int root_fd, const char *target, bool directory)
   struct stat st;
   int fd;
 
-  fd = open_in_root(root_fd, target, O_PATH | O_NOFOLLOW);
+  fd = in_root_open(root_fd, target, O_PATH | O_NOFOLLOW);
   if (fd < 0 && errno == ENOENT) {
     const char *last;
     cleanup_close int parent_fd = -1;
@@ -398,7 +344,7 @@ static int open_target(int root_fd, const char *target, bool directory)
       parent[strrchr(parent, '/') - parent] = '\0';
       if (parent[0] != '\0' && make_directories_in_root(root_fd, parent) < 0)
         return -1;
-      parent_fd = open_parent_in_root(root_fd, target, &last);
+      parent_fd = in_root_open_parent(root_fd, target, &last);
       if (parent_fd < 0)
         return -1;
       int file_fd =
@@ -408,7 +354,7 @@ static int open_target(int root_fd, const char *target, bool directory)
       if (file_fd >= 0)
         close(file_fd);
     }
-    fd = open_in_root(root_fd, target, O_PATH | O_NOFOLLOW);
+    fd = in_root_open(root_fd, target, O_PATH | O_NOFOLLOW);
   }
   if (fd < 0)
     return -1;
@@ -602,7 +548,7 @@ static const char *kernel_filesystem_of(int fd, int root_fd, int dev_fd)
 static int check_user_target(const struct mount_op *op, int root_fd, int target_fd,
                              oci_error_t *err)
 {
-  cleanup_close int dev_fd = open_in_root(root_fd, "/dev", O_PATH | O_DIRECTORY | O_NOFOLLOW);
+  cleanup_close int dev_fd = in_root_open(root_fd, "/dev", O_PATH | O_DIRECTORY | O_NOFOLLOW);
   cleanup_close int fd = -1;
   cleanup_free char *path = strdup(op->target);
   const char *kind;
@@ -612,7 +558,7 @@ static int check_user_target(const struct mount_op *op, int root_fd, int target_
   if (target_fd >= 0) {
     kind = kernel_filesystem_of(target_fd, root_fd, dev_fd);
   } else {
-    while ((fd = open_in_root(root_fd, path, O_PATH)) < 0 && errno == ENOENT &&
+    while ((fd = in_root_open(root_fd, path, O_PATH)) < 0 && errno == ENOENT &&
            strcmp(path, "/") != 0) {
       char *slash = strrchr(path, '/');
       /* The target is absolute (run_config normalised it): at worst "/". */
@@ -698,7 +644,7 @@ static int apply_bind_device(const struct mount_op *op, int root_fd)
 /* A missing path needs no mask; anything else present is covered. */
 static int apply_mask(const struct mount_op *op, int root_fd)
 {
-  cleanup_close int target_fd = open_in_root(root_fd, op->target, O_PATH | O_NOFOLLOW);
+  cleanup_close int target_fd = in_root_open(root_fd, op->target, O_PATH | O_NOFOLLOW);
   cleanup_close int mount_fd = -1;
   struct mount_attr attr = {.attr_set = op->attr};
   struct stat st;
@@ -721,7 +667,7 @@ static int apply_mask(const struct mount_op *op, int root_fd)
 
 static int apply_read_only(const struct mount_op *op, int root_fd)
 {
-  cleanup_close int target_fd = open_in_root(root_fd, op->target, O_PATH | O_NOFOLLOW);
+  cleanup_close int target_fd = in_root_open(root_fd, op->target, O_PATH | O_NOFOLLOW);
   cleanup_close int mount_fd = -1;
   struct mount_attr attr = {.attr_set = op->attr};
 
@@ -739,7 +685,7 @@ static int apply_read_only(const struct mount_op *op, int root_fd)
 static int apply_symlink(const struct mount_op *op, int root_fd)
 {
   const char *last;
-  cleanup_close int parent_fd = open_parent_in_root(root_fd, op->target, &last);
+  cleanup_close int parent_fd = in_root_open_parent(root_fd, op->target, &last);
 
   if (parent_fd < 0)
     return -1;
@@ -761,7 +707,7 @@ static int apply_write_file(const struct mount_op *op, int root_fd)
   parent[strrchr(parent, '/') - parent] = '\0';
   if (parent[0] != '\0' && make_directories_in_root(root_fd, parent) < 0)
     return -1;
-  parent_fd = open_parent_in_root(root_fd, op->target, &last);
+  parent_fd = in_root_open_parent(root_fd, op->target, &last);
   if (parent_fd < 0)
     return -1;
   if (unlinkat(parent_fd, last, 0) < 0 && errno != ENOENT)

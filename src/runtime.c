@@ -30,6 +30,7 @@
 #include "capabilities.h"
 #include "cgroup.h"
 #include "cgroup_devices.h"
+#include "in_root.h"
 #include "mount_plan.h"
 #include "network.h"
 #include "oci/cleanup.h"
@@ -300,62 +301,6 @@ static int child_close_fds(struct launch *launch, oci_error_t *err)
   return 0;
 }
 
-/* A directory of the container's tree, resolved from its root, never
- * through a /proc magic link (/proc/self/fd/N, /proc/self/cwd...). */
-static int open_dir_in_root(int root_fd, const char *path)
-{
-  struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-                         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-
-  return (int)syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
-}
-
-/* docker creates a missing working directory; so do we, unless the root is
- * read-only: one component at a time, each parent resolved in the root as
- * the whole path is, so a symlink in the image cannot lead mkdir outside. */
-static int create_workdir(int root_fd, const char *workdir, oci_error_t *err)
-{
-  cleanup_free char *prefix = strdup(workdir);
-  cleanup_close int parent = -1;
-  size_t i = 0;
-
-  if (prefix == NULL)
-    return oci_error_errno(err, "run: allocate");
-  parent = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
-  if (parent < 0)
-    return oci_error_errno(err, "run: dup the root's fd");
-  for (;;) {
-    size_t start;
-    char saved;
-    int fd;
-
-    while (prefix[i] == '/')
-      i++;
-    if (prefix[i] == '\0')
-      break;
-    start = i;
-    while (prefix[i] != '/' && prefix[i] != '\0')
-      i++;
-    saved = prefix[i];
-    prefix[i] = '\0'; /* ends both the prefix and its last component */
-    fd = open_dir_in_root(root_fd, prefix);
-    if (fd < 0 && errno == ENOENT) {
-      if (mkdirat(parent, prefix + start, 0755) < 0 && errno != EEXIST)
-        return oci_error_errno(err, "run: mkdir the working directory '%s'", prefix);
-      fd = open_dir_in_root(root_fd, prefix);
-    }
-    if (fd < 0)
-      return oci_error_errno(err,
-                             "run: the working directory '%s' (resolved in the container's "
-                             "root, never through /proc magic links)",
-                             prefix);
-    close(parent);
-    parent = fd;
-    prefix[i] = saved;
-  }
-  return steal_fd(&parent);
-}
-
 /* After pivot_root: the working directory (from the image's WorkingDir or
  * -w, both untrusted) is resolved inside the new root with openat2, then
  * entered with fchdir. */
@@ -366,12 +311,11 @@ static int enter_workdir(const char *workdir, bool read_only, oci_error_t *err)
 
   if (root_fd < 0)
     return oci_error_errno(err, "run: open the container's root");
-  dir_fd = open_dir_in_root(root_fd, workdir);
-  if (dir_fd < 0 && errno == ENOENT && !read_only) {
-    dir_fd = create_workdir(root_fd, workdir, err);
-    if (dir_fd < 0)
-      return -1;
-  }
+  /* docker creates a missing working directory; so do we, unless the root
+   * is read-only, one component at a time inside the root. */
+  dir_fd = in_root_open(root_fd, workdir, O_PATH | O_DIRECTORY);
+  if (dir_fd < 0 && errno == ENOENT && !read_only)
+    dir_fd = in_root_make_directories(root_fd, workdir);
   if (dir_fd < 0)
     return oci_error_errno(err,
                            "run: the working directory '%s' (resolved in the container's "

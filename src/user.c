@@ -8,15 +8,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "in_root.h"
 #include "oci/cleanup.h"
 
 /* Larger account files are refused rather than read without bound. */
@@ -26,12 +25,8 @@
 /* Opens an account file of the image; a missing file is an empty one. */
 static int open_account_file(int rootfs_fd, const char *path, FILE **out, oci_error_t *err)
 {
-  struct open_how how = {
-      .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-      .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-  };
   struct stat st;
-  int fd = (int)syscall(SYS_openat2, rootfs_fd, path, &how, sizeof(how));
+  int fd = in_root_open(rootfs_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 
   *out = NULL;
   if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
