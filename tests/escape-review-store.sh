@@ -1,0 +1,121 @@
+#!/bin/bash
+# An independent review of the image and store side (issue 8's "an
+# independent reviewer will try escapes again"): cases the store and input
+# suites did not cover. Each first shows the attack is real (a positive
+# control), then that ocirun closes it.
+#   1. An image that names itself after another image's ID prefix (the
+#      12 hex digits `image ls` shows) must not stand for that ID: a
+#      docker-archive's RepoTags, an OCI layout's ref.name annotation and
+#      --name are refused; a name planted in the store's index by another
+#      tool makes the prefix ambiguous instead of silently resolving to
+#      the impostor.
+. "$top_srcdir/tests/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+  skip "escape-review-store needs root"
+  tap_done
+  exit 0
+fi
+"$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1 ||
+  { not_ok "build the busybox test image"; tap_done; exit 1; }
+"$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
+  { not_ok "import the busybox test image"; tap_done; exit 1; }
+err_has() { grep -qF -- "$1" "$TEST_TMP/err"; }
+out_has() { grep -qF -- "$1" "$TEST_TMP/out"; }
+image_id() { "$OCIRUN" image inspect "$1" 2>/dev/null | sed -n 's/.*"Id":[[:space:]]*"\(sha256:[0-9a-f]*\)".*/\1/p'; }
+
+# --- 1. a name that spells another image's ID prefix ---
+victim=$(image_id busybox:latest)
+short=${victim#sha256:}
+short=${short:0:12}
+expect_exit 0 "control: image ls shows busybox's ID as $short" "$OCIRUN" image ls
+verdict "control: the listed ID is that prefix" out_has "$short"
+expect_exit 0 "control: the prefix resolves to busybox" "$OCIRUN" image inspect "$short"
+verdict "control: ... by its ID" out_has "\"Id\":	\"$victim\""
+
+# An impostor: one layer with a marker file, in a docker save tarball and
+# in an OCI layout, each naming itself after busybox's ID prefix.
+python3 - "$TEST_TMP" "$short" <<'PY'
+import hashlib, io, json, os, sys, tarfile
+out, short = sys.argv[1], sys.argv[2]
+def tar(members):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+        for name, data in members:
+            info = tarfile.TarInfo(name); info.size = len(data); info.mtime = 0
+            t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+sha = lambda b: hashlib.sha256(b).hexdigest()
+layer = tar([("impostor", b"impostor\n")])
+config = json.dumps({"architecture": "amd64", "os": "linux",
+                     "config": {"Cmd": ["/impostor"]},
+                     "rootfs": {"type": "layers", "diff_ids": ["sha256:" + sha(layer)]}}).encode()
+def docker_archive(path, tags):
+    manifest = json.dumps([{"Config": sha(config) + ".json", "RepoTags": tags,
+                            "Layers": [sha(layer) + "/layer.tar"]}]).encode()
+    with open(path, "wb") as f:
+        f.write(tar([(sha(config) + ".json", config), (sha(layer) + "/layer.tar", layer),
+                     ("manifest.json", manifest)]))
+docker_archive(out + "/impostor-tag.tar", [short + ":latest"])
+docker_archive(out + "/impostor-bare.tar", [short])
+docker_archive(out + "/impostor-plain.tar", ["impostor:latest"])
+# The same image as an OCI layout whose ref.name is the prefix.
+lay = out + "/impostor-layout"
+os.makedirs(lay + "/blobs/sha256")
+def blob(b):
+    open(lay + "/blobs/sha256/" + sha(b), "wb").write(b); return "sha256:" + sha(b)
+manifest = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+    "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": blob(config), "size": len(config)},
+    "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": blob(layer), "size": len(layer)}]}).encode()
+index = {"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
+    "digest": blob(manifest), "size": len(manifest),
+    "annotations": {"org.opencontainers.image.ref.name": short}}]}
+open(lay + "/index.json", "w").write(json.dumps(index))
+open(lay + "/oci-layout", "w").write('{"imageLayoutVersion": "1.0.0"}')
+PY
+
+expect_exit 0 "control: the impostor imports under a plain name" \
+  "$OCIRUN" image import "docker-archive:$TEST_TMP/impostor-plain.tar"
+impostor=$(image_id impostor:latest)
+check "control: the impostor is another image than busybox" test -n "$impostor" -a "$impostor" != "$victim"
+expect_exit 1 "a docker-archive tagged $short:latest is refused" \
+  "$OCIRUN" image import "docker-archive:$TEST_TMP/impostor-tag.tar"
+verdict "the refusal names the tag" err_has "'$short:latest' is not a valid image name"
+expect_exit 1 "a docker-archive tagged $short is refused" \
+  "$OCIRUN" image import "docker-archive:$TEST_TMP/impostor-bare.tar"
+expect_exit 1 "an OCI layout whose ref.name is $short is refused" \
+  "$OCIRUN" image import "oci:$TEST_TMP/impostor-layout"
+expect_exit 1 "--name $short is refused" \
+  "$OCIRUN" image import --name "$short" "docker-archive:$TEST_TMP/impostor-plain.tar"
+expect_exit 1 "--name sha256-less full ID is refused" \
+  "$OCIRUN" image import --name "${victim#sha256:}" "docker-archive:$TEST_TMP/impostor-plain.tar"
+expect_exit 0 "the prefix still means busybox" "$OCIRUN" image inspect "$short"
+verdict "... by its ID" out_has "\"Id\":	\"$victim\""
+expect_exit 0 "control: a hex tag after a repository is still a name" \
+  "$OCIRUN" image import --name "impostor:$short" "docker-archive:$TEST_TMP/impostor-plain.tar"
+
+# A name planted in the store's index by another tool (skopeo copies
+# straight into it): the prefix becomes ambiguous, never the impostor.
+index=$OCIRUN_ROOT/store/index.json
+python3 - "$index" "$impostor" "$short" <<'PY'
+import json, sys
+path, impostor, short = sys.argv[1:]
+index = json.load(open(path))
+for m in list(index["manifests"]):
+    if m.get("annotations", {}).get("org.opencontainers.image.ref.name") == "impostor:latest":
+        planted = dict(m); planted["annotations"] = {"org.opencontainers.image.ref.name": short}
+        index["manifests"].append(planted)
+json.dump(index, open(path, "w"))
+PY
+expect_exit 0 "control: the planted name is in the index" grep -q "\"$short\"" "$index"
+expect_exit 0 "control: the planted name is listed" "$OCIRUN" image ls
+verdict "control: ... as a name" grep -q "^$short " "$TEST_TMP/out"
+expect_exit 1 "inspect by the prefix is ambiguous, not the impostor" "$OCIRUN" image inspect "$short"
+verdict "the message names both meanings" err_has "'$short' is ambiguous"
+expect_exit 125 "run by the prefix does not run the impostor" \
+  "$OCIRUN" run --unsafe-no-cgroup "$short" /bin/true
+verdict "... it refused the prefix as ambiguous" err_has "'$short' is ambiguous"
+expect_exit 0 "sha256:$short still means busybox" "$OCIRUN" image inspect "sha256:$short"
+verdict "... by its ID" out_has "\"Id\":	\"$victim\""
+
+tap_done
