@@ -118,7 +118,9 @@ int oci_docker_manifest_parse(const char *text, size_t length, const char *ref,
     }
     cJSON_ArrayForEach(item, tags)
     {
-      if (!cJSON_IsString(item))
+      /* FILE:REF imports the image under the name asked for, not every
+       * name the tarball gives it (which may be another image's). */
+      if (!cJSON_IsString(item) || (ref != NULL && !tag_matches(item->valuestring, ref)))
         continue;
       /* docker shows library images by their short name: store that one. */
       if ((out->tags[out->n_tags] = strdup(familiar_name(item->valuestring))) == NULL) {

@@ -9,6 +9,9 @@
 #      --name are refused; a name planted in the store's index by another
 #      tool makes the prefix ambiguous instead of silently resolving to
 #      the impostor.
+#   2. docker-archive:FILE:REF imports the image under REF only: a tarball
+#      whose image also carries another image's name (busybox:latest) does
+#      not silently take that name over.
 . "$top_srcdir/tests/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -59,6 +62,7 @@ def docker_archive(path, tags):
 docker_archive(out + "/impostor-tag.tar", [short + ":latest"])
 docker_archive(out + "/impostor-bare.tar", [short])
 docker_archive(out + "/impostor-plain.tar", ["impostor:latest"])
+docker_archive(out + "/hijack.tar", ["hijack:1", "docker.io/library/busybox:latest"])
 # The same image as an OCI layout whose ref.name is the prefix.
 lay = out + "/impostor-layout"
 os.makedirs(lay + "/blobs/sha256")
@@ -117,5 +121,21 @@ expect_exit 125 "run by the prefix does not run the impostor" \
 verdict "... it refused the prefix as ambiguous" err_has "'$short' is ambiguous"
 expect_exit 0 "sha256:$short still means busybox" "$OCIRUN" image inspect "sha256:$short"
 verdict "... by its ID" out_has "\"Id\":	\"$victim\""
+
+# --- 2. FILE:REF takes REF's name only ---
+expect_exit 0 "control: the victim is busybox:latest" "$OCIRUN" image inspect busybox:latest
+verdict "control: ... with its own ID" out_has "\"Id\":	\"$victim\""
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if "docker.io/library/busybox:latest" in m[0]["RepoTags"] else 1)' \
+  <(tar -xOf "$TEST_TMP/hijack.tar" manifest.json) &&
+  ok "control: the tarball's image also carries busybox:latest" ||
+  not_ok "control: the tarball's image also carries busybox:latest"
+expect_exit 0 "import docker-archive:FILE:hijack:1" \
+  "$OCIRUN" image import "docker-archive:$TEST_TMP/hijack.tar:hijack:1"
+check "it is named hijack:1" test -n "$(image_id hijack:1)"
+check "busybox:latest is still busybox" test "$(image_id busybox:latest)" = "$victim"
+expect_exit 0 "control: without REF the tarball's every name is taken (docker load)" \
+  "$OCIRUN" --root "$TEST_TMP/other-root" image import "docker-archive:$TEST_TMP/hijack.tar"
+check "control: ... busybox:latest included" \
+  test "$(OCIRUN_ROOT=$TEST_TMP/other-root image_id busybox:latest)" = "$(image_id hijack:1)"
 
 tap_done
