@@ -12,6 +12,10 @@
 #   2. docker-archive:FILE:REF imports the image under REF only: a tarball
 #      whose image also carries another image's name (busybox:latest) does
 #      not silently take that name over.
+#   3. A --root whose path runs through another user's directory (a
+#      symlink there leading to a good store) is refused: that user could
+#      swap the store between two opens for any root-owned tree, e.g. one
+#      unpacked from an image, which passes every ownership check.
 . "$top_srcdir/tests/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -137,5 +141,71 @@ expect_exit 0 "control: without REF the tarball's every name is taken (docker lo
   "$OCIRUN" --root "$TEST_TMP/other-root" image import "docker-archive:$TEST_TMP/hijack.tar"
 check "control: ... busybox:latest included" \
   test "$(OCIRUN_ROOT=$TEST_TMP/other-root image_id busybox:latest)" = "$(image_id hijack:1)"
+
+# --- 3. the way to the store, not only where it leads ---
+if command -v setpriv >/dev/null; then
+  chmod 0711 "$TEST_TMP" # the other user must reach its own directory
+  alice=$TEST_TMP/alice
+  good=$TEST_TMP/good
+  mkdir -p "$alice" "$good"
+  chown 65534:65534 "$alice"
+  chmod 0755 "$alice" "$good"
+  setpriv --reuid 65534 --regid 65534 --clear-groups ln -s "$good" "$alice/link"
+  expect_exit 0 "control: the link's target, given directly, is a good store" \
+    "$OCIRUN" --root "$good/store" image import "oci:$TEST_IMAGES/busybox:busybox:latest"
+  # A root-owned tree from an image: a layer with a 0700 root-owned
+  # directory, unpacked into root's own cache.
+  python3 - "$TEST_TMP/planted.tar" <<'PY'
+import hashlib, io, json, sys, tarfile
+sha = lambda b: hashlib.sha256(b).hexdigest()
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+    for name in ("evil", "evil/store"):
+        info = tarfile.TarInfo(name); info.type = tarfile.DIRTYPE; info.mode = 0o700
+        t.addfile(info)
+layer = buf.getvalue()
+config = json.dumps({"architecture": "amd64", "os": "linux",
+                     "rootfs": {"type": "layers", "diff_ids": ["sha256:" + sha(layer)]}}).encode()
+manifest = json.dumps([{"Config": sha(config) + ".json", "RepoTags": ["planted:1"],
+                        "Layers": [sha(layer) + "/layer.tar"]}]).encode()
+out = io.BytesIO()
+with tarfile.open(fileobj=out, mode="w") as t:
+    for name, data in ((sha(config) + ".json", config), (sha(layer) + "/layer.tar", layer),
+                       ("manifest.json", manifest)):
+        info = tarfile.TarInfo(name); info.size = len(data); t.addfile(info, io.BytesIO(data))
+open(sys.argv[1], "wb").write(out.getvalue())
+PY
+  "$OCIRUN" image import "docker-archive:$TEST_TMP/planted.tar" >/dev/null 2>&1
+  planted=$("$OCIRUN" -q image unpack planted:1 2>/dev/null)/evil
+  expect_exit 0 "control: a tree unpacked from an image passes the ownership checks as a store" \
+    "$OCIRUN" --root "$planted" image ls
+  setpriv --reuid 65534 --regid 65534 --clear-groups ln -sfn "$planted" "$alice/link.new" &&
+    setpriv --reuid 65534 --regid 65534 --clear-groups mv -T "$alice/link.new" "$alice/link"
+  check "control: the other user swapped the link to that tree" \
+    test "$(readlink -f "$alice/link")" = "$(readlink -f "$planted")"
+  setpriv --reuid 65534 --regid 65534 --clear-groups ln -sfn "$good" "$alice/link.new" &&
+    setpriv --reuid 65534 --regid 65534 --clear-groups mv -T "$alice/link.new" "$alice/link"
+  check "control: ... and back" test "$(readlink -f "$alice/link")" = "$(readlink -f "$good")"
+  expect_exit 1 "a --root through another user's symlink is refused" \
+    "$OCIRUN" --root "$alice/link/store" image ls
+  verdict "the refusal names the directory and the entry" \
+    err_has "is looked up in '$alice/' (owner uid 65534, mode 0755), whose entry 'link'"
+  expect_exit 125 "run refuses it too" \
+    "$OCIRUN" --root "$alice/link/store" run --unsafe-no-cgroup busybox:latest true
+  expect_exit 1 "sweep refuses it too" "$OCIRUN" --root "$alice/link/store" sweep
+  ln -s "$good" "$TEST_TMP/own-link"
+  expect_exit 0 "control: a symlink in a directory of root's own is followed" \
+    "$OCIRUN" --root "$TEST_TMP/own-link/store" image ls
+  verdict "control: ... to the good store" out_has "busybox:latest"
+  mkdir -p "$TEST_TMP/sticky" && chmod 1777 "$TEST_TMP/sticky"
+  setpriv --reuid 65534 --regid 65534 --clear-groups ln -s "$good" "$TEST_TMP/sticky/link"
+  expect_exit 1 "another user's symlink in a sticky directory is refused" \
+    "$OCIRUN" --root "$TEST_TMP/sticky/link/store" image ls
+  mkdir "$TEST_TMP/sticky/mine"
+  expect_exit 0 "control: root's own directory in a sticky directory is fine" \
+    "$OCIRUN" --root "$TEST_TMP/sticky/mine/store" image ls
+else
+  skip "section 3 needs setpriv"
+fi
 
 tap_done
