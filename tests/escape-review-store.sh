@@ -16,6 +16,10 @@
 #      symlink there leading to a good store) is refused: that user could
 #      swap the store between two opens for any root-owned tree, e.g. one
 #      unpacked from an image, which passes every ownership check.
+#   4. A docker-archive that gives a name twice (manifest.json, the config,
+#      a layer, a link) is refused: docker load extracts the tarball, so the
+#      last copy wins there, and ocirun took the first: one tarball, two
+#      images (the parser-differential class of CVE-2021-41190).
 . "$top_srcdir/tests/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -141,6 +145,67 @@ expect_exit 0 "control: without REF the tarball's every name is taken (docker lo
   "$OCIRUN" --root "$TEST_TMP/other-root" image import "docker-archive:$TEST_TMP/hijack.tar"
 check "control: ... busybox:latest included" \
   test "$(OCIRUN_ROOT=$TEST_TMP/other-root image_id busybox:latest)" = "$(image_id hijack:1)"
+
+# --- 4. a name given twice in a docker-archive ---
+python3 - "$TEST_TMP" <<'PY'
+import hashlib, io, json, sys, tarfile
+out = sys.argv[1]
+sha = lambda b: hashlib.sha256(b).hexdigest()
+def tar(members):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            if isinstance(data, tuple):
+                info.type = tarfile.SYMTYPE; info.linkname = data[0]
+                t.addfile(info)
+            else:
+                info.size = len(data); t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+def image(marker, tag):
+    layer = tar([(marker, marker.encode())])
+    config = json.dumps({"architecture": "amd64", "os": "linux",
+                         "rootfs": {"type": "layers", "diff_ids": ["sha256:" + sha(layer)]}}).encode()
+    return layer, config
+evil_layer, evil_config = image("evil", "dup:1")
+good_layer, good_config = image("good", "dup:1")
+def manifest(config, layer_name):
+    return json.dumps([{"Config": "config.json", "RepoTags": ["dup:1"], "Layers": [layer_name]}]).encode()
+cases = {
+  # evil first, good last: docker load ends up with the good one
+  "dup-manifest": [("config.json", evil_config), ("evil/layer.tar", evil_layer),
+                   ("good/layer.tar", good_layer), ("manifest.json", manifest(evil_config, "evil/layer.tar")),
+                   ("good.json", good_config), ("manifest.json", manifest(good_config, "good/layer.tar"))],
+  "dup-config": [("config.json", evil_config), ("l/layer.tar", evil_layer), ("config.json", good_config),
+                 ("manifest.json", manifest(None, "l/layer.tar"))],
+  "dup-layer": [("config.json", evil_config), ("l/layer.tar", evil_layer), ("l/layer.tar", good_layer),
+                ("manifest.json", manifest(None, "l/layer.tar"))],
+  "dup-link": [("config.json", evil_config), ("evil/layer.tar", evil_layer), ("good/layer.tar", good_layer),
+               ("l/layer.tar", ("../evil/layer.tar",)), ("l/layer.tar", ("../good/layer.tar",)),
+               ("manifest.json", manifest(None, "l/layer.tar"))],
+  "link-and-file": [("config.json", evil_config), ("evil/layer.tar", evil_layer),
+                    ("l/layer.tar", ("../evil/layer.tar",)), ("l/layer.tar", good_layer),
+                    ("manifest.json", manifest(None, "l/layer.tar"))],
+  "once": [("config.json", evil_config), ("evil/layer.tar", evil_layer),
+           ("l/layer.tar", ("../evil/layer.tar",)), ("manifest.json", manifest(None, "l/layer.tar"))],
+}
+for name, members in cases.items():
+    open(out + "/" + name + ".tar", "wb").write(tar(members))
+PY
+mkdir -p "$TEST_TMP/extracted"
+tar -xf "$TEST_TMP/dup-manifest.tar" -C "$TEST_TMP/extracted"
+check "control: extracted (as docker load does), the last manifest.json wins" \
+  grep -q '"good/layer.tar"' "$TEST_TMP/extracted/manifest.json"
+check "control: the first manifest.json names another layer" \
+  test "$(tar -xOf "$TEST_TMP/dup-manifest.tar" manifest.json | head -c 200 | grep -c evil/layer.tar)" = 1
+expect_exit 0 "control: the same kind of tarball, each name once, imports" \
+  "$OCIRUN" image import "docker-archive:$TEST_TMP/once.tar"
+for case in dup-manifest dup-config dup-layer dup-link link-and-file; do
+  expect_exit 1 "a docker-archive with $case is refused" \
+    "$OCIRUN" image import --name "$case:1" "docker-archive:$TEST_TMP/$case.tar"
+  verdict "... naming what appears twice" grep -q "appears twice" "$TEST_TMP/err"
+  check "... and $case:1 is not in the store" test -z "$(image_id "$case:1")"
+done
 
 # --- 3. the way to the store, not only where it leads ---
 if command -v setpriv >/dev/null; then
