@@ -20,6 +20,8 @@
 #      a layer, a link) is refused: docker load extracts the tarball, so the
 #      last copy wins there, and ocirun took the first: one tarball, two
 #      images (the parser-differential class of CVE-2021-41190).
+#   5. Without REF an archive's every name is taken (docker load does the
+#      same), but a name that moves off another image is reported.
 . "$top_srcdir/tests/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -272,5 +274,17 @@ PY
 else
   skip "section 3 needs setpriv"
 fi
+
+# --- 5. a name taken over without REF is reported ---
+check "control: busybox:latest is busybox before the import" test "$(image_id busybox:latest)" = "$victim"
+expect_exit 0 "import the tarball tagged busybox:latest without REF" \
+  "$OCIRUN" image import "docker-archive:$TEST_TMP/hijack.tar"
+check "control: busybox:latest was taken over (as docker load does)" \
+  test "$(image_id busybox:latest)" = "$(image_id hijack:1)"
+verdict "the import says busybox:latest moved, naming both images" \
+  err_has "'busybox:latest' now names image $(image_id hijack:1 | cut -c1-19) (it named ${victim:0:19})"
+expect_exit 0 "control: importing an image under names it already has reports nothing" \
+  "$OCIRUN" image import "docker-archive:$TEST_TMP/hijack.tar"
+check "... nothing on stderr" test ! -s "$TEST_TMP/err"
 
 tap_done
