@@ -118,7 +118,9 @@ int oci_docker_manifest_parse(const char *text, size_t length, const char *ref,
     }
     cJSON_ArrayForEach(item, tags)
     {
-      if (!cJSON_IsString(item))
+      /* FILE:REF imports the image under the name asked for, not every
+       * name the tarball gives it (which may be another image's). */
+      if (!cJSON_IsString(item) || (ref != NULL && !tag_matches(item->valuestring, ref)))
         continue;
       /* docker shows library images by their short name: store that one. */
       if ((out->tags[out->n_tags] = strdup(familiar_name(item->valuestring))) == NULL) {
@@ -184,8 +186,12 @@ static int read_manifest(struct docker_import *import, int archive_fd, const cha
     char name[4096];
     if (!oci_archive_normalize_name(archive_entry_pathname(entry), name, sizeof(name)))
       continue;
-    if (strcmp(name, "manifest.json") == 0 && archive_entry_filetype(entry) == AE_IFREG &&
-        text == NULL) {
+    /* docker load extracts the tarball, so of a name given twice the
+     * last copy wins there: whichever copy ocirun took, the two would not
+     * be the same image. Every name the import uses must appear once. */
+    if (strcmp(name, "manifest.json") == 0 && text != NULL)
+      return oci_error_set(err, 0, "%s: manifest.json appears twice: refused", import->file);
+    if (strcmp(name, "manifest.json") == 0 && archive_entry_filetype(entry) == AE_IFREG) {
       if (oci_archive_read_small(a, "manifest.json", OCI_JSON_MAX, &text, &length, err) < 0)
         return -1;
     } else if (oci_archive_links_add(&import->links, name, entry, err) < 0) {
@@ -214,6 +220,22 @@ static bool names_a_blob(const struct oci_docker_image *image, const char *name)
   return false;
 }
 
+/* Whether this file entry's name is no link's, and, when the import uses
+ * it, the first entry of that name pass 2 meets (see read_manifest on
+ * names given twice). */
+static bool blob_entry_first(const struct docker_import *import, const char *name)
+{
+  for (size_t i = 0; i < import->links.n; i++)
+    if (strcmp(import->links.links[i].name, name) == 0)
+      return false;
+  if (strcmp(name, import->image.config) == 0)
+    return import->config_text == NULL;
+  for (size_t i = 0; i < import->image.n_layers; i++)
+    if (strcmp(import->image.layers[i], name) == 0)
+      return !import->layers[i].found;
+  return true;
+}
+
 /* Pass 2: the config into memory, each layer streamed into a staged blob. */
 static int stage_blobs(struct docker_import *import, int archive_fd, int staging_fd,
                        oci_error_t *err)
@@ -231,6 +253,9 @@ static int stage_blobs(struct docker_import *import, int archive_fd, int staging
     if (archive_entry_hardlink(entry) != NULL || archive_entry_filetype(entry) == AE_IFLNK ||
         !oci_archive_normalize_name(archive_entry_pathname(entry), name, sizeof(name)))
       continue; /* links were resolved in pass 1 */
+    if (!blob_entry_first(import, name))
+      return oci_error_set(err, 0, "%s: %s appears twice (or also as a link): refused",
+                           import->file, name);
     if (archive_entry_filetype(entry) != AE_IFREG) {
       if (names_a_blob(image, name))
         return oci_error_set(err, 0, "%s: %s is %s, not a regular file: refused", import->file,

@@ -15,7 +15,7 @@ struct oci_docker_image {
   char *config;  /* path of the config in the tarball */
   char **layers; /* paths of the layer tars, in order */
   size_t n_layers;
-  char **tags; /* RepoTags, docker.io/library/ dropped */
+  char **tags; /* RepoTags (those matching ref, when given), docker.io/library/ dropped */
   size_t n_tags;
 };
 /* Picks the image tagged ref (NULL: the only image); links may be NULL. */

@@ -65,6 +65,19 @@ static const char *id_prefix(const char *reference)
   return hex;
 }
 
+/* The repository part of name (before a tag) reads as an image ID prefix. */
+static bool names_an_id(const char *name)
+{
+  cleanup_free char *repository = NULL;
+  const char *colon = has_tag(name) ? strrchr(name, ':') : NULL;
+
+  if (colon == NULL)
+    return id_prefix(name) != NULL;
+  repository = strndup(name, (size_t)(colon - name));
+  /* Out of memory: refuse rather than risk a shadowing name. */
+  return repository == NULL || id_prefix(repository) != NULL;
+}
+
 /* All hex but shorter than an ID prefix may be: worth a specific message. */
 static bool is_short_hex(const char *reference)
 {
@@ -84,8 +97,10 @@ bool oci_ref_name_valid(const char *name)
           strchr("._-:/+", c)))
       return false;
   }
-  /* A name that looks like an image ID would shadow it. */
-  return id_prefix(name) == NULL || strlen(name) < 64;
+  /* A name whose repository looks like an image ID (or a prefix that
+   * `image ls` shows) would shadow that ID: "busybox" finds
+   * "busybox:latest", so the repository part is what a user types. */
+  return !names_an_id(name);
 }
 
 int oci_resolve_entry(int layout_fd, const char *layout_path, const struct oci_index_doc *index,
@@ -187,6 +202,28 @@ static int resolve_by_id(int layout_fd, const char *layout_path, const struct oc
   return 0;
 }
 
+/* Whether an image other than named has an ID starting with prefix. */
+static bool id_shadowed(int layout_fd, const char *layout_path, const struct oci_index_doc *index,
+                        const struct oci_image *named, const char *prefix)
+{
+  for (size_t i = 0; i < index->n_manifests; i++) {
+    struct oci_image *image = NULL;
+    oci_error_t ignored = NULL;
+    bool other;
+
+    if (oci_resolve_entry(layout_fd, layout_path, index, i, &image, &ignored) < 0) {
+      oci_error_free(&ignored);
+      continue;
+    }
+    other = strncmp(image->image_id + 7, prefix, strlen(prefix)) == 0 &&
+            strcmp(image->image_id, named->image_id) != 0;
+    oci_image_free(image);
+    if (other)
+      return true;
+  }
+  return false;
+}
+
 int oci_resolve_in_index(int layout_fd, const char *layout_path, const struct oci_index_doc *index,
                          const char *reference, bool allow_id, struct oci_image **out,
                          size_t *entry, enum oci_match_kind *kind, oci_error_t *err)
@@ -197,13 +234,28 @@ int oci_resolve_in_index(int layout_fd, const char *layout_path, const struct oc
     *kind = OCI_MATCH_NAME;
     return resolve_by_digest(layout_fd, layout_path, index, reference, out, entry, err);
   }
-  /* Names first: a tag that happens to look like hex still means the tag. */
+  prefix = id_prefix(reference);
+  /* Names first: a tag that happens to look like hex still means the tag.
+   * But a name that reads as an ID prefix (one put in the index by another
+   * tool: import refuses them) must not silently stand for another image
+   * than the ID it spells. */
   for (size_t i = 0; i < index->n_manifests; i++) {
     if (!oci_ref_name_matches(index->manifests[i].ref_name, reference))
       continue;
     *kind = OCI_MATCH_NAME;
     *entry = i;
-    return oci_resolve_entry(layout_fd, layout_path, index, i, out, err);
+    if (oci_resolve_entry(layout_fd, layout_path, index, i, out, err) < 0)
+      return -1;
+    if (allow_id && prefix != NULL && id_shadowed(layout_fd, layout_path, index, *out, prefix)) {
+      oci_error_set(err, 0,
+                    "'%s' is ambiguous: it is the name of image %s and a prefix of the ID of "
+                    "another image (use sha256:%s or the image's full name)",
+                    reference, (*out)->image_id, prefix);
+      oci_image_free(*out);
+      *out = NULL;
+      return -1;
+    }
+    return 0;
   }
   /* Within a layout, oci:PATH:sha256:... names an entry by its digest. */
   if (!allow_id && oci_digest_valid(reference)) {
@@ -215,7 +267,6 @@ int oci_resolve_in_index(int layout_fd, const char *layout_path, const struct oc
       return oci_resolve_entry(layout_fd, layout_path, index, i, out, err);
     }
   }
-  prefix = id_prefix(reference);
   if (allow_id && prefix != NULL) {
     *kind = OCI_MATCH_ID;
     return resolve_by_id(layout_fd, layout_path, index, reference, prefix, out, entry, err);

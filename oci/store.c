@@ -128,12 +128,124 @@ static int check_ancestors(int root_fd, const char *root, oci_error_t *err)
   return -1;
 }
 
+/* A directory the store's path is looked up in: another user who may
+ * change its entries could point the path elsewhere between two opens. */
+static bool lookup_dir_trusted(const struct stat *dir, const struct stat *entry, uid_t me)
+{
+  if (dir->st_uid != 0 && dir->st_uid != me)
+    return false;
+  if ((dir->st_mode & (S_IWGRP | S_IWOTH)) == 0)
+    return true;
+  /* Sticky (/tmp): only an entry's owner may replace it. */
+  return (dir->st_mode & S_ISVTX) != 0 &&
+         (entry == NULL || entry->st_uid == 0 || entry->st_uid == me);
+}
+
+/* check_ancestors judges where the path leads; this judges the way there.
+ * The path given is walked as the kernel resolves it, symlinks expanded,
+ * and every directory an entry is looked up in must be one only root or
+ * the caller can change: a symlink in another user's directory (root's
+ * --root /home/alice/link/store, the link leading to /var/lib) would let
+ * that user swap the store for any root-owned tree, e.g. one unpacked
+ * from an image, between two opens. A missing component ends the walk:
+ * what is created from there is created in a checked directory. */
+static int check_lookup_path(const char *root, oci_error_t *err)
+{
+  char pending[2 * PATH_MAX], target[PATH_MAX], here[PATH_MAX] = "";
+  uid_t me = geteuid();
+  cleanup_close int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  size_t here_length = 0;
+  int hops = 0;
+
+  if (fd < 0)
+    return oci_error_errno(err, "store: open '/'");
+  if (snprintf(pending, sizeof(pending), "%s", root) >= (int)sizeof(pending))
+    return oci_error_set(err, ENAMETOOLONG, "store: '%s'", root);
+  for (char *rest = pending;;) {
+    struct stat dir, entry;
+    char component[NAME_MAX + 1];
+    size_t length;
+    bool missing;
+    int next;
+
+    rest += strspn(rest, "/");
+    if (*rest == '\0')
+      return 0;
+    length = strcspn(rest, "/");
+    if (length > NAME_MAX)
+      return oci_error_set(err, ENAMETOOLONG, "store: '%s'", root);
+    memcpy(component, rest, length);
+    component[length] = '\0';
+    rest += length;
+    if (strcmp(component, ".") == 0)
+      continue;
+    if (fstat(fd, &dir) < 0)
+      return oci_error_errno(err, "store: stat '%s/'", here);
+    missing = fstatat(fd, component, &entry, AT_SYMLINK_NOFOLLOW) < 0;
+    if (missing && (errno != ENOENT || strcmp(component, "..") == 0))
+      return oci_error_errno(err, "store: look up '%s/%s'", here, component);
+    /* Without a symlink the way is the ancestors check_ancestors judges
+     * (with messages of its own); ".." is never another user's to change. */
+    if ((hops > 0 || (!missing && S_ISLNK(entry.st_mode))) && strcmp(component, "..") != 0 &&
+        !lookup_dir_trusted(&dir, missing ? NULL : &entry, me))
+      return oci_error_set(err, 0,
+                           "store: the path '%s' is looked up in '%s/' (owner uid %u, mode "
+                           "%04o), whose entry '%s' another user could change to lead the store "
+                           "elsewhere. Fix: pass --root a path through directories only root "
+                           "or you can write (e.g. the symlink's target)",
+                           root, here, (unsigned)dir.st_uid, (unsigned)(dir.st_mode & 07777),
+                           component);
+    if (missing)
+      return 0;
+    if (S_ISLNK(entry.st_mode)) {
+      ssize_t n = readlinkat(fd, component, target, sizeof(target) - 1);
+      char joined[2 * PATH_MAX];
+
+      if (n < 0 || ++hops > 40)
+        return oci_error_set(err, n < 0 ? errno : ELOOP, "store: follow '%s/%s'", here, component);
+      target[n] = '\0';
+      if (snprintf(joined, sizeof(joined), "%s%s", target, rest) >= (int)sizeof(joined))
+        return oci_error_set(err, ENAMETOOLONG, "store: '%s'", root);
+      memcpy(pending, joined, strlen(joined) + 1);
+      rest = pending;
+      if (target[0] == '/') {
+        next = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        here_length = 0;
+        here[0] = '\0';
+        if (next < 0)
+          return oci_error_errno(err, "store: open '/'");
+        close(fd);
+        fd = next;
+      }
+      continue;
+    }
+    if (!S_ISDIR(entry.st_mode))
+      return 0; /* the open that follows says what is wrong */
+    next = openat(fd, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (next < 0)
+      return oci_error_errno(err, "store: open '%s/%s'", here, component);
+    close(fd);
+    fd = next;
+    if (strcmp(component, "..") == 0) {
+      char *slash = strrchr(here, '/');
+      here_length = slash ? (size_t)(slash - here) : 0;
+    } else if (here_length + 1 + length < sizeof(here)) {
+      here[here_length++] = '/';
+      memcpy(here + here_length, component, length);
+      here_length += length;
+    }
+    here[here_length] = '\0';
+  }
+}
+
 int oci_store_root_open(const char *root, bool create, oci_error_t *err)
 {
   int fd;
 
   if (root[0] != '/')
     return oci_error_set(err, 0, "store: '%s' is not an absolute path", root);
+  if (check_lookup_path(root, err) < 0)
+    return -1;
   if (create) {
     if (make_parents(root, err) < 0)
       return -1;

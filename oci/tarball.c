@@ -135,6 +135,10 @@ int oci_archive_links_add(struct oci_archive_links *links, const char *name,
   }
   if (links->n >= MAX_ARCHIVE_LINKS)
     return oci_error_set(err, 0, "too many links in the tarball");
+  /* Extracted, the last of two links of one name wins: ambiguous. */
+  for (size_t i = 0; i < links->n; i++)
+    if (strcmp(links->links[i].name, name) == 0)
+      return oci_error_set(err, 0, "link %s appears twice in the tarball: refused", name);
   grown = realloc(links->links, (links->n + 1) * sizeof(*grown));
   if (grown == NULL)
     return oci_error_set(err, ENOMEM, "read tarball links");

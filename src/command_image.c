@@ -84,10 +84,40 @@ static int failed(oci_error_t *err, struct oci_store *store)
   return EXIT_FAILURE_GENERIC;
 }
 
+/* An archive names its image as it likes (docker save's RepoTags), and a
+ * name already in the store moves to the imported image, as with docker
+ * load: say so, naming the image that had it, so a tarball that takes
+ * over busybox:latest does not do it silently. */
+static void report_moved_names(const struct oci_image_summary *before, size_t n_before,
+                               struct oci_store *store)
+{
+  struct oci_image_summary *after = NULL;
+  size_t n_after = 0;
+  oci_error_t ignored = NULL;
+
+  if (oci_image_list(store, &after, &n_after, &ignored) < 0) {
+    oci_error_free(&ignored);
+    return;
+  }
+  for (size_t i = 0; i < n_after; i++) {
+    for (size_t k = 0; after[i].ref_name != NULL && k < n_before; k++) {
+      if (before[k].ref_name == NULL || strcmp(before[k].ref_name, after[i].ref_name) != 0 ||
+          strcmp(before[k].manifest_digest, after[i].manifest_digest) == 0)
+        continue;
+      fprintf(stderr, "ocirun: image import: '%s' now names image %.19s (it named %.19s)\n",
+              after[i].ref_name, after[i].image_id[0] ? after[i].image_id : "?",
+              before[k].image_id[0] ? before[k].image_id : before[k].manifest_digest);
+    }
+  }
+  oci_image_summaries_free(after, n_after);
+}
+
 static int image_import(int argc, char **argv, const struct global_options *global)
 {
   const char *name = NULL;
   struct oci_store *store = NULL;
+  struct oci_image_summary *before = NULL;
+  size_t n_before = 0;
   oci_error_t err = NULL;
   int ret = parse_options(argc, argv, "import", &name, NULL);
 
@@ -97,8 +127,14 @@ static int image_import(int argc, char **argv, const struct global_options *glob
     return wrong_arguments("import");
   if (open_store(global, &store) < 0)
     return EXIT_FAILURE_GENERIC;
-  if (oci_image_import(store, argv[optind], name, &err) < 0)
+  if (oci_image_list(store, &before, &n_before, &err) < 0)
+    oci_error_free(&err); /* only the report is lost */
+  if (oci_image_import(store, argv[optind], name, &err) < 0) {
+    oci_image_summaries_free(before, n_before);
     return failed(&err, store);
+  }
+  report_moved_names(before, n_before, store);
+  oci_image_summaries_free(before, n_before);
   oci_store_close(store);
   return EXIT_OK;
 }
