@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -300,6 +301,19 @@ static int child_close_fds(struct launch *launch, oci_error_t *err)
   return 0;
 }
 
+/* The caller's session keyring (kerberos tickets, fscrypt or ecryptfs keys,
+ * anything `keyctl` put there) is inherited across clone and exec, and keys
+ * are not namespaced for a root run: a workload whose seccomp profile allows
+ * keyctl (unconfined, or a custom profile) would read them. A new anonymous
+ * session keyring of the run's own replaces it, as runc and crun do. A
+ * kernel without keys has nothing to leak. */
+static int join_new_session_keyring(oci_error_t *err)
+{
+  if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+    return oci_error_errno(err, "run: join a new session keyring (keyctl)");
+  return 0;
+}
+
 /* A directory of the container's tree, resolved from its root, never
  * through a /proc magic link (/proc/self/fd/N, /proc/self/cwd...). */
 static int open_dir_in_root(int root_fd, const char *path)
@@ -509,6 +523,8 @@ static _Noreturn void child_main(struct launch *launch)
     oci_error_errno(&err, "run: setsid");
     child_fail(launch, &err);
   }
+  if (join_new_session_keyring(&err) < 0)
+    child_fail(launch, &err);
   if (sethostname(launch->hostname, strlen(launch->hostname)) < 0) {
     oci_error_errno(&err, "run: sethostname '%s'", launch->hostname);
     child_fail(launch, &err);

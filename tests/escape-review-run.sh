@@ -1,0 +1,68 @@
+#!/bin/bash
+# An independent attacker's cases against the runtime boundary (`ocirun
+# run`), cases the other escape tests do not cover. Each attack first shows,
+# with a weakened setup the test builds itself, that its observable is real.
+# Host only, with --unsafe-no-cgroup: none of these depends on the cgroup.
+. "$top_srcdir/tests/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+  skip "escape-review-run needs root"
+  tap_done
+  exit 0
+fi
+"$OCIRUN" image import "oci:$TEST_IMAGES/python:python:3.13-slim" >/dev/null 2>&1 ||
+  { not_ok "import the python test image"; tap_done; exit 1; }
+
+run() { "$OCIRUN" run --unsafe-no-cgroup "$@"; }
+
+# ---- the caller's session keyring ----
+# keyring_holder CMD...: runs CMD in a new session keyring holding a user key
+# "ocirun-review-secret" (as pam_keyinit, kinit or fscrypt leave the caller).
+cat >"$TEST_TMP/holder.py" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+session = libc.syscall(250, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
+if session < 0:
+    sys.exit("join a session keyring: errno %d" % ctypes.get_errno())
+print("holder-session", session)
+secret = b"host-secret-4242"
+if libc.syscall(248, b"user", b"ocirun-review-secret", secret, len(secret), -3) < 0:
+    sys.exit("add_key: errno %d" % ctypes.get_errno())
+sys.stdout.flush()
+os.execvp(sys.argv[1], sys.argv[1:])
+PY
+# The reader: finds the key in its session keyring and prints its payload.
+cat >"$TEST_TMP/reader.py" <<'PY'
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+key = libc.syscall(250, 10, -3, b"user", b"ocirun-review-secret", 0)  # KEYCTL_SEARCH @s
+if key < 0:
+    print("no key: errno", ctypes.get_errno())
+else:
+    buf = ctypes.create_string_buffer(64)
+    n = libc.syscall(250, 11, key, buf, 64)  # KEYCTL_READ
+    print("payload", buf.raw[:max(n, 0)].decode())
+PY
+python3 "$TEST_TMP/holder.py" python3 "$TEST_TMP/reader.py" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "control: a plain child of the caller reads the caller's session key" \
+  grep -qx "payload host-secret-4242" "$TEST_TMP/out"
+for user in "" "--user 65534"; do
+  # shellcheck disable=SC2086 # $user is one option and its value, or nothing
+  python3 "$TEST_TMP/holder.py" "$OCIRUN" run --unsafe-no-cgroup $user \
+    --security-opt seccomp=unconfined -i python:3.13-slim python3 - \
+    <"$TEST_TMP/reader.py" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+  verdict "seccomp=unconfined ${user:-(root)}: the workload ran its reader" grep -qE "^(payload|no key)" "$TEST_TMP/out"
+  verdict "seccomp=unconfined ${user:-(root)}: the workload cannot read the caller's session key" \
+    sh -c "! grep -q host-secret-4242 '$TEST_TMP/out'"
+done
+python3 "$TEST_TMP/holder.py" "$OCIRUN" run --unsafe-no-cgroup --security-opt seccomp=unconfined \
+  -i python:3.13-slim python3 -c '
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print("session", libc.syscall(250, 0, -3, 0))' >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+holder=$(sed -n 's/^holder-session //p' "$TEST_TMP/out")
+inside=$(sed -n 's/^session //p' "$TEST_TMP/out")
+verdict "the workload has a session keyring of its own ($inside, the caller's $holder)" \
+  test -n "$holder" -a -n "$inside" -a "$inside" -gt 0 -a "$inside" != "$holder"
+
+tap_done
