@@ -34,6 +34,7 @@
 #include "mount_plan.h"
 #include "network.h"
 #include "oci/cleanup.h"
+#include "oci/io.h"
 #include "ocirun.h"
 #include "run_dir.h"
 #include "run_state.h"
@@ -935,6 +936,35 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
   return seccomp_filter_build_cached(config, launch->caps, state_root, &launch->filter, err);
 }
 
+/* The child inherits ocirun's oom_score_adj, and a caller started by a
+ * service (OOMScoreAdjust=, a daemon's -500 or -999, sshd's -1000) would
+ * hand the container a score that makes it the last process the kernel
+ * kills, or one it never kills: a global shortage then kills the host's
+ * processes first, and under --memory the slice's OOM killer finds no
+ * victim. The workload cannot lower its score (CAP_SYS_RESOURCE), so it is
+ * raised to docker's 0 here, from the host's /proc, before the child is let
+ * go; a score above 0 is the caller's choice and is kept. Raising needs no
+ * privilege, so a failure fails the run. */
+static int raise_oom_score_adj(pid_t pid, oci_error_t *err)
+{
+  char text[32], path[64];
+  cleanup_close int self = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+  cleanup_close int fd = -1;
+  ssize_t n;
+
+  if (self < 0 || (n = read(self, text, sizeof(text) - 1)) <= 0)
+    return oci_error_errno(err, "run: read ocirun's /proc/self/oom_score_adj");
+  text[n] = '\0';
+  if (atoi(text) >= 0)
+    return 0;
+  snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+  fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || oci_write_all(fd, "0", 1) < 0)
+    return oci_error_errno(err, "run: raise the container's oom_score_adj from %d to 0 (%s)",
+                           atoi(text), path);
+  return 0;
+}
+
 static int start_and_wait(struct launch *launch, struct run_resources *res, const struct run_io *io,
                           struct stdio_relay *relay, int signal_fd, struct run_result *result,
                           oci_error_t *err)
@@ -988,7 +1018,8 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   }
 
   /* The child waits on the go pipe while its user namespace is mapped. */
-  if (launch->rootless && userns_map_write(&launch->map, (pid_t)pid, err) < 0) {
+  if ((launch->rootless && userns_map_write(&launch->map, (pid_t)pid, err) < 0) ||
+      raise_oom_score_adj((pid_t)pid, err) < 0) {
     pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
     return -1;
