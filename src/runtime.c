@@ -15,12 +15,14 @@
 #include <linux/openat2.h>
 #include <linux/sched.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -315,6 +317,38 @@ static int join_new_session_keyring(oci_error_t *err)
   return 0;
 }
 
+/* The scheduling the caller runs with is inherited across clone: a caller
+ * at SCHED_FIFO or SCHED_RR, a negative nice value or the realtime I/O
+ * class (a service's CPUSchedulingPolicy=, Nice=, IOSchedulingClass=) would
+ * hand the workload a priority it could never set itself (CAP_SYS_NICE,
+ * CAP_SYS_ADMIN are not in its set), and cpu.max (--cpus) does not throttle
+ * realtime tasks at all. Each is brought back to a plain process's; a
+ * weaker setting (nice above 0, SCHED_BATCH/IDLE, idle I/O) is the caller's
+ * choice and is kept. Lowering a priority needs no privilege. */
+#define IOPRIO_WHO_PROCESS_ 1
+#define IOPRIO_CLASS_SHIFT_ 13
+#define IOPRIO_CLASS_RT_ 1
+
+static int reset_scheduling(oci_error_t *err)
+{
+  int policy = sched_getscheduler(0);
+  long ioprio;
+
+  if (policy < 0)
+    return oci_error_errno(err, "run: sched_getscheduler");
+  if (policy != SCHED_OTHER && policy != SCHED_BATCH && policy != SCHED_IDLE &&
+      sched_setscheduler(0, SCHED_OTHER, &(struct sched_param){.sched_priority = 0}) < 0)
+    return oci_error_errno(err, "run: reset the caller's realtime scheduling policy %d", policy);
+  errno = 0;
+  if (getpriority(PRIO_PROCESS, 0) < 0 && errno == 0 && setpriority(PRIO_PROCESS, 0, 0) < 0)
+    return oci_error_errno(err, "run: reset the caller's negative nice value");
+  ioprio = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS_, 0);
+  if (ioprio >= 0 && (ioprio >> IOPRIO_CLASS_SHIFT_) == IOPRIO_CLASS_RT_ &&
+      syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS_, 0, 0) < 0)
+    return oci_error_errno(err, "run: reset the caller's realtime I/O class");
+  return 0;
+}
+
 /* A directory of the container's tree, resolved from its root, never
  * through a /proc magic link (/proc/self/fd/N, /proc/self/cwd...). */
 static int open_dir_in_root(int root_fd, const char *path)
@@ -524,7 +558,7 @@ static _Noreturn void child_main(struct launch *launch)
     oci_error_errno(&err, "run: setsid");
     child_fail(launch, &err);
   }
-  if (join_new_session_keyring(&err) < 0)
+  if (join_new_session_keyring(&err) < 0 || reset_scheduling(&err) < 0)
     child_fail(launch, &err);
   if (sethostname(launch->hostname, strlen(launch->hostname)) < 0) {
     oci_error_errno(&err, "run: sethostname '%s'", launch->hostname);

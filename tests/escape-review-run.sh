@@ -65,4 +65,32 @@ inside=$(sed -n 's/^session //p' "$TEST_TMP/out")
 verdict "the workload has a session keyring of its own ($inside, the caller's $holder)" \
   test -n "$holder" -a -n "$inside" -a "$inside" -gt 0 -a "$inside" != "$holder"
 
+# ---- the caller's scheduling: realtime policy, negative nice, realtime I/O ----
+"$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
+  not_ok "import the busybox test image"
+sched='awk "{print \"nice\", \$19, \"policy\", \$41, \"rtprio\", \$40}" /proc/self/stat; ionice -p $$'
+as_realtime() { chrt -f 10 nice -n -15 ionice -c 1 -n 2 "$@"; }
+as_realtime sh -c "$sched" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "control: a plain child of a SCHED_FIFO, nice -15, realtime-I/O caller keeps all three" \
+  sh -c "grep -qx 'nice -15 policy 1 rtprio 10' '$TEST_TMP/out' && grep -q realtime '$TEST_TMP/out'"
+as_realtime "$OCIRUN" run --unsafe-no-cgroup busybox:latest sh -c "$sched" \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "such a caller's workload runs at SCHED_OTHER, nice 0: $(head -1 "$TEST_TMP/out")" \
+  grep -qx "nice 0 policy 0 rtprio 0" "$TEST_TMP/out"
+verdict "... and not in the realtime I/O class: $(sed -n 2p "$TEST_TMP/out")" \
+  sh -c "sed -n 2p '$TEST_TMP/out' | grep -q . && ! grep -q realtime '$TEST_TMP/out'"
+raise='renice -n -15 -p $$ >/dev/null 2>&1 && echo raised-nice; echo done'
+"$OCIRUN" run --unsafe-no-cgroup --cap-add SYS_NICE busybox:latest sh -c "$raise" \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "control: with --cap-add SYS_NICE the workload can lower its nice value to -15" \
+  grep -qx raised-nice "$TEST_TMP/out"
+as_realtime "$OCIRUN" run --unsafe-no-cgroup busybox:latest sh -c "$raise" \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "... without it, the workload cannot take the caller's -15 back" \
+  sh -c "grep -qx done '$TEST_TMP/out' && ! grep -q raised '$TEST_TMP/out'"
+chrt -b 0 nice -n 5 ionice -c 3 "$OCIRUN" run --unsafe-no-cgroup busybox:latest sh -c "$sched" \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "a weaker caller's choice is kept: SCHED_BATCH, nice 5, idle I/O" \
+  sh -c "grep -qx 'nice 5 policy 3 rtprio 0' '$TEST_TMP/out' && grep -qx idle '$TEST_TMP/out'"
+
 tap_done

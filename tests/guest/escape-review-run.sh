@@ -67,4 +67,18 @@ PY
 else
   echo "not ok - import the python image"
 fi
+# ---- the caller's realtime scheduling and --cpus ----
+# cpu.max throttles only ordinary tasks: a workload that inherits its
+# caller's SCHED_FIFO spins past --cpus 0.2. The spinner ends by itself
+# after 3 s of wall time; the slice's cpu.stat says what it used.
+spin='end=$(($(date +%s) + 3)); while [ "$(date +%s)" -lt $end ]; do :; done; cat /sys/fs/cgroup/cpu.stat'
+usage() { sed -n 's/^usage_usec //p' "$TEST_TMP/out"; }
+chrt -f 10 sh -c 'chrt -p $$' >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+what="control: a child of a SCHED_FIFO caller is SCHED_FIFO"
+say grep -q SCHED_FIFO "$TEST_TMP/out"
+chrt -f 10 "$OCIRUN" run --cpus 0.2 --timeout 60 busybox:latest sh -c "$spin" \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+rc=$?
+what="a SCHED_FIFO caller: 3 s of spinning under --cpus 0.2 uses under 1.5 s of CPU (exit $rc, usage_usec $(usage))"
+say test "$rc" -eq 0 -a -n "$(usage)" -a "$(usage)" -lt 1500000
 exit 0
