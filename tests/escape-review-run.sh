@@ -93,4 +93,73 @@ chrt -b 0 nice -n 5 ionice -c 3 "$OCIRUN" run --unsafe-no-cgroup busybox:latest 
 verdict "a weaker caller's choice is kept: SCHED_BATCH, nice 5, idle I/O" \
   sh -c "grep -qx 'nice 5 policy 3 rtprio 0' '$TEST_TMP/out' && grep -qx idle '$TEST_TMP/out'"
 
+# ---- probe (direct): the workload's output into ocirun's memory files ----
+# The probe's stdout and stderr are memory files of ocirun's, charged to
+# ocirun's cgroup and not to the slice: the recipe's --memory 128m does not
+# bound them. An image whose "python" writes without end must not grow them.
+# variant REF CONFIG_JSON [PATH KIND DATA_OR_TARGET MODE]...: imports busybox
+# with config keys replaced and files added in one more layer.
+variant() {
+  local ref=$1 config=$2
+  shift 2
+  rm -rf "$TEST_TMP/variant"
+  cp -a "$TEST_IMAGES/busybox" "$TEST_TMP/variant" || return 1
+  PYTHONPATH="$top_srcdir/scripts/images" python3 -B - "$TEST_TMP/variant" "busybox:$ref" "$config" "$@" <<'PY' || return 1
+import json, os, sys
+from oci_layout import tar_bytes, tar_entry, write_gzip_layer, write_image
+path, ref, overrides, rest = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4:]
+def blob(digest):
+    with open(os.path.join(path, "blobs", "sha256", digest[7:]), "rb") as f:
+        return f.read()
+index = json.load(open(os.path.join(path, "index.json")))
+manifest = json.loads(blob(index["manifests"][0]["digest"]))
+config = json.loads(blob(manifest["config"]["digest"]))
+config.setdefault("config", {}).update(overrides)
+layers = [dict(l) for l in manifest["layers"]]
+if rest:
+    members = []
+    for i in range(0, len(rest), 4):
+        name, kind, data, mode = rest[i:i + 4]
+        if kind == "symlink":
+            members.append(tar_entry(name, "symlink", target=data))
+        else:
+            members.append(tar_entry(name, "file", data.encode(), mode=int(mode, 8)))
+    desc, diff_id = write_gzip_layer(path, tar_bytes(members))
+    layers.append(desc)
+    config["rootfs"]["diff_ids"].append(diff_id)
+write_image(path, layers, config, ref)
+PY
+  "$OCIRUN" image import "oci:$TEST_TMP/variant:busybox:$ref" >/dev/null 2>&1 &&
+    "$OCIRUN" image inspect "busybox:$ref" >/dev/null 2>&1
+}
+variant spew '{}' usr/local/bin/python file '#!/bin/sh
+cat /dev/zero
+exec sleep 4' 0755 || not_ok "build the spewing image"
+"$OCIRUN" run --unsafe-no-cgroup busybox:spew python 2>"$TEST_TMP/err" | head -c 67108864 |
+  wc -c >"$TEST_TMP/out"
+verdict "control: the image's python writes without end (64 MiB read, then cut)" \
+  grep -qx 67108864 "$TEST_TMP/out"
+"$OCIRUN" probe --unsafe-no-cgroup --timeout 20 -q -o "$TEST_TMP/artifact.json" busybox:spew \
+  2>"$TEST_TMP/err" &
+probe=$!
+largest=0 samples=0
+for _ in $(seq 1 30); do
+  sleep 0.1
+  for fd in /proc/$probe/fd/*; do
+    case $(readlink "$fd" 2>/dev/null) in
+    /memfd:probe-stdout*)
+      samples=$((samples + 1))
+      bytes=$(($(stat -L -c %b "$fd" 2>/dev/null || echo 0) * 512))
+      [ "$bytes" -gt "$largest" ] && largest=$bytes
+      ;;
+    esac
+  done
+done
+wait $probe
+verdict "probe: ocirun's memory file of the probe's stdout was seen ($samples samples)" \
+  test "$samples" -gt 0
+verdict "probe: it never holds more than 1 MiB of the workload's output (largest $largest bytes)" \
+  test "$largest" -le 1114112
+verdict "probe: the run still ended and an artifact was written" test -s "$TEST_TMP/artifact.json"
+
 tap_done
