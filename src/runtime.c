@@ -324,13 +324,18 @@ static int join_new_session_keyring(oci_error_t *err)
  * CAP_SYS_ADMIN are not in its set), and cpu.max (--cpus) does not throttle
  * realtime tasks at all. Each is brought back to a plain process's; a
  * weaker setting (nice above 0, SCHED_BATCH/IDLE, idle I/O) is the caller's
- * choice and is kept. Lowering a priority needs no privilege. */
+ * choice and is kept. Lowering a priority needs no privilege. RLIMIT_RTPRIO
+ * and RLIMIT_NICE above 0 (limits.conf's rtprio for an audio group, a
+ * service's LimitRTPRIO=) would let the workload, of any uid, take a
+ * realtime policy or a negative nice value back without privilege: both go
+ * to 0, docker's default (lowering a limit needs no privilege either). */
 #define IOPRIO_WHO_PROCESS_ 1
 #define IOPRIO_CLASS_SHIFT_ 13
 #define IOPRIO_CLASS_RT_ 1
 
 static int reset_scheduling(oci_error_t *err)
 {
+  static const int priority_limits[] = {RLIMIT_RTPRIO, RLIMIT_NICE};
   int policy = sched_getscheduler(0);
   long ioprio;
 
@@ -342,6 +347,16 @@ static int reset_scheduling(oci_error_t *err)
   errno = 0;
   if (getpriority(PRIO_PROCESS, 0) < 0 && errno == 0 && setpriority(PRIO_PROCESS, 0, 0) < 0)
     return oci_error_errno(err, "run: reset the caller's negative nice value");
+  for (size_t i = 0; i < sizeof(priority_limits) / sizeof(priority_limits[0]); i++) {
+    struct rlimit limit;
+
+    if (getrlimit(priority_limits[i], &limit) < 0)
+      return oci_error_errno(err, "run: getrlimit %d", priority_limits[i]);
+    if ((limit.rlim_cur > 0 || limit.rlim_max > 0) &&
+        setrlimit(priority_limits[i], &(struct rlimit){0, 0}) < 0)
+      return oci_error_errno(err, "run: set the caller's %s to 0",
+                             priority_limits[i] == RLIMIT_RTPRIO ? "RLIMIT_RTPRIO" : "RLIMIT_NICE");
+  }
   ioprio = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS_, 0);
   if (ioprio >= 0 && (ioprio >> IOPRIO_CLASS_SHIFT_) == IOPRIO_CLASS_RT_ &&
       syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS_, 0, 0) < 0)

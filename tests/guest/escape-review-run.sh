@@ -64,6 +64,30 @@ PY
     python:3.13-slim python3 - <"$TEST_TMP/reader.py" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
   what="seccomp=unconfined: the workload ran and cannot read the caller's session key"
   say grep -qx "payload none" "$TEST_TMP/out"
+  # RLIMIT_RTPRIO and RLIMIT_NICE above 0 let any uid take a realtime
+  # policy or a negative nice value without privilege (limits.conf's rtprio
+  # for an audio group, a service's LimitRTPRIO=). Guest only: raising a
+  # hard limit needs CAP_SYS_RESOURCE, which the host's root lacks.
+  take_back='import os
+try:
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10)); print("took-fifo")
+except OSError as e:
+    print("fifo", e.errno)
+try:
+    os.setpriority(os.PRIO_PROCESS, 0, -10); print("took-nice")
+except OSError as e:
+    print("nice", e.errno)'
+  prlimit --rtprio=50 --nice=40 setpriv --reuid 65534 --regid 65534 --clear-groups \
+    python3 -c "$take_back" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+  what="control: uid 65534 under RLIMIT_RTPRIO 50 and RLIMIT_NICE 40 takes SCHED_FIFO and nice -10"
+  say sh -c "grep -qx took-fifo '$TEST_TMP/out' && grep -qx took-nice '$TEST_TMP/out'"
+  for user in "" "--user 65534"; do
+    # shellcheck disable=SC2086 # $user is one option and its value, or nothing
+    prlimit --rtprio=50 --nice=40 "$OCIRUN" run $user python:3.13-slim \
+      python3 -c "$take_back" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+    what="such a caller's workload ${user:-(root)} takes neither: $(tr '\n' ' ' <"$TEST_TMP/out")"
+    say sh -c "grep -q '^fifo ' '$TEST_TMP/out' && grep -q '^nice ' '$TEST_TMP/out'"
+  done
 else
   echo "not ok - import the python image"
 fi
