@@ -93,6 +93,32 @@ chrt -b 0 nice -n 5 ionice -c 3 "$OCIRUN" run --unsafe-no-cgroup busybox:latest 
 verdict "a weaker caller's choice is kept: SCHED_BATCH, nice 5, idle I/O" \
   sh -c "grep -qx 'nice 5 policy 3 rtprio 0' '$TEST_TMP/out' && grep -qx idle '$TEST_TMP/out'"
 
+# ---- a read-only device as the caller's stdout ----
+# The relay reopens a device given as stdout (so a stopped terminal cannot
+# hold the deadline); a read-only fd must not become a writable one.
+cat >"$TEST_TMP/ptyrun.py" <<'PY'
+import os, pty, select, subprocess, sys
+master, slave = pty.openpty()
+mode = os.O_RDONLY if sys.argv[1] == "ro" else os.O_WRONLY
+fd = os.open(os.ttyname(slave), mode | os.O_NOCTTY)
+run = subprocess.run(sys.argv[2:], stdout=fd, stderr=subprocess.DEVNULL, timeout=60)
+seen = b""
+while select.select([master], [], [], 0.5)[0]:
+    seen += os.read(master, 4096)
+print("exit", run.returncode, "terminal got", seen.decode(errors="replace").strip() or "nothing")
+PY
+python3 "$TEST_TMP/ptyrun.py" rw "$OCIRUN" run --unsafe-no-cgroup busybox:latest echo marker-tty \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "control: through a writable pty fd as stdout the workload's output reaches the terminal" \
+  grep -q "terminal got marker-tty" "$TEST_TMP/out"
+python3 "$TEST_TMP/ptyrun.py" ro sh -c 'echo marker-tty' >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "control: a plain program cannot write a read-only pty fd given as stdout" \
+  grep -q "terminal got nothing" "$TEST_TMP/out"
+python3 "$TEST_TMP/ptyrun.py" ro "$OCIRUN" run --unsafe-no-cgroup busybox:latest echo marker-tty \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "a read-only pty fd as ocirun's stdout: the workload's output never reaches the terminal" \
+  grep -q "terminal got nothing" "$TEST_TMP/out"
+
 # ---- probe (direct): the workload's output into ocirun's memory files ----
 # The probe's stdout and stderr are memory files of ocirun's, charged to
 # ocirun's cgroup and not to the slice: the recipe's --memory 128m does not
