@@ -82,38 +82,38 @@ static char **direct_argv(char **flags, const struct probe_request *request, con
   return steal_pointer(&argv);
 }
 
-static int memfd_with(const char *name, const void *data, size_t length, oci_error_t *err)
+/* A memory file for the probe's stdout or stderr, sized PROBE_OUTPUT_MAX
+ * and sealed against growing: the relay writes the container's output
+ * into it, and its pages are charged to ocirun's cgroup, not the slice, so
+ * an unbounded file would let the workload fill the host's memory past
+ * the recipe's --memory until the deadline. A write past the end fails
+ * (EPERM), which ends that stream as a reader that went away would. */
+static int output_memfd(const char *name, oci_error_t *err)
 {
-  cleanup_close int fd = memfd_create(name, MFD_CLOEXEC);
-  const char *at = data;
+  cleanup_close int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
   if (fd < 0)
     return oci_error_errno(err, "memfd_create %s", name);
-  while (length > 0) {
-    ssize_t n = write(fd, at, length);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return oci_error_errno(err, "write %s", name);
-    }
-    at += n;
-    length -= (size_t)n;
-  }
-  if (lseek(fd, 0, SEEK_SET) < 0)
-    return oci_error_errno(err, "rewind %s", name);
+  if (ftruncate(fd, (off_t)PROBE_OUTPUT_MAX) < 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
+    return oci_error_errno(err, "size and seal %s at %zu bytes", name, PROBE_OUTPUT_MAX);
   return steal_fd(&fd);
 }
 
-/* The first PROBE_OUTPUT_MAX bytes of a memory file, NUL-terminated. */
+/* What the relay wrote into an output memory file (its file position:
+ * the file itself is PROBE_OUTPUT_MAX long), NUL-terminated. */
 static char *memfd_text(int fd)
 {
   char *text = malloc(PROBE_OUTPUT_MAX + 1);
-  size_t length = 0;
+  off_t written = lseek(fd, 0, SEEK_CUR);
+  size_t length = 0, end = written < 0 ? 0 : (size_t)written;
 
   if (text == NULL)
     return NULL;
-  while (length < PROBE_OUTPUT_MAX) {
-    ssize_t n = pread(fd, text + length, PROBE_OUTPUT_MAX - length, (off_t)length);
+  if (end > PROBE_OUTPUT_MAX)
+    end = PROBE_OUTPUT_MAX;
+  while (length < end) {
+    ssize_t n = pread(fd, text + length, end - length, (off_t)length);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -294,8 +294,8 @@ static int run_probe(struct oci_store *store, const struct oci_image *image,
     return set_message(&outcome->error, "seccomp profile: ", &step_err);
 
   if (host_watch_open(watch, &stdin_fd, err) < 0 ||
-      (stdout_fd = memfd_with("probe-stdout", "", 0, err)) < 0 ||
-      (stderr_fd = memfd_with("probe-stderr", "", 0, err)) < 0)
+      (stdout_fd = output_memfd("probe-stdout", err)) < 0 ||
+      (stderr_fd = output_memfd("probe-stderr", err)) < 0)
     return -1;
   struct run_io io = {.stdin_fd = stdin_fd,
                       .stdout_fd = stdout_fd,

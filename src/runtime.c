@@ -11,15 +11,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -34,6 +37,7 @@
 #include "mount_plan.h"
 #include "network.h"
 #include "oci/cleanup.h"
+#include "oci/io.h"
 #include "ocirun.h"
 #include "run_dir.h"
 #include "run_state.h"
@@ -301,6 +305,66 @@ static int child_close_fds(struct launch *launch, oci_error_t *err)
   return 0;
 }
 
+/* The caller's session keyring (kerberos tickets, fscrypt or ecryptfs keys,
+ * anything `keyctl` put there) is inherited across clone and exec, and keys
+ * are not namespaced for a root run: a workload whose seccomp profile allows
+ * keyctl (unconfined, or a custom profile) would read them. A new anonymous
+ * session keyring of the run's own replaces it, as runc and crun do. A
+ * kernel without keys has nothing to leak. */
+static int join_new_session_keyring(oci_error_t *err)
+{
+  if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+    return oci_error_errno(err, "run: join a new session keyring (keyctl)");
+  return 0;
+}
+
+/* The scheduling the caller runs with is inherited across clone: a caller
+ * at SCHED_FIFO or SCHED_RR, a negative nice value or the realtime I/O
+ * class (a service's CPUSchedulingPolicy=, Nice=, IOSchedulingClass=) would
+ * hand the workload a priority it could never set itself (CAP_SYS_NICE,
+ * CAP_SYS_ADMIN are not in its set), and cpu.max (--cpus) does not throttle
+ * realtime tasks at all. Each is brought back to a plain process's; a
+ * weaker setting (nice above 0, SCHED_BATCH/IDLE, idle I/O) is the caller's
+ * choice and is kept. Lowering a priority needs no privilege. RLIMIT_RTPRIO
+ * and RLIMIT_NICE above 0 (limits.conf's rtprio for an audio group, a
+ * service's LimitRTPRIO=) would let the workload, of any uid, take a
+ * realtime policy or a negative nice value back without privilege: both go
+ * to 0, docker's default (lowering a limit needs no privilege either). */
+#define IOPRIO_WHO_PROCESS_ 1
+#define IOPRIO_CLASS_SHIFT_ 13
+#define IOPRIO_CLASS_RT_ 1
+
+static int reset_scheduling(oci_error_t *err)
+{
+  static const int priority_limits[] = {RLIMIT_RTPRIO, RLIMIT_NICE};
+  int policy = sched_getscheduler(0);
+  long ioprio;
+
+  if (policy < 0)
+    return oci_error_errno(err, "run: sched_getscheduler");
+  if (policy != SCHED_OTHER && policy != SCHED_BATCH && policy != SCHED_IDLE &&
+      sched_setscheduler(0, SCHED_OTHER, &(struct sched_param){.sched_priority = 0}) < 0)
+    return oci_error_errno(err, "run: reset the caller's realtime scheduling policy %d", policy);
+  errno = 0;
+  if (getpriority(PRIO_PROCESS, 0) < 0 && errno == 0 && setpriority(PRIO_PROCESS, 0, 0) < 0)
+    return oci_error_errno(err, "run: reset the caller's negative nice value");
+  for (size_t i = 0; i < sizeof(priority_limits) / sizeof(priority_limits[0]); i++) {
+    struct rlimit limit;
+
+    if (getrlimit(priority_limits[i], &limit) < 0)
+      return oci_error_errno(err, "run: getrlimit %d", priority_limits[i]);
+    if ((limit.rlim_cur > 0 || limit.rlim_max > 0) &&
+        setrlimit(priority_limits[i], &(struct rlimit){0, 0}) < 0)
+      return oci_error_errno(err, "run: set the caller's %s to 0",
+                             priority_limits[i] == RLIMIT_RTPRIO ? "RLIMIT_RTPRIO" : "RLIMIT_NICE");
+  }
+  ioprio = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS_, 0);
+  if (ioprio >= 0 && (ioprio >> IOPRIO_CLASS_SHIFT_) == IOPRIO_CLASS_RT_ &&
+      syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS_, 0, 0) < 0)
+    return oci_error_errno(err, "run: reset the caller's realtime I/O class");
+  return 0;
+}
+
 /* After pivot_root: the working directory (from the image's WorkingDir or
  * -w, both untrusted) is resolved inside the new root with openat2, then
  * entered with fchdir. */
@@ -453,6 +517,8 @@ static _Noreturn void child_main(struct launch *launch)
     oci_error_errno(&err, "run: setsid");
     child_fail(launch, &err);
   }
+  if (join_new_session_keyring(&err) < 0 || reset_scheduling(&err) < 0)
+    child_fail(launch, &err);
   if (sethostname(launch->hostname, strlen(launch->hostname)) < 0) {
     oci_error_errno(&err, "run: sethostname '%s'", launch->hostname);
     child_fail(launch, &err);
@@ -863,6 +929,35 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
   return seccomp_filter_build_cached(config, launch->caps, state_root, &launch->filter, err);
 }
 
+/* The child inherits ocirun's oom_score_adj, and a caller started by a
+ * service (OOMScoreAdjust=, a daemon's -500 or -999, sshd's -1000) would
+ * hand the container a score that makes it the last process the kernel
+ * kills, or one it never kills: a global shortage then kills the host's
+ * processes first, and under --memory the slice's OOM killer finds no
+ * victim. The workload cannot lower its score (CAP_SYS_RESOURCE), so it is
+ * raised to docker's 0 here, from the host's /proc, before the child is let
+ * go; a score above 0 is the caller's choice and is kept. Raising needs no
+ * privilege, so a failure fails the run. */
+static int raise_oom_score_adj(pid_t pid, oci_error_t *err)
+{
+  char text[32], path[64];
+  cleanup_close int self = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+  cleanup_close int fd = -1;
+  ssize_t n;
+
+  if (self < 0 || (n = read(self, text, sizeof(text) - 1)) <= 0)
+    return oci_error_errno(err, "run: read ocirun's /proc/self/oom_score_adj");
+  text[n] = '\0';
+  if (atoi(text) >= 0)
+    return 0;
+  snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+  fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || oci_write_all(fd, "0", 1) < 0)
+    return oci_error_errno(err, "run: raise the container's oom_score_adj from %d to 0 (%s)",
+                           atoi(text), path);
+  return 0;
+}
+
 static int start_and_wait(struct launch *launch, struct run_resources *res, const struct run_io *io,
                           struct stdio_relay *relay, int signal_fd, struct run_result *result,
                           oci_error_t *err)
@@ -916,7 +1011,8 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   }
 
   /* The child waits on the go pipe while its user namespace is mapped. */
-  if (launch->rootless && userns_map_write(&launch->map, (pid_t)pid, err) < 0) {
+  if ((launch->rootless && userns_map_write(&launch->map, (pid_t)pid, err) < 0) ||
+      raise_oom_score_adj((pid_t)pid, err) < 0) {
     pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
     return -1;

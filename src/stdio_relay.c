@@ -118,10 +118,17 @@ static void channel_move(struct relay_channel *c)
  * would block once full (a terminal stopped with ^S, a pty nobody reads),
  * and with it the deadline; setting O_NONBLOCK there would change the
  * caller's shared file. A new open of the same device is ocirun's own.
- * Returns -1 where that is refused: the caller's fd is then used as it is. */
+ * Only for an fd the caller opened for writing: a read-only one must stay
+ * one, or the workload's output would reach a device (a terminal, kmsg)
+ * the caller never let anyone write. Returns -1 where the reopen is not
+ * done or refused: the caller's fd is then used as it is. */
 static int reopen_nonblocking(int fd)
 {
   char path[64];
+  int flags = fcntl(fd, F_GETFL);
+
+  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+    return -1;
 
   snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
   return open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);

@@ -1,0 +1,191 @@
+#!/bin/bash
+# An independent attacker's cases against the runtime boundary (`ocirun
+# run`), cases the other escape tests do not cover. Each attack first shows,
+# with a weakened setup the test builds itself, that its observable is real.
+# Host only, with --unsafe-no-cgroup: none of these depends on the cgroup.
+. "$top_srcdir/tests/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+  skip "escape-review-run needs root"
+  tap_done
+  exit 0
+fi
+"$OCIRUN" image import "oci:$TEST_IMAGES/python:python:3.13-slim" >/dev/null 2>&1 ||
+  { not_ok "import the python test image"; tap_done; exit 1; }
+
+run() { "$OCIRUN" run --unsafe-no-cgroup "$@"; }
+
+# ---- the caller's session keyring ----
+# keyring_holder CMD...: runs CMD in a new session keyring holding a user key
+# "ocirun-review-secret" (as pam_keyinit, kinit or fscrypt leave the caller).
+cat >"$TEST_TMP/holder.py" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+session = libc.syscall(250, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
+if session < 0:
+    sys.exit("join a session keyring: errno %d" % ctypes.get_errno())
+print("holder-session", session)
+secret = b"host-secret-4242"
+if libc.syscall(248, b"user", b"ocirun-review-secret", secret, len(secret), -3) < 0:
+    sys.exit("add_key: errno %d" % ctypes.get_errno())
+sys.stdout.flush()
+os.execvp(sys.argv[1], sys.argv[1:])
+PY
+# The reader: finds the key in its session keyring and prints its payload.
+cat >"$TEST_TMP/reader.py" <<'PY'
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+key = libc.syscall(250, 10, -3, b"user", b"ocirun-review-secret", 0)  # KEYCTL_SEARCH @s
+if key < 0:
+    print("no key: errno", ctypes.get_errno())
+else:
+    buf = ctypes.create_string_buffer(64)
+    n = libc.syscall(250, 11, key, buf, 64)  # KEYCTL_READ
+    print("payload", buf.raw[:max(n, 0)].decode())
+PY
+python3 "$TEST_TMP/holder.py" python3 "$TEST_TMP/reader.py" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "control: a plain child of the caller reads the caller's session key" \
+  grep -qx "payload host-secret-4242" "$TEST_TMP/out"
+for user in "" "--user 65534"; do
+  # shellcheck disable=SC2086 # $user is one option and its value, or nothing
+  python3 "$TEST_TMP/holder.py" "$OCIRUN" run --unsafe-no-cgroup $user \
+    --security-opt seccomp=unconfined -i python:3.13-slim python3 - \
+    <"$TEST_TMP/reader.py" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+  verdict "seccomp=unconfined ${user:-(root)}: the workload ran its reader" grep -qE "^(payload|no key)" "$TEST_TMP/out"
+  verdict "seccomp=unconfined ${user:-(root)}: the workload cannot read the caller's session key" \
+    sh -c "! grep -q host-secret-4242 '$TEST_TMP/out'"
+done
+python3 "$TEST_TMP/holder.py" "$OCIRUN" run --unsafe-no-cgroup --security-opt seccomp=unconfined \
+  -i python:3.13-slim python3 -c '
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print("session", libc.syscall(250, 0, -3, 0))' >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+holder=$(sed -n 's/^holder-session //p' "$TEST_TMP/out")
+inside=$(sed -n 's/^session //p' "$TEST_TMP/out")
+verdict "the workload has a session keyring of its own ($inside, the caller's $holder)" \
+  test -n "$holder" -a -n "$inside" -a "$inside" -gt 0 -a "$inside" != "$holder"
+
+# ---- the caller's scheduling: realtime policy, negative nice, realtime I/O ----
+"$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
+  not_ok "import the busybox test image"
+sched='awk "{print \"nice\", \$19, \"policy\", \$41, \"rtprio\", \$40}" /proc/self/stat; ionice -p $$'
+as_realtime() { chrt -f 10 nice -n -15 ionice -c 1 -n 2 "$@"; }
+as_realtime sh -c "$sched" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "control: a plain child of a SCHED_FIFO, nice -15, realtime-I/O caller keeps all three" \
+  sh -c "grep -qx 'nice -15 policy 1 rtprio 10' '$TEST_TMP/out' && grep -q realtime '$TEST_TMP/out'"
+as_realtime "$OCIRUN" run --unsafe-no-cgroup busybox:latest sh -c "$sched" \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "such a caller's workload runs at SCHED_OTHER, nice 0: $(head -1 "$TEST_TMP/out")" \
+  grep -qx "nice 0 policy 0 rtprio 0" "$TEST_TMP/out"
+verdict "... and not in the realtime I/O class: $(sed -n 2p "$TEST_TMP/out")" \
+  sh -c "sed -n 2p '$TEST_TMP/out' | grep -q . && ! grep -q realtime '$TEST_TMP/out'"
+raise='renice -n -15 -p $$ >/dev/null 2>&1 && echo raised-nice; echo done'
+"$OCIRUN" run --unsafe-no-cgroup --cap-add SYS_NICE busybox:latest sh -c "$raise" \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "control: with --cap-add SYS_NICE the workload can lower its nice value to -15" \
+  grep -qx raised-nice "$TEST_TMP/out"
+as_realtime "$OCIRUN" run --unsafe-no-cgroup busybox:latest sh -c "$raise" \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "... without it, the workload cannot take the caller's -15 back" \
+  sh -c "grep -qx done '$TEST_TMP/out' && ! grep -q raised '$TEST_TMP/out'"
+chrt -b 0 nice -n 5 ionice -c 3 "$OCIRUN" run --unsafe-no-cgroup busybox:latest sh -c "$sched" \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "a weaker caller's choice is kept: SCHED_BATCH, nice 5, idle I/O" \
+  sh -c "grep -qx 'nice 5 policy 3 rtprio 0' '$TEST_TMP/out' && grep -qx idle '$TEST_TMP/out'"
+
+# ---- a read-only device as the caller's stdout ----
+# The relay reopens a device given as stdout (so a stopped terminal cannot
+# hold the deadline); a read-only fd must not become a writable one.
+cat >"$TEST_TMP/ptyrun.py" <<'PY'
+import os, pty, select, subprocess, sys
+master, slave = pty.openpty()
+mode = os.O_RDONLY if sys.argv[1] == "ro" else os.O_WRONLY
+fd = os.open(os.ttyname(slave), mode | os.O_NOCTTY)
+run = subprocess.run(sys.argv[2:], stdout=fd, stderr=subprocess.DEVNULL, timeout=60)
+seen = b""
+while select.select([master], [], [], 0.5)[0]:
+    seen += os.read(master, 4096)
+print("exit", run.returncode, "terminal got", seen.decode(errors="replace").strip() or "nothing")
+PY
+python3 "$TEST_TMP/ptyrun.py" rw "$OCIRUN" run --unsafe-no-cgroup busybox:latest echo marker-tty \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "control: through a writable pty fd as stdout the workload's output reaches the terminal" \
+  grep -q "terminal got marker-tty" "$TEST_TMP/out"
+python3 "$TEST_TMP/ptyrun.py" ro sh -c 'echo marker-tty' >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "control: a plain program cannot write a read-only pty fd given as stdout" \
+  grep -q "terminal got nothing" "$TEST_TMP/out"
+python3 "$TEST_TMP/ptyrun.py" ro "$OCIRUN" run --unsafe-no-cgroup busybox:latest echo marker-tty \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+verdict "a read-only pty fd as ocirun's stdout: the workload's output never reaches the terminal" \
+  grep -q "terminal got nothing" "$TEST_TMP/out"
+
+# ---- probe (direct): the workload's output into ocirun's memory files ----
+# The probe's stdout and stderr are memory files of ocirun's, charged to
+# ocirun's cgroup and not to the slice: the recipe's --memory 128m does not
+# bound them. An image whose "python" writes without end must not grow them.
+# variant REF CONFIG_JSON [PATH KIND DATA_OR_TARGET MODE]...: imports busybox
+# with config keys replaced and files added in one more layer.
+variant() {
+  local ref=$1 config=$2
+  shift 2
+  rm -rf "$TEST_TMP/variant"
+  cp -a "$TEST_IMAGES/busybox" "$TEST_TMP/variant" || return 1
+  PYTHONPATH="$top_srcdir/scripts/images" python3 -B - "$TEST_TMP/variant" "busybox:$ref" "$config" "$@" <<'PY' || return 1
+import json, os, sys
+from oci_layout import tar_bytes, tar_entry, write_gzip_layer, write_image
+path, ref, overrides, rest = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4:]
+def blob(digest):
+    with open(os.path.join(path, "blobs", "sha256", digest[7:]), "rb") as f:
+        return f.read()
+index = json.load(open(os.path.join(path, "index.json")))
+manifest = json.loads(blob(index["manifests"][0]["digest"]))
+config = json.loads(blob(manifest["config"]["digest"]))
+config.setdefault("config", {}).update(overrides)
+layers = [dict(l) for l in manifest["layers"]]
+if rest:
+    members = []
+    for i in range(0, len(rest), 4):
+        name, kind, data, mode = rest[i:i + 4]
+        if kind == "symlink":
+            members.append(tar_entry(name, "symlink", target=data))
+        else:
+            members.append(tar_entry(name, "file", data.encode(), mode=int(mode, 8)))
+    desc, diff_id = write_gzip_layer(path, tar_bytes(members))
+    layers.append(desc)
+    config["rootfs"]["diff_ids"].append(diff_id)
+write_image(path, layers, config, ref)
+PY
+  "$OCIRUN" image import "oci:$TEST_TMP/variant:busybox:$ref" >/dev/null 2>&1 &&
+    "$OCIRUN" image inspect "busybox:$ref" >/dev/null 2>&1
+}
+variant spew '{}' usr/local/bin/python file '#!/bin/sh
+cat /dev/zero
+exec sleep 4' 0755 || not_ok "build the spewing image"
+"$OCIRUN" run --unsafe-no-cgroup busybox:spew python 2>"$TEST_TMP/err" | head -c 67108864 |
+  wc -c >"$TEST_TMP/out"
+verdict "control: the image's python writes without end (64 MiB read, then cut)" \
+  grep -qx 67108864 "$TEST_TMP/out"
+"$OCIRUN" probe --unsafe-no-cgroup --timeout 20 -q -o "$TEST_TMP/artifact.json" busybox:spew \
+  2>"$TEST_TMP/err" &
+probe=$!
+largest=0 samples=0
+for _ in $(seq 1 30); do
+  sleep 0.1
+  for fd in /proc/$probe/fd/*; do
+    case $(readlink "$fd" 2>/dev/null) in
+    /memfd:probe-stdout*)
+      samples=$((samples + 1))
+      bytes=$(($(stat -L -c %b "$fd" 2>/dev/null || echo 0) * 512))
+      [ "$bytes" -gt "$largest" ] && largest=$bytes
+      ;;
+    esac
+  done
+done
+wait $probe
+verdict "probe: ocirun's memory file of the probe's stdout was seen ($samples samples)" \
+  test "$samples" -gt 0
+verdict "probe: it never holds more than 1 MiB of the workload's output (largest $largest bytes)" \
+  test "$largest" -le 1114112
+verdict "probe: the run still ended and an artifact was written" test -s "$TEST_TMP/artifact.json"
+
+tap_done
