@@ -15,41 +15,6 @@ has() { grep -qF -- "$1" "$TEST_TMP/out"; }
 err_has() { grep -qF -- "$1" "$TEST_TMP/err"; }
 nothing_left() { [ -z "$(ls -A "$OCIRUN_ROOT/run" 2>/dev/null)" ]; }
 
-# variant REF CONFIG_JSON [PATH KIND DATA_OR_TARGET MODE]...: imports busybox
-# with config keys replaced and files added in one more layer.
-variant() {
-  local ref=$1 config=$2
-  shift 2
-  rm -rf "$TEST_TMP/variant"
-  cp -a "$TEST_IMAGES/busybox" "$TEST_TMP/variant" || return 1
-  PYTHONPATH="$top_srcdir/scripts/images" python3 -B - "$TEST_TMP/variant" "busybox:$ref" "$config" "$@" <<'PY' || return 1
-import json, os, sys
-from oci_layout import tar_bytes, tar_entry, write_gzip_layer, write_image
-path, ref, overrides, rest = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4:]
-def blob(digest):
-    with open(os.path.join(path, "blobs", "sha256", digest[7:]), "rb") as f:
-        return f.read()
-index = json.load(open(os.path.join(path, "index.json")))
-manifest = json.loads(blob(index["manifests"][0]["digest"]))
-config = json.loads(blob(manifest["config"]["digest"]))
-config.setdefault("config", {}).update(overrides)
-layers = [dict(l) for l in manifest["layers"]]
-if rest:
-    members = []
-    for i in range(0, len(rest), 4):
-        name, kind, data, mode = rest[i:i + 4]
-        if kind == "symlink":
-            members.append(tar_entry(name, "symlink", target=data))
-        else:
-            members.append(tar_entry(name, "file", data.encode(), mode=int(mode, 8)))
-    desc, diff_id = write_gzip_layer(path, tar_bytes(members))
-    layers.append(desc)
-    config["rootfs"]["diff_ids"].append(diff_id)
-write_image(path, layers, config, ref)
-PY
-  "$OCIRUN" image import "oci:$TEST_TMP/variant:busybox:$ref" >/dev/null 2>&1 &&
-    "$OCIRUN" image inspect "busybox:$ref" >/dev/null 2>&1
-}
 
 # A host directory with a marker, which every attack below tries to reach.
 hostdir=$TEST_TMP/hostdir
@@ -87,7 +52,7 @@ for n in 3 4 5 6 7 8 9 10; do
   fi
 done
 for n in 3 4 5 8; do
-  variant "wd$n" "{\"WorkingDir\": \"/proc/self/fd/$n\", \"Cmd\": [\"cat\", \"marker\"]}" ||
+  busybox_variant "wd$n" "{\"WorkingDir\": \"/proc/self/fd/$n\", \"Cmd\": [\"cat\", \"marker\"]}" ||
     not_ok "build the image with WorkingDir /proc/self/fd/$n"
   with_fds run "busybox:wd$n" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
   status=$?
@@ -99,7 +64,7 @@ for n in 3 4 5 8; do
   fi
 done
 # A symlink in the image to the magic link.
-variant wdlink '{"WorkingDir": "/wd", "Cmd": ["cat", "marker"]}' wd symlink /proc/self/fd/3 0 ||
+busybox_variant wdlink '{"WorkingDir": "/wd", "Cmd": ["cat", "marker"]}' wd symlink /proc/self/fd/3 0 ||
   not_ok "build the image with /wd -> /proc/self/fd/3"
 with_fds run busybox:wdlink >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 status=$?
@@ -114,7 +79,7 @@ ln -s "$TEST_TMP/hostside" "$TEST_TMP/joined/esc"
 mkdir -p "$TEST_TMP/joined/esc/control"
 check "control: a joined-path mkdir -p through the symlink creates on the host" \
   test -d "$TEST_TMP/hostside/control"
-variant wdmk "{\"WorkingDir\": \"/esc/made\", \"Cmd\": [\"pwd\"]}" esc symlink "$TEST_TMP/hostside" 0 ||
+busybox_variant wdmk "{\"WorkingDir\": \"/esc/made\", \"Cmd\": [\"pwd\"]}" esc symlink "$TEST_TMP/hostside" 0 ||
   not_ok "build the image with /esc -> a host path"
 run busybox:wdmk >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 status=$?
@@ -227,7 +192,7 @@ done
 expect_exit 125 "--entrypoint '' with no command: a usage error" run --entrypoint '' busybox:latest
 expect_exit 125 "an empty command: a usage error" run busybox:latest ''
 err_has "empty" && ok "the message says the command is empty" || not_ok "the message says the command is empty"
-variant emptyep '{"Entrypoint": [""], "Cmd": ["echo", "hi"]}' || not_ok "build the image with Entrypoint [\"\"]"
+busybox_variant emptyep '{"Entrypoint": [""], "Cmd": ["echo", "hi"]}' || not_ok "build the image with Entrypoint [\"\"]"
 expect_exit 125 "an image whose Entrypoint is [\"\"]: a usage error" run busybox:emptyep
 err_has "Entrypoint" && ok "the message names the image's Entrypoint" || not_ok "the message names the image's Entrypoint"
 expect_exit 0 "--entrypoint '' with a command runs the command (docker drops the entrypoint)" \
@@ -266,7 +231,7 @@ check "control: a held /proc/PID/exe reopened for writing after exit overwrites 
 
 expect_exit 126 "image command /proc/self/exe is refused" run busybox:latest /proc/self/exe
 err_has "magic link" && ok "the message names the magic link" || not_ok "the message names the magic link"
-variant exelink '{"Entrypoint": ["/evil"]}' evil symlink /proc/self/exe 0 ||
+busybox_variant exelink '{"Entrypoint": ["/evil"]}' evil symlink /proc/self/exe 0 ||
   not_ok "build the image with /evil -> /proc/self/exe"
 expect_exit 126 "an image command that is a symlink to /proc/self/exe is refused" run busybox:exelink
 # In an image with a glibc loader, the host binary would really start as pid 1.
@@ -289,7 +254,7 @@ verdict "ocirun's held exe cannot be reopened for writing after the run (sealed)
 verdict "ocirun's host binary is unchanged" test "$(sha256sum <"$TEST_TMP/ocirun-copy")" = "$digest_before"
 # A script whose interpreter is /proc/self/exe: the kernel resolves it to the
 # sealed copy, never to the host file.
-variant shebang '{"Entrypoint": ["/s"]}' s file '#!/proc/self/exe
+busybox_variant shebang '{"Entrypoint": ["/s"]}' s file '#!/proc/self/exe
 ' 0755 || not_ok "build the image with #!/proc/self/exe"
 "$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup busybox:shebang >/dev/null 2>&1
 verdict "a #!/proc/self/exe entrypoint leaves ocirun's host binary unchanged" \

@@ -123,42 +123,7 @@ verdict "a read-only pty fd as ocirun's stdout: the workload's output never reac
 # The probe's stdout and stderr are memory files of ocirun's, charged to
 # ocirun's cgroup and not to the slice: the recipe's --memory 128m does not
 # bound them. An image whose "python" writes without end must not grow them.
-# variant REF CONFIG_JSON [PATH KIND DATA_OR_TARGET MODE]...: imports busybox
-# with config keys replaced and files added in one more layer.
-variant() {
-  local ref=$1 config=$2
-  shift 2
-  rm -rf "$TEST_TMP/variant"
-  cp -a "$TEST_IMAGES/busybox" "$TEST_TMP/variant" || return 1
-  PYTHONPATH="$top_srcdir/scripts/images" python3 -B - "$TEST_TMP/variant" "busybox:$ref" "$config" "$@" <<'PY' || return 1
-import json, os, sys
-from oci_layout import tar_bytes, tar_entry, write_gzip_layer, write_image
-path, ref, overrides, rest = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4:]
-def blob(digest):
-    with open(os.path.join(path, "blobs", "sha256", digest[7:]), "rb") as f:
-        return f.read()
-index = json.load(open(os.path.join(path, "index.json")))
-manifest = json.loads(blob(index["manifests"][0]["digest"]))
-config = json.loads(blob(manifest["config"]["digest"]))
-config.setdefault("config", {}).update(overrides)
-layers = [dict(l) for l in manifest["layers"]]
-if rest:
-    members = []
-    for i in range(0, len(rest), 4):
-        name, kind, data, mode = rest[i:i + 4]
-        if kind == "symlink":
-            members.append(tar_entry(name, "symlink", target=data))
-        else:
-            members.append(tar_entry(name, "file", data.encode(), mode=int(mode, 8)))
-    desc, diff_id = write_gzip_layer(path, tar_bytes(members))
-    layers.append(desc)
-    config["rootfs"]["diff_ids"].append(diff_id)
-write_image(path, layers, config, ref)
-PY
-  "$OCIRUN" image import "oci:$TEST_TMP/variant:busybox:$ref" >/dev/null 2>&1 &&
-    "$OCIRUN" image inspect "busybox:$ref" >/dev/null 2>&1
-}
-variant spew '{}' usr/local/bin/python file '#!/bin/sh
+busybox_variant spew '{}' usr/local/bin/python file '#!/bin/sh
 cat /dev/zero
 exec sleep 4' 0755 || not_ok "build the spewing image"
 "$OCIRUN" run --unsafe-no-cgroup busybox:spew python 2>"$TEST_TMP/err" | head -c 67108864 |

@@ -24,15 +24,7 @@
 #      same), but a name that moves off another image is reported.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "escape-review-store needs root"
-  tap_done
-  exit 0
-fi
-"$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1 ||
-  { not_ok "build the busybox test image"; tap_done; exit 1; }
-"$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
-  { not_ok "import the busybox test image"; tap_done; exit 1; }
+root_with_busybox "escape-review-store"
 err_has() { grep -qF -- "$1" "$TEST_TMP/err"; }
 out_has() { grep -qF -- "$1" "$TEST_TMP/out"; }
 image_id() { "$OCIRUN" image inspect "$1" 2>/dev/null | sed -n 's/.*"Id":[[:space:]]*"\(sha256:[0-9a-f]*\)".*/\1/p'; }
