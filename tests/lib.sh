@@ -133,6 +133,20 @@ PY
   "$OCIRUN" image import "oci:$TEST_TMP/variant:busybox:$ref" >/dev/null 2>&1 &&
     "$OCIRUN" image inspect "busybox:$ref" >/dev/null 2>&1
 }
+# Guest cases (real cgroup v2, slices under /sys/fs/cgroup/ocirun):
+# has_process SLICE: whether the run's slice holds a process (cgroup files
+# have no size, so one line is read); start_run NAME: a run of `sleep 1000`
+# in the background ($runner is its ocirun), back once its slice has a process.
+has_process() { read -r _ <"/sys/fs/cgroup/ocirun/$1/cgroup.procs"; } 2>/dev/null
+start_run() {
+  "$OCIRUN" run --name "$1" --timeout 600 busybox:latest sleep 1000 >/dev/null 2>&1 &
+  runner=$!
+  for _ in $(seq 300); do
+    has_process "$1" && return 0
+    sleep 0.1
+  done
+  return 1
+}
 tap_done() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
 
 # libFuzzer targets (tests/fuzz.sh, tests/*-fuzz.sh), built with clang's

@@ -7,19 +7,6 @@
 parent=/sys/fs/cgroup/ocirun
 "$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
   { not_ok "import the busybox image"; exit 0; }
-
-# has_process SLICE: cgroup files have no size, so read one line.
-has_process() { read -r _ <"$parent/$1/cgroup.procs"; } 2>/dev/null
-# start_run NAME: a run of `sleep 1000`, returns once its slice has a process.
-start_run() {
-  "$OCIRUN" run --name "$1" --timeout 600 busybox:latest sleep 1000 >/dev/null 2>&1 &
-  runner=$!
-  for _ in $(seq 300); do
-    has_process "$1" && return 0
-    sleep 0.1
-  done
-  return 1
-}
 check "a run starts" start_run crashed
 crashed_runner=$runner
 kill -9 "$crashed_runner"
