@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "oci/cleanup.h"
+#include "oci/file_read.h"
 
 /* An artifact is a few kilobytes; refuse anything absurd before reading it. */
 #define ARTIFACT_MAX_BYTES (16 * 1024 * 1024)
@@ -61,42 +62,6 @@ static int check_keys(const char *path, const cJSON *object, const char *prefix,
   return 0;
 }
 
-static int read_whole_file(const char *path, char **out, size_t *out_len, oci_error_t *err)
-{
-  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  cleanup_free char *buffer = NULL;
-  struct stat st;
-  size_t len = 0;
-
-  if (fd < 0)
-    return oci_error_errno(err, "open '%s'", path);
-  if (fstat(fd, &st) < 0)
-    return oci_error_errno(err, "stat '%s'", path);
-  if (!S_ISREG(st.st_mode))
-    return oci_error_set(err, 0, "%s: not a regular file", path);
-  if (st.st_size > ARTIFACT_MAX_BYTES)
-    return oci_error_set(err, 0, "%s: larger than %d bytes, not an artifact", path,
-                         ARTIFACT_MAX_BYTES);
-  buffer = malloc((size_t)st.st_size + 1);
-  if (buffer == NULL)
-    return oci_error_errno(err, "read '%s'", path);
-  /* The size may change under us; read at most what stat promised. */
-  while (len < (size_t)st.st_size) {
-    ssize_t got = read(fd, buffer + len, (size_t)st.st_size - len);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0)
-      return oci_error_errno(err, "read '%s'", path);
-    if (got == 0)
-      break;
-    len += (size_t)got;
-  }
-  buffer[len] = '\0';
-  *out = steal_pointer(&buffer);
-  *out_len = len;
-  return 0;
-}
-
 /* cJSON keeps strings NUL-terminated: "a\u0000b" would read as "a" and
  * compare equal to "a\u0000c". Such an artifact is refused, not misread. A
  * \u0000 escape is one preceded by an odd number of backslashes. */
@@ -123,7 +88,7 @@ int artifact_read(const char *path, cJSON **out, oci_error_t *err)
   const cJSON *observed;
   size_t len = 0;
 
-  if (read_whole_file(path, &text, &len, err) < 0)
+  if (oci_file_read(AT_FDCWD, path, OCI_FILE_NAMED, path, ARTIFACT_MAX_BYTES, &text, &len, err) < 0)
     return -1;
   doc = cJSON_ParseWithLength(text, len);
   if (doc == NULL) {

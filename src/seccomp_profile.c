@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 
 #include "capabilities.h"
 #include "oci/cleanup.h"
+#include "oci/file_read.h"
 #include "seccomp_rules.h"
 
 enum { PROFILE_MAX_BYTES = 4 << 20 };
@@ -357,30 +359,14 @@ int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_p
 
 int seccomp_profile_parse_file(const char *path, struct seccomp_profile **out, oci_error_t *err)
 {
-  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   cleanup_free char *text = NULL;
-  struct stat st;
-  size_t done = 0;
+  cleanup_free char *what = NULL;
 
-  if (fd < 0)
-    return oci_error_errno(err, "seccomp profile: open '%s'", path);
-  if (fstat(fd, &st) < 0)
-    return oci_error_errno(err, "seccomp profile: stat '%s'", path);
-  if (!S_ISREG(st.st_mode) || st.st_size > PROFILE_MAX_BYTES)
-    return oci_error_set(err, 0, "seccomp profile: '%s' is not a regular file under 4 MiB", path);
-  text = malloc((size_t)st.st_size + 1);
-  if (text == NULL)
-    return oci_error_errno(err, "seccomp profile: allocate for '%s'", path);
-  while (done < (size_t)st.st_size) {
-    ssize_t n = read(fd, text + done, (size_t)st.st_size - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return oci_error_errno(err, "seccomp profile: read '%s'", path);
-    if (n == 0)
-      break;
-    done += (size_t)n;
+  if (asprintf(&what, "seccomp profile '%s'", path) < 0) {
+    what = NULL;
+    return oci_error_errno(err, "seccomp profile: allocate");
   }
-  text[done] = '\0';
+  if (oci_file_read(AT_FDCWD, path, OCI_FILE_NAMED, what, PROFILE_MAX_BYTES, &text, NULL, err) < 0)
+    return -1;
   return seccomp_profile_parse(text, path, out, err);
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Escape classes that come in through input: a hostile image layout (FIFOs
 # where files should be, CVE-2021-41190's ambiguous document), hostile
-# flags (--tmpfs spellings of the root, --env-file on a device or FIFO), and
+# flags (--tmpfs spellings of the root, --env-file, a seccomp profile or an
+# artifact on a device or FIFO), and
 # an image whose symlinks redirect mount targets (CVE-2019-16884,
 # CVE-2019-19921, CVE-2021-30465, CVE-2024-45310). Each attack first shows
 # that its hole is real (a positive control), then that ocirun closes it.
@@ -344,6 +345,13 @@ refused 125 "--env-file FIFO" "FIFO" run --env-file "$TEST_TMP/env.fifo" vartmp-
 refused 125 "--env-file directory" "directory" run --env-file "$TEST_TMP" vartmp-plain:latest true
 refused 125 "--env-file over 1 MiB" "exceeds the limit" \
   run --env-file "$TEST_TMP/env.big" vartmp-plain:latest true
+# The same for the other files a flag names: a seccomp profile, an artifact.
+refused 125 "--security-opt seccomp=FIFO" "FIFO" \
+  run --security-opt "seccomp=$TEST_TMP/env.fifo" vartmp-plain:latest true
+refused 1 "seccomp-profile --profile FIFO" "FIFO" \
+  timeout 60 "$OCIRUN" seccomp-profile --profile "$TEST_TMP/env.fifo"
+refused 2 "compare FIFO" "FIFO" \
+  timeout 60 "$OCIRUN" compare "$TEST_TMP/env.fifo" "$top_srcdir/tests/fixtures/direct-artifact.json"
 
 check "no run left anything" sh -c '[ -z "$(ls -A "$1/run" 2>/dev/null | grep -v lock)" ]' sh "$OCIRUN_ROOT"
 tap_done
