@@ -1,6 +1,6 @@
 #!/bin/bash
-# Fuzzes `ocirun compare` and the artifact reader (src/command_compare.c,
-# src/artifact_read.c) with libFuzzer under address and undefined-behaviour
+# Fuzzes `ocirun compare` and the artifact reader (src/cli/command_compare.c,
+# src/probe/artifact_read.c) with libFuzzer under address and undefined-behaviour
 # sanitizers for FUZZ_SECONDS (default 20), seeded with the test fixtures.
 . "$top_srcdir/tests/lib.sh"
 

@@ -45,7 +45,7 @@ expect_exit 2 "a non-numeric --timeout is refused" "$OCIRUN" probe --timeout soo
 # --- the probe program by itself, on the (unconfined) host ---
 mkdir -p "$TEST_TMP/nojson/json"
 echo 'raise ImportError("the probe must not need json")' >"$TEST_TMP/nojson/json/__init__.py"
-PYTHONPATH="$TEST_TMP/nojson" python3 - <"$top_srcdir/src/probe.py" >"$TEST_TMP/host-probe.json" 2>"$TEST_TMP/host-probe.err"
+PYTHONPATH="$TEST_TMP/nojson" python3 - <"$top_srcdir/src/probe/probe.py" >"$TEST_TMP/host-probe.json" 2>"$TEST_TMP/host-probe.err"
 status=$?
 [ "$status" -eq 1 ] && ok "the probe exits 1 on the unconfined host" ||
   { not_ok "the probe exits 1 on the unconfined host (got $status)"; sed 's/^/# /' "$TEST_TMP/host-probe.err"; }
@@ -197,9 +197,9 @@ json_true "$a" "a['container_name'].startswith('ocirun-probe-') and len(a['conta
   "a unique container name, first in the flags"
 json_true "$a" "a['engine_argv'][-3:] == [a['image_id'], 'python', '-'] and a['engine_argv'][0] == 'run'" \
   "the run was given the image ID and python -"
-probe_sha=$(sha256sum <"$top_srcdir/src/probe.py" | cut -d' ' -f1)
-json_true "$a" "a['provenance']['identities']['src/probe.py'] == '$probe_sha'" \
-  "identities: the embedded probe's sha256 equals src/probe.py's"
+probe_sha=$(sha256sum <"$top_srcdir/src/probe/probe.py" | cut -d' ' -f1)
+json_true "$a" "a['provenance']['identities']['src/probe/probe.py'] == '$probe_sha'" \
+  "identities: the embedded probe's sha256 equals src/probe/probe.py's"
 ocirun_sha=$(sha256sum <"$OCIRUN" | cut -d' ' -f1)
 json_true "$a" "a['provenance']['identities']['ocirun'] == '$ocirun_sha'" "identities: the ocirun binary's sha256"
 json_true "$a" "len(a['provenance']['identities']['seccomp-profile']) == 64" "identities: the seccomp profile's sha256"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Fuzzes the seccomp profile parser (src/seccomp_profile.c) with libFuzzer
+# Fuzzes the seccomp profile parser (src/runtime/seccomp_profile.c) with libFuzzer
 # under address and undefined-behaviour sanitizers for FUZZ_SECONDS (default
 # 20), seeded with the printed default profile and small hand-written ones.
 . "$top_srcdir/tests/lib.sh"

@@ -1,4 +1,4 @@
-/* libFuzzer target for `ocirun compare` (src/command_compare.c and the
+/* libFuzzer target for `ocirun compare` (src/cli/command_compare.c and the
  * artifact reader): the input is two artifacts separated by the first NUL
  * byte (or one artifact compared with itself), written to two files and
  * compared in both output formats. Built and run by tests/compare-fuzz.sh. */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ocirun.h"
+#include "cli/ocirun.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

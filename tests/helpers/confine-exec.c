@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capabilities.h"
-#include "run_config.h"
-#include "seccomp_filter.h"
+#include "runtime/capabilities.h"
+#include "cli/run_config.h"
+#include "runtime/seccomp_filter.h"
 
 static int parse_cap(const char *name, uint64_t *mask, bool *all)
 {

@@ -1,0 +1,240 @@
+/* `ocirun probe`: the isolation recipe of docs/docker-path.md against the
+ * direct backend (ocirun's own runtime) or a Docker engine, judged on the
+ * host, written as the evidence artifact, summarized for people. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe/artifact.h"
+#include "oci/cleanup.h"
+#include "cli/ocirun.h"
+#include "probe/probe_backend.h"
+#include "probe/probe_checks.h"
+
+/* The host cannot run the recipe at all (no cgroup v2, no engine). */
+#define EXIT_UNSUPPORTED 3
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+          "Usage: ocirun probe [OPTIONS] IMAGE\n"
+          "\n"
+          "Runs the isolation probe (docs/docker-path.md) in one locked-down container\n"
+          "from IMAGE (a name, image ID or NAME@DIGEST already present: never fetched)\n"
+          "and writes the evidence artifact (docs/artifact.md).\n"
+          "\n"
+          "Options:\n"
+          "  --backend direct|docker  direct: ocirun's own runtime (default);\n"
+          "                           docker: the Docker engine of $DOCKER_HOST via its CLI\n"
+          "  -o, --output FILE        write the artifact atomically to FILE (default: stdout)\n"
+          "  --timeout SECONDS        deadline for the probe run (default 30)\n"
+          "  --unsafe-no-cgroup       direct only, for development hosts without cgroup v2:\n"
+          "                           run without the cgroup slice; the artifact always fails\n"
+          "  -q, --quiet              no summary table on stderr\n"
+          "  -h, --help               this help\n"
+          "\n"
+          "Test options (they change the recipe; the artifact records them and fails):\n"
+          "  --debug-drop-flag FLAG   leave FLAG (e.g. --read-only) out of the recipe's flags\n"
+          "  --debug-env NAME=VALUE   add --env NAME=VALUE (the probe honours\n"
+          "                           OCIRUN_PROBE_DEBUG_SLEEP=SECONDS by sleeping first)\n"
+          "\n"
+          "Exit status: 0 every check passed and teardown was verified; 1 a check failed\n"
+          "(the artifact and stderr name it); 2 usage; 3 unsupported host (no artifact);\n"
+          "125 ocirun could not attempt the probe (no artifact).\n");
+}
+
+/* True (after saying why) when FILE's directory cannot take the artifact. */
+static bool output_directory_unwritable(const char *file)
+{
+  cleanup_free char *copy = strdup(file);
+  const char *dir = copy ? dirname(copy) : ".";
+
+  if (access(dir, W_OK | X_OK) == 0)
+    return false;
+  fprintf(stderr, "ocirun: probe: cannot write the artifact into '%s': %s\n", dir, strerror(errno));
+  return true;
+}
+
+/* Appends to a NULL-terminated list of borrowed strings. */
+static int list_append(char ***list, const char *item)
+{
+  size_t n = 0;
+  while (*list != NULL && (*list)[n] != NULL)
+    n++;
+  char **grown = realloc(*list, (n + 2) * sizeof(char *));
+  if (grown == NULL)
+    return -1;
+  grown[n] = (char *)item;
+  grown[n + 1] = NULL;
+  *list = grown;
+  return 0;
+}
+
+/* Text written inside the container, shown on a terminal: control bytes
+ * (escape sequences) are replaced, so the container cannot drive it. */
+static void print_container_text(FILE *out, const char *what, const char *text, size_t max)
+{
+  fprintf(out, "ocirun: probe: %s:\n", what);
+  for (size_t i = 0; text[i] != '\0' && i < max; i++) {
+    unsigned char c = (unsigned char)text[i];
+    fputc(c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f) ? c : '?', out);
+  }
+  fputc('\n', out);
+}
+
+/* "check NAME failed: expected X, seen Y" for every failed check. */
+static void report_failures(const cJSON *artifact)
+{
+  const cJSON *check;
+  cJSON_ArrayForEach(check, cJSON_GetObjectItemCaseSensitive(artifact, "checks"))
+  {
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(check, "passed")))
+      continue;
+    cleanup_free char *expected =
+        cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(check, "expected"));
+    cleanup_free char *seen =
+        cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(check, "seen"));
+    const cJSON *disagreement = cJSON_GetObjectItemCaseSensitive(check, "disagreement");
+
+    /* The second observer's word first: what the host saw beats the image's. */
+    if (cJSON_IsString(disagreement)) {
+      fprintf(stderr, "ocirun: probe: check failed: %s\n", disagreement->valuestring);
+      continue;
+    }
+    fprintf(stderr, "ocirun: probe: check %s failed: expected %s, seen %s\n",
+            cJSON_GetObjectItemCaseSensitive(check, "name")->valuestring, expected ? expected : "?",
+            seen ? seen : "?");
+  }
+}
+
+int command_probe(int argc, char **argv, const struct global_options *global)
+{
+  static const struct option options[] = {
+      {"backend", required_argument, NULL, 'b'},
+      {"output", required_argument, NULL, 'o'},
+      {"timeout", required_argument, NULL, 't'},
+      {"unsafe-no-cgroup", no_argument, NULL, 'U'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {"debug-drop-flag", required_argument, NULL, 'D'},
+      {"debug-env", required_argument, NULL, 'E'},
+      {NULL, 0, NULL, 0},
+  };
+  struct probe_request request = {
+      .timeout_seconds = 30, .root = global->root, .quiet = global->quiet};
+  struct probe_outcome outcome = {0};
+  struct probe_verdict verdict = {0};
+  cleanup_cjson cJSON *artifact = NULL;
+  cleanup_free char **drop_flags = NULL;
+  cleanup_free char **env = NULL;
+  const char *backend = "direct", *output = NULL;
+  bool quiet = global->quiet;
+  oci_error_t err = NULL;
+  int c, ret, status;
+  char *end;
+
+  while ((c = getopt_long(argc, argv, "+o:qh", options, NULL)) != -1) {
+    switch (c) {
+    case 'b':
+      if (strcmp(optarg, "direct") != 0 && strcmp(optarg, "docker") != 0) {
+        fprintf(stderr, "ocirun: probe: --backend must be direct or docker, not '%s'\n", optarg);
+        return EXIT_USAGE;
+      }
+      backend = optarg;
+      break;
+    case 'o':
+      output = optarg;
+      break;
+    case 't':
+      request.timeout_seconds = strtod(optarg, &end);
+      if (*end != '\0' || end == optarg || !(request.timeout_seconds > 0) ||
+          request.timeout_seconds > 86400) {
+        fprintf(stderr, "ocirun: probe: --timeout needs seconds in (0, 86400], not '%s'\n", optarg);
+        return EXIT_USAGE;
+      }
+      break;
+    case 'U':
+      request.unsafe_no_cgroup = true;
+      break;
+    case 'q':
+      quiet = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return EXIT_OK;
+    case 'D':
+    case 'E':
+      if (list_append(c == 'D' ? &drop_flags : &env, optarg) < 0) {
+        perror("ocirun: probe");
+        return EXIT_RUNTIME_ERROR;
+      }
+      break;
+    default:
+      usage(stderr);
+      return EXIT_USAGE;
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "ocirun: probe: exactly one IMAGE is needed\n");
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  if (request.unsafe_no_cgroup && strcmp(backend, "docker") == 0) {
+    fprintf(stderr, "ocirun: probe: --unsafe-no-cgroup is for the direct backend only\n");
+    return EXIT_USAGE;
+  }
+  /* A run whose artifact cannot be written is wasted: check the place first. */
+  if (output != NULL && strcmp(output, "-") != 0 && output_directory_unwritable(output))
+    return EXIT_RUNTIME_ERROR;
+  request.image = argv[optind];
+  request.debug_drop_flags = drop_flags;
+  request.debug_env = env;
+  if (request.unsafe_no_cgroup)
+    fprintf(stderr, "ocirun: probe: WARNING: --unsafe-no-cgroup: no memory, CPU or process "
+                    "limits; this artifact cannot pass\n");
+
+  if (strcmp(backend, "docker") == 0)
+    ret = probe_backend_docker(&request, &outcome, &err);
+  else
+    ret = probe_backend_direct(&request, &outcome, &err);
+  if (ret < 0) {
+    oci_error_print(&err);
+    probe_outcome_clear(&outcome);
+    return EXIT_RUNTIME_ERROR;
+  }
+  if (outcome.unsupported != NULL) {
+    fprintf(stderr, "ocirun: probe: %s\n", outcome.unsupported);
+    probe_outcome_clear(&outcome);
+    return EXIT_UNSUPPORTED;
+  }
+
+  if (probe_checks_evaluate(&request, &outcome, &verdict, &err) < 0 ||
+      artifact_build(backend, &request, &outcome, &verdict, &artifact, &err) < 0 ||
+      artifact_write(artifact, output, &err) < 0) {
+    oci_error_print(&err);
+    probe_verdict_clear(&verdict);
+    probe_outcome_clear(&outcome);
+    return EXIT_RUNTIME_ERROR;
+  }
+  probe_verdict_clear(&verdict);
+
+  if (!quiet)
+    artifact_print_summary(artifact, stderr);
+  report_failures(artifact);
+  if (outcome.error != NULL)
+    fprintf(stderr, "ocirun: probe: %s\n", outcome.error);
+  if (outcome.probe_ran && outcome.probe_exit_code != 0 && outcome.probe_stderr != NULL &&
+      outcome.probe_stderr[0] != '\0')
+    print_container_text(stderr, "the probe's stderr", outcome.probe_stderr, 4000);
+  status = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(artifact, "passed"))
+               ? EXIT_OK
+               : EXIT_FAILURE_GENERIC;
+  probe_outcome_clear(&outcome);
+  return status;
+}

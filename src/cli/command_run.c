@@ -1,0 +1,147 @@
+/* `ocirun run [OPTIONS] IMAGE [COMMAND [ARG...]]`: parses docker run's
+ * options, resolves and unpacks the image, runs it, and turns the outcome
+ * into docker's exit codes. The only place a run's errors are printed. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oci/cleanup.h"
+#include "oci/oci.h"
+#include "cli/ocirun.h"
+#include "cli/run_config.h"
+#include "runtime/runtime.h"
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+          "Usage: ocirun run [OPTIONS] IMAGE [COMMAND [ARG...]]\n"
+          "\n"
+          "Runs COMMAND (default: the image's entrypoint and cmd) in a new mount, pid,\n"
+          "network, uts, ipc and cgroup namespace, in a cgroup v2 slice, with docker's\n"
+          "default capabilities and seccomp profile. Options have docker run's names and\n"
+          "meanings. Nothing outlives the run (--rm is implied and accepted).\n"
+          "\n"
+          "Options:\n"
+          "      --name NAME             container name ([a-zA-Z0-9][a-zA-Z0-9_.-]*);\n"
+          "                              default ocirun-<12 hex digits>\n"
+          "      --network none          the only mode: a new network namespace with lo up\n"
+          "      --read-only             root filesystem read-only (and nosuid, nodev)\n"
+          "  -m, --memory BYTES          memory limit (units b, k, m, g; at least 6m)\n"
+          "      --memory-swap BYTES     memory plus swap limit; -1 for unlimited swap\n"
+          "      --cpus DECIMAL          CPU limit, e.g. 0.5 (cpu.max quota, period 100000)\n"
+          "      --pids-limit N          maximum number of processes (-1: unlimited)\n"
+          "      --cap-drop CAP          drop a capability (CAP_NET_RAW, net_raw, ALL)\n"
+          "      --cap-add CAP           add a capability (or ALL)\n"
+          "      --security-opt OPT      no-new-privileges[=true|false],\n"
+          "                              seccomp=PROFILE.json (docker/OCI format),\n"
+          "                              seccomp=unconfined\n"
+          "  -u, --user USER[:GROUP]     UID[:GID] or names from the image's /etc/passwd\n"
+          "                              and /etc/group (default: the image's user, else root)\n"
+          "      --tmpfs PATH[:OPTS]     tmpfs at the absolute PATH; OPTS comma-separated:\n"
+          "                              size=BYTES, mode=OCTAL, noexec, exec, nosuid, suid,\n"
+          "                              nodev, dev, ro, rw (default noexec,nosuid,nodev,\n"
+          "                              mode=1777)\n"
+          "  -e, --env NAME=VALUE        set a variable; NAME alone copies ocirun's own\n"
+          "                              value of NAME (nothing if unset). Nothing else is\n"
+          "                              taken from ocirun's environment.\n"
+          "      --env-file FILE         NAME=VALUE lines ('#' comments, blank lines skipped)\n"
+          "  -w, --workdir DIR           working directory (absolute; created if missing)\n"
+          "      --hostname NAME         hostname (default: the 12 hex digits of a generated\n"
+          "                              name, else --name)\n"
+          "  -i, --interactive           relay stdin (default: end of file at once)\n"
+          "      --entrypoint CMD        replace the image's entrypoint ('' clears it); the\n"
+          "                              image's cmd is then dropped too\n"
+          "      --timeout SECONDS       deadline (default 30); on expiry every process of\n"
+          "                              the run is killed and ocirun exits 124\n"
+          "      --cgroup-parent DIR     parent of the run's slice (default, as root:\n"
+          "                              %s; rootless: the parent of\n"
+          "                              ocirun's own cgroup, which must be delegated to\n"
+          "                              the caller)\n"
+          "      --dry-run               print the resolved plan (mounts, cgroup limits,\n"
+          "                              capabilities, seccomp, user, argv, env); run nothing\n"
+          "      --unsafe-no-cgroup      DEVELOPMENT ONLY, for hosts without cgroup v2\n"
+          "                              controllers: no slice, no limits (refused together\n"
+          "                              with --memory, --cpus, --pids-limit), a warning on\n"
+          "                              every use\n"
+          "      --rm                    accepted; always the case\n"
+          "      --help                  this help\n"
+          "\n"
+          "Rootless: run by an ordinary user, the run gets a user namespace in which\n"
+          "the caller is root (other ids only from the caller's /etc/subuid and\n"
+          "/etc/subgid ranges, through newuidmap/newgidmap), and its slice goes in a\n"
+          "cgroup subtree delegated to the caller; without one it is refused.\n"
+          "\n"
+          "Exit status: the command's own; 128+N when killed by signal N; 124 when the\n"
+          "--timeout deadline killed it; 130, 143, 129, 131 when ocirun got SIGINT,\n"
+          "SIGTERM, SIGHUP, SIGQUIT; 125 when ocirun failed (nothing ran); 126 when the\n"
+          "command cannot be executed; 127 when it is not found.\n",
+          "/sys/fs/cgroup/ocirun");
+}
+
+int command_run(int argc, char **argv, const struct global_options *global)
+{
+  struct run_config config;
+  struct oci_store *store = NULL;
+  struct oci_image *image = NULL;
+  cleanup_free char *rootfs = NULL;
+  cleanup_close int rootfs_hold_fd = -1; /* the rootfs stays in use until the run is over */
+  struct oci_unpack_options unpack = {.quiet = true, .hold_fd = &rootfs_hold_fd};
+  struct run_io io = {.stdin_fd = -1, .stdout_fd = STDOUT_FILENO, .stderr_fd = STDERR_FILENO};
+  struct run_result result;
+  oci_error_t err = NULL;
+  int next = 0;
+  int status = EXIT_RUNTIME_ERROR;
+
+  run_config_init(&config);
+  if (run_options_parse(argc, argv, &config, &next, &err) < 0)
+    goto fail;
+  if (next < 0) {
+    usage(stdout);
+    run_config_clear(&config);
+    return EXIT_OK;
+  }
+  if (next >= argc) {
+    oci_error_set(&err, 0, "run: an IMAGE is required (see 'ocirun run --help')");
+    goto fail;
+  }
+  if (run_config_set_command(&config, argv[next], argv + next + 1, (size_t)(argc - next - 1),
+                             &err) < 0)
+    goto fail;
+  if (config.interactive)
+    io.stdin_fd = STDIN_FILENO;
+  if (oci_store_open(global->root, &store, &err) < 0)
+    goto fail;
+  if (oci_image_resolve(store, config.image_reference, &image, &err) < 0)
+    goto fail;
+  if (oci_image_unpack(store, image, &unpack, &rootfs, &err) < 0)
+    goto fail;
+
+  if (runtime_run(store, image, rootfs, &config, &io, &result, &err) < 0) {
+    status = result.exit_code == EXIT_CANNOT_EXECUTE || result.exit_code == EXIT_COMMAND_NOT_FOUND
+                 ? result.exit_code
+                 : EXIT_RUNTIME_ERROR;
+    goto fail;
+  }
+  status = result.exit_code;
+  if (result.timed_out)
+    fprintf(stderr,
+            "ocirun: run: timed out after %g s (--timeout): every process of '%s' was killed\n",
+            config.timeout_seconds, config.name);
+  else if (result.interrupted)
+    fprintf(stderr, "ocirun: run: interrupted by %s: every process of '%s' was killed\n",
+            strsignal(result.signal), config.name);
+  else if (result.oom_killed)
+    fprintf(stderr, "ocirun: run: '%s' ran out of memory (--memory) and was killed\n", config.name);
+  goto out;
+
+fail:
+  oci_error_print(&err);
+out:
+  oci_image_free(image);
+  if (store != NULL)
+    oci_store_close(store);
+  run_config_clear(&config);
+  return status;
+}

@@ -1,0 +1,24 @@
+/* The program's commands and the options every command shares. */
+#ifndef OCIRUN_H
+#define OCIRUN_H
+
+#include <stdbool.h>
+
+#include "oci/error.h"
+#include "runtime/exit_codes.h"
+
+struct global_options {
+  const char *root; /* --root, $OCIRUN_ROOT, or /var/lib/ocirun */
+  bool quiet;       /* --quiet: no progress output */
+};
+
+typedef int (*command_fn)(int argc, char **argv, const struct global_options *global);
+
+int command_image(int argc, char **argv, const struct global_options *global);
+int command_run(int argc, char **argv, const struct global_options *global);
+int command_probe(int argc, char **argv, const struct global_options *global);
+int command_compare(int argc, char **argv, const struct global_options *global);
+int command_seccomp_profile(int argc, char **argv, const struct global_options *global);
+int command_sweep(int argc, char **argv, const struct global_options *global);
+
+#endif

@@ -1,0 +1,89 @@
+/* Opening and creating paths inside a root an image controls (in_root.h). */
+#include "config.h"
+
+#include "runtime/in_root.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "oci/cleanup.h"
+
+int in_root_open(int root_fd, const char *path, int flags)
+{
+  struct open_how how = {
+      .flags = (uint64_t)(flags | O_CLOEXEC),
+      .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+  };
+
+  while (*path == '/')
+    path++;
+  if (*path == '\0')
+    path = ".";
+  return (int)syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+}
+
+int in_root_open_parent(int root_fd, const char *path, const char **last)
+{
+  cleanup_free char *parent = strdup(path);
+  char *slash;
+
+  if (parent == NULL)
+    return -1;
+  slash = strrchr(parent, '/');
+  if (slash == NULL) {
+    *last = path;
+    return in_root_open(root_fd, "/", O_PATH | O_DIRECTORY);
+  }
+  *last = path + (slash - parent) + 1;
+  slash[slash == parent ? 1 : 0] = '\0';
+  return in_root_open(root_fd, parent, O_PATH | O_DIRECTORY);
+}
+
+int in_root_make_directories(int root_fd, const char *path)
+{
+  cleanup_free char *prefix = strdup(path);
+  cleanup_close int parent = -1;
+  size_t i = 0;
+
+  if (prefix == NULL)
+    return -1;
+  parent = in_root_open(root_fd, "/", O_PATH | O_DIRECTORY);
+  if (parent < 0)
+    return -1;
+  for (;;) {
+    size_t start;
+    char saved;
+    int fd;
+
+    while (prefix[i] == '/')
+      i++;
+    if (prefix[i] == '\0')
+      break;
+    start = i;
+    while (prefix[i] != '/' && prefix[i] != '\0')
+      i++;
+    saved = prefix[i];
+    prefix[i] = '\0'; /* ends both the prefix and its last component */
+    fd = in_root_open(root_fd, prefix, O_PATH | O_DIRECTORY);
+    if (fd < 0 && errno == ENOENT) {
+      /* The parent is the fd just resolved in the root: a component the
+       * image made a symlink was followed inside the root, never out. */
+      if (mkdirat(parent, prefix + start, 0755) < 0 && errno != EEXIST)
+        return -1;
+      fd = in_root_open(root_fd, prefix, O_PATH | O_DIRECTORY);
+    }
+    if (fd < 0)
+      return -1;
+    close(parent);
+    parent = fd;
+    prefix[i] = saved;
+  }
+  return steal_fd(&parent);
+}

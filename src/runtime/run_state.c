@@ -1,0 +1,699 @@
+/* The on-disk record of each live run ($ROOT/run/<name>.json): written
+ * atomically and exclusively by the runner, read by `ocirun sweep` to clean
+ * up after a runner that crashed (owner gone, or its pid reused): its cgroup,
+ * its run dir, or the Docker container a probe left in an engine.
+ *
+ * A record says whose a name is, never where things are: what sweep removes
+ * is derived from the validated name and ocirun's own layout ($ROOT/run/
+ * <name>/, the container named <name>), and the one path a record carries,
+ * the cgroup, is used only in the shape ocirun gives it (see
+ * recorded_cgroup). A name changes hands only under its lock
+ * ($ROOT/run/.lock-<name>, flock), so a sweep that judged a record stale
+ * acts only if that very record is still there once the lock is held. */
+#include "config.h"
+
+#include "runtime/run_state.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "runtime/cgroup.h"
+#include "oci/atomic_file.h"
+#include "oci/cleanup.h"
+#include "oci/oci.h"
+#include "oci/remove_tree.h"
+#include "runtime/run_dir.h"
+
+#define RECORD_SUFFIX ".json"
+/* Temporary records are TEMP_PREFIX-<pid>-<random> (oci/atomic_file.h). */
+#define TEMP_PREFIX ".tmp"
+/* The lock of a name: $ROOT/run/.lock-<name> (a name never starts with '.'). */
+#define LOCK_PREFIX ".lock-"
+#define CGROUP_ROOT "/sys/fs/cgroup"
+
+int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err)
+{
+  char path[64], buf[1024];
+  cleanup_close int fd = -1;
+  ssize_t n;
+  char *p;
+
+  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return oci_error_errno(err, "run state: open '%s'", path);
+  n = read(fd, buf, sizeof(buf) - 1);
+  if (n < 0)
+    return oci_error_errno(err, "run state: read '%s'", path);
+  buf[n] = '\0';
+  /* comm (field 2) may hold spaces and parentheses: count from the last ')'. */
+  p = strrchr(buf, ')');
+  if (p == NULL)
+    return oci_error_set(err, 0, "run state: malformed '%s'", path);
+  p++;
+  /* After ')' come fields 3.. ; field 22 is the 20th of them. */
+  for (int field = 3; field < 22; field++) {
+    p = strchr(p + 1, ' ');
+    if (p == NULL)
+      return oci_error_set(err, 0, "run state: malformed '%s'", path);
+  }
+  *start_time = strtoull(p + 1, NULL, 10);
+  return 0;
+}
+
+/* A live owner: the pid exists and started when the record says (a
+ * different start time means the pid was reused by another process). */
+static bool owner_alive(int pid, unsigned long long start_time)
+{
+  unsigned long long now_start = 0;
+  oci_error_t err = NULL;
+
+  if (pid <= 0)
+    return false;
+  if (process_start_time(pid, &now_start, &err) < 0) {
+    oci_error_free(&err);
+    return false;
+  }
+  return now_start == start_time;
+}
+
+static bool valid_name(const char *name)
+{
+  if (name == NULL || name[0] == '\0' || name[0] == '.' || strlen(name) > 200)
+    return false;
+  for (const char *c = name; *c != '\0'; c++)
+    if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '-')
+      return false;
+  return true;
+}
+
+/* Opens root/run, creating root and root/run (0700) when asked; both must
+ * pass the store's ownership check (oci_store_root_open). */
+static int open_run_dir(const char *root, bool create, oci_error_t *err)
+{
+  cleanup_close int root_fd = oci_store_root_open(root, create, err);
+
+  if (root_fd < 0)
+    return -1;
+  return oci_store_dir_open(root_fd, root, "run", create, err);
+}
+
+static int flock_retry(int fd, int operation)
+{
+  int status;
+  do
+    status = flock(fd, operation);
+  while (status < 0 && errno == EINTR);
+  return status;
+}
+
+/* Takes the name's lock (exclusive, waiting). The lock file is unlinked by
+ * whoever holds it and leaves no record behind, so a lock taken on a file
+ * that is no longer the one in the directory is let go and taken again. */
+static int lock_name(int run_fd, const char *root, const char *name, oci_error_t *err)
+{
+  char file[256];
+
+  snprintf(file, sizeof(file), LOCK_PREFIX "%s", name);
+  for (int attempt = 0;; attempt++) {
+    struct stat held, current;
+    int fd = openat(run_fd, file, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+    if (fd < 0)
+      return oci_error_errno(err, "run state: open '%s/run/%s'", root, file);
+    if (flock_retry(fd, LOCK_EX) < 0 || fstat(fd, &held) < 0) {
+      oci_error_errno(err, "run state: lock '%s/run/%s'", root, file);
+      close(fd);
+      return -1;
+    }
+    if (fstatat(run_fd, file, &current, AT_SYMLINK_NOFOLLOW) == 0 &&
+        current.st_dev == held.st_dev && current.st_ino == held.st_ino)
+      return fd;
+    close(fd);
+    if (attempt >= 1000)
+      return oci_error_set(err, EAGAIN, "run state: '%s/run/%s' keeps being replaced", root, file);
+  }
+}
+
+/* Lets go of the name; its lock file goes too when no record holds the name. */
+static void unlock_name(int run_fd, const char *name, int lock_fd)
+{
+  char file[256];
+
+  snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
+  if (faccessat(run_fd, file, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+    snprintf(file, sizeof(file), LOCK_PREFIX "%s", name);
+    unlinkat(run_fd, file, 0);
+  }
+  close(lock_fd);
+}
+
+static char *record_to_json(const struct run_record *record, oci_error_t *err)
+{
+  cleanup_cjson cJSON *json = cJSON_CreateObject();
+  unsigned long long start_time = record->owner_start_time;
+  int pid = record->owner_pid > 0 ? record->owner_pid : (int)getpid();
+  char *text;
+
+  if (json == NULL) {
+    oci_error_set(err, ENOMEM, "run state: build record");
+    return NULL;
+  }
+  if (start_time == 0 && process_start_time(pid, &start_time, err) < 0)
+    return NULL;
+  if (cJSON_AddStringToObject(json, "name", record->name) == NULL ||
+      cJSON_AddNumberToObject(json, "owner_pid", pid) == NULL ||
+      /* A JSON number holds 53 bits exactly; clock ticks since boot fit. */
+      cJSON_AddNumberToObject(json, "owner_start_time", (double)start_time) == NULL ||
+      (record->cgroup_path != NULL &&
+       cJSON_AddStringToObject(json, "cgroup_path", record->cgroup_path) == NULL) ||
+      (record->run_dir != NULL &&
+       cJSON_AddStringToObject(json, "run_dir", record->run_dir) == NULL) ||
+      (record->docker_container != NULL &&
+       cJSON_AddStringToObject(json, "docker_container", record->docker_container) == NULL) ||
+      (record->docker_host != NULL &&
+       cJSON_AddStringToObject(json, "docker_host", record->docker_host) == NULL)) {
+    oci_error_set(err, ENOMEM, "run state: build record");
+    return NULL;
+  }
+  text = cJSON_PrintUnformatted(json);
+  if (text == NULL)
+    oci_error_set(err, ENOMEM, "run state: build record");
+  return text;
+}
+
+static int record_from_json(const char *text, struct run_record *record)
+{
+  cleanup_cjson cJSON *json = cJSON_Parse(text);
+  const cJSON *name, *pid, *start, *cgroup, *run_dir, *container, *docker_host;
+
+  memset(record, 0, sizeof(*record));
+  if (json == NULL)
+    return -1;
+  name = cJSON_GetObjectItemCaseSensitive(json, "name");
+  pid = cJSON_GetObjectItemCaseSensitive(json, "owner_pid");
+  start = cJSON_GetObjectItemCaseSensitive(json, "owner_start_time");
+  cgroup = cJSON_GetObjectItemCaseSensitive(json, "cgroup_path");
+  run_dir = cJSON_GetObjectItemCaseSensitive(json, "run_dir");
+  container = cJSON_GetObjectItemCaseSensitive(json, "docker_container");
+  docker_host = cJSON_GetObjectItemCaseSensitive(json, "docker_host");
+  if (!cJSON_IsString(name) || !cJSON_IsNumber(pid) || !cJSON_IsNumber(start))
+    return -1;
+  record->name = strdup(name->valuestring);
+  record->owner_pid = pid->valueint;
+  record->owner_start_time = (unsigned long long)start->valuedouble;
+  if (cJSON_IsString(cgroup))
+    record->cgroup_path = strdup(cgroup->valuestring);
+  if (cJSON_IsString(run_dir))
+    record->run_dir = strdup(run_dir->valuestring);
+  /* Optional: records written before probes recorded their containers lack them. */
+  if (cJSON_IsString(container))
+    record->docker_container = strdup(container->valuestring);
+  if (cJSON_IsString(docker_host))
+    record->docker_host = strdup(docker_host->valuestring);
+  if (record->name == NULL || (cJSON_IsString(cgroup) && record->cgroup_path == NULL) ||
+      (cJSON_IsString(run_dir) && record->run_dir == NULL) ||
+      (cJSON_IsString(container) && record->docker_container == NULL) ||
+      (cJSON_IsString(docker_host) && record->docker_host == NULL))
+    return -1;
+  return 0;
+}
+
+static void record_clear(struct run_record *record)
+{
+  free(record->name);
+  free(record->cgroup_path);
+  free(record->run_dir);
+  free(record->docker_container);
+  free(record->docker_host);
+  memset(record, 0, sizeof(*record));
+}
+
+/* What a record was when it was judged: the file and its bytes. */
+struct record_seen {
+  dev_t dev;
+  ino_t ino;
+  char text[8192];
+};
+
+/* Reads root/run/<file> (a regular file, never through a symlink); returns
+ * -1 with errno (ENOENT, EINVAL for garbage). seen may be NULL. */
+static int read_record(int run_fd, const char *file, struct run_record *record,
+                       struct record_seen *seen)
+{
+  cleanup_close int fd = openat(run_fd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct record_seen local;
+  struct stat st;
+  ssize_t n;
+
+  if (seen == NULL)
+    seen = &local;
+  memset(record, 0, sizeof(*record));
+  if (fd < 0 || fstat(fd, &st) < 0)
+    return -1;
+  if (!S_ISREG(st.st_mode)) {
+    errno = EINVAL;
+    return -1;
+  }
+  n = read(fd, seen->text, sizeof(seen->text) - 1);
+  if (n < 0)
+    return -1;
+  seen->text[n] = '\0';
+  seen->dev = st.st_dev;
+  seen->ino = st.st_ino;
+  if (record_from_json(seen->text, record) < 0) {
+    record_clear(record);
+    errno = EINVAL;
+    return -1;
+  }
+  return 0;
+}
+
+/* True when root/run/<file> is still the file, with the bytes, judged. */
+static bool record_unchanged(int run_fd, const char *file, const struct record_seen *judged)
+{
+  struct record_seen now;
+  struct run_record record;
+
+  if (read_record(run_fd, file, &record, &now) < 0)
+    return false;
+  record_clear(&record);
+  return now.dev == judged->dev && now.ino == judged->ino && strcmp(now.text, judged->text) == 0;
+}
+
+static int sweep_record(int run_fd, const char *root, const char *name,
+                        const struct run_record *record, run_external_remove_fn remove_external,
+                        oci_error_t *err);
+
+/* Links the record in under its name; the caller holds the name's lock. */
+static int write_locked(int run_fd, const char *root, const struct run_record *record,
+                        const char *text, oci_error_t *err)
+{
+  char file[256], what[PATH_MAX];
+
+  snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, record->name);
+  snprintf(what, sizeof(what), "'%s/run/%s'", root, file);
+  for (int attempt = 0;; attempt++) {
+    struct atomic_file temp;
+    struct run_record existing;
+    /* Linked in, never renamed: two runners can never both own a name. */
+    if (atomic_file_begin(&temp, run_fd, TEMP_PREFIX, 0600, what, err) == 0 &&
+        atomic_file_write(&temp, text, strlen(text), err) == 0 &&
+        atomic_file_commit(&temp, run_fd, file, ATOMIC_FILE_NO_REPLACE, err) == 0)
+      return 0;
+    if (*err == NULL || (*err)->errno_value != EEXIST || attempt > 0)
+      return oci_error_wrap(err, "run state");
+    oci_error_free(err);
+    if (read_record(run_fd, file, &existing, NULL) == 0) {
+      bool alive = owner_alive(existing.owner_pid, existing.owner_start_time);
+      int owner = existing.owner_pid;
+      /* A crashed runner's record of the same name: clean up after it
+       * (the lock is held, so it is the record just read). */
+      int swept = alive ? 0 : sweep_record(run_fd, root, record->name, &existing, NULL, err);
+      record_clear(&existing);
+      if (alive)
+        return oci_error_set(err, EEXIST, "run name '%s' is in use by a live run (owner pid %d)",
+                             record->name, owner);
+      if (swept < 0)
+        return -1;
+    } else if (errno == EINVAL) {
+      return oci_error_set(err, EEXIST, "run name '%s': '%s/run/%s' exists and is not a run record",
+                           record->name, root, file);
+    }
+  }
+}
+
+int run_state_write(const char *root, const struct run_record *record, oci_error_t *err)
+{
+  cleanup_close int run_fd = -1;
+  cleanup_free char *text = NULL;
+  int lock_fd, ret;
+
+  if (!valid_name(record->name))
+    return oci_error_set(err, 0, "run state: invalid run name '%s'",
+                         record->name ? record->name : "");
+  run_fd = open_run_dir(root, true, err);
+  if (run_fd < 0)
+    return -1;
+  text = record_to_json(record, err);
+  if (text == NULL)
+    return -1;
+  lock_fd = lock_name(run_fd, root, record->name, err);
+  if (lock_fd < 0)
+    return -1;
+  ret = write_locked(run_fd, root, record, text, err);
+  unlock_name(run_fd, record->name, lock_fd);
+  return ret;
+}
+
+int run_state_remove(const char *root, const char *name, oci_error_t *err)
+{
+  cleanup_close int run_fd = -1;
+  char file[256];
+  int lock_fd, ret = 0;
+
+  if (!valid_name(name))
+    return oci_error_set(err, 0, "run state: invalid run name '%s'", name ? name : "");
+  run_fd = open_run_dir(root, false, err);
+  if (run_fd < 0)
+    return -1;
+  lock_fd = lock_name(run_fd, root, name, err);
+  if (lock_fd < 0)
+    return -1;
+  snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
+  if (unlinkat(run_fd, file, 0) < 0 && errno != ENOENT)
+    ret = oci_error_errno(err, "run state: remove '%s/run/%s'", root, file);
+  unlock_name(run_fd, name, lock_fd);
+  return ret;
+}
+
+/* ---- sweeping ---- */
+
+/* Decodes mountinfo's octal escapes (\040 for space) in place. */
+static void unescape_mountinfo(char *s)
+{
+  char *out = s;
+  for (char *in = s; *in != '\0'; in++) {
+    if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' &&
+        in[3] >= '0' && in[3] <= '7') {
+      *out++ = (char)((in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0'));
+      in += 3;
+    } else {
+      *out++ = *in;
+    }
+  }
+  *out = '\0';
+}
+
+/* Detaches every mount at or below `dir`, deepest first, so the removal
+ * below never descends into (and deletes through) a mount. */
+static int unmount_below(const char *dir, oci_error_t *err)
+{
+  size_t len = strlen(dir);
+  for (int pass = 0; pass < 64; pass++) {
+    cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
+    cleanup_free char *line = NULL;
+    cleanup_free char *deepest = NULL;
+    size_t cap = 0;
+
+    if (f == NULL)
+      return oci_error_errno(err, "run state: open /proc/self/mountinfo");
+    while (getline(&line, &cap, f) > 0) {
+      char mount_point[PATH_MAX];
+      /* Fields: id parent major:minor root mount_point ... */
+      if (sscanf(line, "%*s %*s %*s %*s %4095s", mount_point) != 1)
+        continue;
+      unescape_mountinfo(mount_point);
+      if (strncmp(mount_point, dir, len) != 0 ||
+          (mount_point[len] != '\0' && mount_point[len] != '/'))
+        continue;
+      if (deepest == NULL || strlen(mount_point) > strlen(deepest)) {
+        free(deepest);
+        deepest = strdup(mount_point);
+        if (deepest == NULL)
+          return oci_error_errno(err, "run state: allocate");
+      }
+    }
+    if (deepest == NULL)
+      return 0;
+    if (umount2(deepest, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
+      return oci_error_errno(err, "run state: unmount '%s'", deepest);
+  }
+  return oci_error_set(err, EBUSY, "run state: mounts keep reappearing below '%s'", dir);
+}
+
+/* The run dir ocirun's layout gives the name, $ROOT/run/<name>: what an
+ * older runner left mounted there is detached first, then the tree is
+ * removed from the run folder's fd (run_dir_remove). */
+static int remove_run_dir(int run_fd, const char *root, const char *name, oci_error_t *err)
+{
+  cleanup_free char *path = NULL;
+  char link[64], run_path[PATH_MAX];
+  ssize_t n;
+
+  /* mountinfo names mount points by their real path: the run folder's. */
+  snprintf(link, sizeof(link), "/proc/self/fd/%d", run_fd);
+  n = readlink(link, run_path, sizeof(run_path) - 1);
+  if (n <= 0 || run_path[0] != '/')
+    return oci_error_errno(err, "run state: the path of '%s/run'", root);
+  run_path[n] = '\0';
+  if (asprintf(&path, "%s/%s", run_path, name) < 0) {
+    path = NULL;
+    return oci_error_errno(err, "run state: allocate");
+  }
+  if (unmount_below(path, err) < 0)
+    return -1;
+  return run_dir_remove_at(run_fd, root, name, err);
+}
+
+/* The cgroup a record names is used only in the shape ocirun gives a slice:
+ * an absolute path under /sys/fs/cgroup of plain components, the last one
+ * exactly the run's name (a --cgroup-parent may be anywhere in the
+ * hierarchy, so the parent itself is the record's word: the record is
+ * trusted that far because the store passed the ownership check, and the
+ * kernel's own permissions bound what a rootless caller can kill). It is
+ * then looked up from /sys/fs/cgroup without following a symlink and must
+ * be a cgroup2 directory. Returns 1 when it exists, 0 when it is gone. */
+static int recorded_cgroup(const char *path, const char *name, oci_error_t *err)
+{
+  static const char prefix[] = CGROUP_ROOT "/";
+  struct open_how how = {
+      .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+      .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+  };
+  cleanup_close int base_fd = -1;
+  cleanup_close int fd = -1;
+  const char *relative = path + strlen(prefix), *last = strrchr(path, '/');
+  struct statfs fs;
+
+  if (strncmp(path, prefix, strlen(prefix)) != 0 || strcmp(last + 1, name) != 0)
+    return oci_error_set(err, 0,
+                         "recorded cgroup '%s' is not cgroup2 slice " CGROUP_ROOT "/.../%s of "
+                         "this run; not touching it",
+                         path, name);
+  for (const char *c = relative; *c != '\0'; c = strchr(c, '/') ? strchr(c, '/') + 1 : "") {
+    size_t len = strcspn(c, "/");
+    if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+      return oci_error_set(err, 0, "recorded cgroup '%s' is not a plain path; not touching it",
+                           path);
+  }
+  base_fd = open(CGROUP_ROOT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (base_fd < 0)
+    return errno == ENOENT ? 0 : oci_error_errno(err, "open " CGROUP_ROOT);
+  fd = (int)syscall(SYS_openat2, base_fd, relative, &how, sizeof(how));
+  if (fd < 0)
+    return errno == ENOENT ? 0 : oci_error_errno(err, "recorded cgroup '%s'", path);
+  if (fstatfs(fd, &fs) < 0)
+    return oci_error_errno(err, "recorded cgroup '%s': statfs", path);
+  if (fs.f_type != CGROUP2_SUPER_MAGIC)
+    return oci_error_set(err, 0, "recorded cgroup '%s' is not cgroup2; not touching it", path);
+  return 1;
+}
+
+/* Cleans up one dead run, the caller holding its name's lock: what its
+ * front end created outside (a probe's Docker container), its cgroup, its
+ * run dir, then its record (kept when any of them could not be removed). */
+static int sweep_record(int run_fd, const char *root, const char *name,
+                        const struct run_record *record, run_external_remove_fn remove_external,
+                        oci_error_t *err)
+{
+  const char *separator = ": ";
+  char file[256], external[512] = "";
+  struct stat st;
+  bool had_dir = fstatat(run_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+  int cgroup = 0;
+
+  /* The record stays when that cannot be removed: a later sweep finishes
+   * the job. */
+  if (record->docker_container != NULL) {
+    if (remove_external == NULL)
+      return oci_error_set(err, 0, "run '%s' left docker container '%s'; 'ocirun sweep' removes it",
+                           name, record->docker_container);
+    if (remove_external(name, record, external, sizeof(external), err) < 0)
+      return oci_error_wrap(err, "sweep '%s': record kept for a later sweep", name);
+  }
+  if (record->cgroup_path != NULL) {
+    cgroup = recorded_cgroup(record->cgroup_path, name, err);
+    if (cgroup < 0 || (cgroup > 0 && cgroup_remove_path(record->cgroup_path, err) < 0))
+      return oci_error_wrap(err, "sweep '%s'", name);
+  }
+  if (remove_run_dir(run_fd, root, name, err) < 0)
+    return oci_error_wrap(err, "sweep '%s'", name);
+  snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
+  if (unlinkat(run_fd, file, 0) < 0 && errno != ENOENT)
+    return oci_error_errno(err, "sweep: remove '%s/run/%s'", root, file);
+  printf("swept %s (owner pid %d gone)", name, record->owner_pid);
+  if (external[0] != '\0') {
+    printf("%s%s", separator, external);
+    separator = ", ";
+  }
+  if (cgroup > 0) {
+    printf("%scgroup %s", separator, record->cgroup_path);
+    separator = ", ";
+  }
+  if (had_dir)
+    printf("%srun dir %s/run/%s", separator, root, name);
+  printf("\n");
+  fflush(stdout);
+  return 0;
+}
+
+/* A temporary file left by a runner that died between create and link. */
+static void sweep_temp_file(int run_fd, const char *file)
+{
+  int pid = atoi(file + strlen(TEMP_PREFIX "-"));
+  if (pid > 0 && (kill(pid, 0) == 0 || errno == EPERM))
+    return;
+  unlinkat(run_fd, file, 0);
+}
+
+/* A name's lock file with no record (its holder died between the two):
+ * removed when nobody holds it. */
+static void sweep_lock_file(int run_fd, const char *file)
+{
+  const char *name = file + strlen(LOCK_PREFIX);
+  struct stat held, current;
+  int fd;
+
+  if (!valid_name(name))
+    return;
+  fd = openat(run_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  if (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &held) < 0 ||
+      fstatat(run_fd, file, &current, AT_SYMLINK_NOFOLLOW) < 0 || current.st_dev != held.st_dev ||
+      current.st_ino != held.st_ino) {
+    close(fd);
+    return;
+  }
+  unlock_name(run_fd, name, fd);
+}
+
+/* The run name a record's file stands for, or NULL (not a record). */
+static bool record_file_name(const char *file, char *name, size_t size)
+{
+  size_t len = strlen(file), suffix = strlen(RECORD_SUFFIX);
+
+  if (len <= suffix || len - suffix >= size || strcmp(file + len - suffix, RECORD_SUFFIX) != 0)
+    return false;
+  memcpy(name, file, len - suffix);
+  name[len - suffix] = '\0';
+  return valid_name(name);
+}
+
+/* Judged stale without the lock; acted on only if, under the name's lock,
+ * the record is the very file with the very bytes judged, and its owner is
+ * still gone: a run that took the name meanwhile keeps everything.
+ * Returns 1 when swept, 0 when left alone. */
+static int sweep_one(int run_fd, const char *root, const char *file,
+                     run_external_remove_fn remove_external, oci_error_t *err)
+{
+  struct run_record record;
+  struct record_seen judged;
+  char name[256];
+  int lock_fd, ret = 0;
+
+  if (!record_file_name(file, name, sizeof(name)))
+    return 0;
+  if (read_record(run_fd, file, &record, &judged) < 0) {
+    if (errno != ENOENT)
+      fprintf(stderr, "ocirun: sweep: skipping unreadable record '%s/run/%s': %s\n", root, file,
+              strerror(errno));
+    return 0;
+  }
+  if (strcmp(record.name, name) != 0) {
+    fprintf(stderr, "ocirun: sweep: skipping '%s/run/%s': it names run '%s'\n", root, file,
+            record.name);
+    record_clear(&record);
+    return 0;
+  }
+  if (owner_alive(record.owner_pid, record.owner_start_time)) {
+    record_clear(&record);
+    return 0;
+  }
+  lock_fd = lock_name(run_fd, root, name, err);
+  if (lock_fd < 0) {
+    record_clear(&record);
+    return -1;
+  }
+  if (record_unchanged(run_fd, file, &judged) &&
+      !owner_alive(record.owner_pid, record.owner_start_time))
+    ret = sweep_record(run_fd, root, name, &record, remove_external, err) < 0 ? -1 : 1;
+  unlock_name(run_fd, name, lock_fd);
+  record_clear(&record);
+  return ret;
+}
+
+int run_state_sweep(const char *root, run_external_remove_fn remove_external, int *n_swept,
+                    oci_error_t *err)
+{
+  cleanup_close int run_fd = -1;
+  cleanup_dir DIR *dir = NULL;
+  struct dirent *entry;
+  int ret = 0;
+
+  *n_swept = 0;
+  run_fd = open_run_dir(root, false, err);
+  if (run_fd < 0) {
+    if ((*err)->errno_value != ENOENT)
+      return -1;
+    oci_error_free(err); /* no run has ever been recorded */
+    return 0;
+  }
+  {
+    int list_fd = fcntl(run_fd, F_DUPFD_CLOEXEC, 0);
+    if (list_fd < 0)
+      return oci_error_errno(err, "sweep: dup '%s/run'", root);
+    dir = fdopendir(list_fd);
+    if (dir == NULL) {
+      close(list_fd);
+      return oci_error_errno(err, "sweep: read '%s/run'", root);
+    }
+  }
+  while ((errno = 0, entry = readdir(dir)) != NULL) {
+    oci_error_t one = NULL;
+    int swept;
+
+    if (strncmp(entry->d_name, TEMP_PREFIX "-", strlen(TEMP_PREFIX "-")) == 0) {
+      sweep_temp_file(run_fd, entry->d_name);
+      continue;
+    }
+    if (strncmp(entry->d_name, LOCK_PREFIX, strlen(LOCK_PREFIX)) == 0) {
+      sweep_lock_file(run_fd, entry->d_name);
+      continue;
+    }
+    /* Run dirs ($ROOT/run/<name>/) live beside the records. */
+    if (entry->d_name[0] == '.' || entry->d_type == DT_DIR)
+      continue;
+    swept = sweep_one(run_fd, root, entry->d_name, remove_external, &one);
+    /* Keep going after a failure: one stuck run must not shield others. */
+    if (swept < 0) {
+      if (*err == NULL)
+        *err = one;
+      else
+        oci_error_print(&one);
+      ret = -1;
+    } else if (swept > 0) {
+      (*n_swept)++;
+    }
+  }
+  if (errno != 0 && ret == 0)
+    return oci_error_errno(err, "sweep: read '%s/run'", root);
+  return ret;
+}

@@ -1,0 +1,55 @@
+/* A small on-disk record of each live run (owner pid and its start time,
+ * cgroup path, or the Docker container a probe created), so `ocirun sweep`
+ * can clean up after a crashed runner. */
+#ifndef RUN_STATE_H
+#define RUN_STATE_H
+
+#include <stddef.h>
+
+#include "oci/error.h"
+
+struct run_record {
+  char *name;
+  int owner_pid;
+  unsigned long long owner_start_time; /* /proc/PID/stat field 22 */
+  /* The slice; sweep uses it only in the shape ocirun gives a run's slice
+   * (under /sys/fs/cgroup, last component the name). May be NULL. */
+  char *cgroup_path;
+  /* For the reader only: sweep derives the run dir from the name. */
+  char *run_dir;
+  /* The docker probe's container (PROBE_NAME_PREFIX + hex) and the engine
+   * endpoint its CLI calls used (DOCKER_HOST's form); both may be NULL. A
+   * record without docker_host means the CLI's default endpoint. */
+  char *docker_container;
+  char *docker_host;
+};
+
+/* root/run/<name>.json, written atomically under the name's lock; fails if
+ * the name is taken by a live run (a dead run's record of the same name is
+ * swept first). owner_pid <= 0 means the calling process; owner_start_time
+ * 0 means read it from /proc. The store root and its run folder must pass
+ * the ownership check (oci_store_root_open). */
+int run_state_write(const char *root, const struct run_record *record, oci_error_t *err);
+/* Removes the record (not the cgroup or run dir); a missing record is fine. */
+int run_state_remove(const char *root, const char *name, oci_error_t *err);
+/* What a front end created for a run outside the runtime (the docker
+ * probe's container) is removed by the front end through this callback:
+ * 0 when it is verified gone, with what was removed written into `what`
+ * for the report; -1 with *err to keep the record for a later sweep. */
+typedef int (*run_external_remove_fn)(const char *name, const struct run_record *record, char *what,
+                                      size_t size, oci_error_t *err);
+
+/* Removes records whose owner is gone, killing their cgroups and run dirs
+ * and removing what remove_external removes (a record naming a container
+ * is kept, and reported as a failure, when remove_external is NULL). Each
+ * under the name's lock and only if the record is still the one judged;
+ * what is removed is derived from the name, not read from the record.
+ * Reports what it cleaned on stdout. */
+int run_state_sweep(const char *root, run_external_remove_fn remove_external, int *n_swept,
+                    oci_error_t *err);
+
+/* Field 22 of /proc/PID/stat (clock ticks after boot): with the pid, it
+ * identifies a process even after its pid is reused. */
+int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err);
+
+#endif

@@ -1,0 +1,494 @@
+/* The seccomp filter: a profile (Docker's default or a JSON file) resolved
+ * against the run's capabilities and the host's architecture, compiled with
+ * libseccomp to a BPF program in the parent (or taken from the cache of
+ * compiled programs), and loaded in the child with one prctl. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <seccomp.h>
+
+#include "runtime/capabilities.h"
+#include "oci/cleanup.h"
+#include "oci/digest.h"
+#include "runtime/seccomp_filter.h"
+#include "runtime/seccomp_rules.h"
+
+struct seccomp_filter {
+  struct seccomp_program program; /* what the child loads */
+  unsigned flags;                 /* seccomp(2) flags the profile asks for */
+  char *profile_json;             /* the resolved profile, as applied */
+};
+
+/* What a profile's conditions are checked against. */
+struct seccomp_host {
+  uint64_t caps;
+  const struct seccomp_arch_info *native;
+  unsigned kernel; /* major << 16 | minor */
+};
+
+static unsigned kernel_version(void)
+{
+  struct utsname name;
+  unsigned major = 0, minor = 0;
+
+  if (uname(&name) < 0 || sscanf(name.release, "%u.%u", &major, &minor) != 2)
+    return 0;
+  return (major << 16) | minor;
+}
+
+static int host_describe(uint64_t caps, struct seccomp_host *host, oci_error_t *err)
+{
+  host->caps = caps;
+  host->native = seccomp_arch_info_host();
+  host->kernel = kernel_version();
+  if (host->native == NULL)
+    return oci_error_set(err, 0, "seccomp: native architecture %#x not in ocirun's table",
+                         seccomp_arch_native());
+  return 0;
+}
+
+/* Docker's semantics: includes must all hold, excludes must all fail. */
+static bool rule_applies(const struct seccomp_rule *rule, const struct seccomp_host *host)
+{
+  const struct seccomp_condition *in = &rule->includes, *ex = &rule->excludes;
+
+  if ((host->caps & in->caps) != in->caps)
+    return false;
+  if (in->arches != 0 && (in->arches & host->native->bit) == 0)
+    return false;
+  if (in->min_kernel != 0 && host->kernel < in->min_kernel)
+    return false;
+  if ((host->caps & ex->caps) != 0)
+    return false;
+  if ((ex->arches & host->native->bit) != 0)
+    return false;
+  if (ex->min_kernel != 0 && host->kernel >= ex->min_kernel)
+    return false;
+  return true;
+}
+
+static uint32_t action_with_errno(uint32_t action, int errno_ret)
+{
+  if (action == SCMP_ACT_ERRNO(0))
+    return SCMP_ACT_ERRNO(errno_ret < 0 ? EPERM : errno_ret);
+  if (action == SCMP_ACT_TRACE(0))
+    return SCMP_ACT_TRACE(errno_ret < 0 ? EPERM : errno_ret);
+  return action;
+}
+
+static uint32_t profile_arches(const struct seccomp_profile *profile,
+                               const struct seccomp_host *host)
+{
+  uint32_t arches = profile->arches | host->native->bit;
+  if (profile->builtin_arch_map)
+    arches |= host->native->sub_arches;
+  return arches;
+}
+
+static void arg_to_libseccomp(const struct seccomp_arg *arg, struct scmp_arg_cmp *cmp)
+{
+  cmp->arg = arg->index;
+  cmp->op = arg->op;
+  cmp->datum_a = arg->value;
+  cmp->datum_b = arg->op == SCMP_CMP_MASKED_EQ ? arg->value_two : 0;
+}
+
+static bool args_repeat_an_index(const struct seccomp_rule *rule)
+{
+  for (size_t i = 0; i < rule->n_args; i++)
+    for (size_t j = i + 1; j < rule->n_args; j++)
+      if (rule->args[i].index == rule->args[j].index)
+        return true;
+  return false;
+}
+
+static int rule_add(scmp_filter_ctx ctx, const struct seccomp_rule *rule, const char *name, int nr,
+                    uint32_t action, oci_error_t *err)
+{
+  struct scmp_arg_cmp cmps[SECCOMP_RULE_MAX_ARGS];
+  int ret;
+
+  for (size_t i = 0; i < rule->n_args; i++)
+    arg_to_libseccomp(&rule->args[i], &cmps[i]);
+  /* Conditions on one argument cannot be ANDed by libseccomp; like runc,
+   * such a rule becomes one rule per condition (any of them allows). */
+  if (args_repeat_an_index(rule)) {
+    for (size_t i = 0; i < rule->n_args; i++) {
+      ret = seccomp_rule_add_array(ctx, action, nr, 1, &cmps[i]);
+      if (ret < 0 && ret != -EEXIST)
+        return oci_error_set(err, -ret, "seccomp: add rule for %s (argument %zu)", name, i);
+    }
+    return 0;
+  }
+  ret = seccomp_rule_add_array(ctx, action, nr, (unsigned)rule->n_args, cmps);
+  if (ret < 0 && ret != -EEXIST)
+    return oci_error_set(err, -ret, "seccomp: add rule for %s", name);
+  return 0;
+}
+
+static int filter_compile(const struct seccomp_profile *profile, const struct seccomp_host *host,
+                          scmp_filter_ctx *out, oci_error_t *err)
+{
+  uint32_t default_action = action_with_errno(profile->default_action, profile->default_errno_ret);
+  uint32_t arches = profile_arches(profile, host);
+  scmp_filter_ctx ctx = seccomp_init(default_action);
+  int ret;
+
+  if (ctx == NULL)
+    return oci_error_set(err, EINVAL, "seccomp: seccomp_init");
+  /* no-new-privileges is the runtime's decision (--security-opt), not a
+   * side effect of loading the filter. */
+  ret = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+  if (ret < 0)
+    goto fail_attr;
+  for (uint32_t bit = 1; bit != 0; bit <<= 1) {
+    const struct seccomp_arch_info *arch;
+    uint32_t token;
+    if ((arches & bit) == 0 || bit == host->native->bit)
+      continue;
+    arch = seccomp_arch_info_by_bit(bit);
+    token = arch != NULL ? seccomp_arch_resolve_name(arch->libseccomp_name) : 0;
+    if (token == 0) {
+      seccomp_release(ctx);
+      return oci_error_set(err, 0, "seccomp: architecture %s unknown to libseccomp",
+                           arch != NULL ? arch->scmp_name : "?");
+    }
+    ret = seccomp_arch_add(ctx, token);
+    if (ret < 0 && ret != -EEXIST) {
+      seccomp_release(ctx);
+      return oci_error_set(err, -ret, "seccomp: add architecture %s", arch->scmp_name);
+    }
+  }
+  for (size_t r = 0; r < profile->n_rules; r++) {
+    const struct seccomp_rule *rule = &profile->rules[r];
+    uint32_t action = action_with_errno(rule->action, rule->errno_ret);
+    if (!rule_applies(rule, host) || action == default_action)
+      continue; /* libseccomp refuses rules that repeat the default */
+    for (const char *const *name = rule->names; *name != NULL; name++) {
+      int nr = seccomp_syscall_resolve_name(*name);
+      if (nr == __NR_SCMP_ERROR) {
+        /* A name newer than libseccomp: skipping an allow rule only
+         * denies more (Docker does the same); skipping any other would
+         * let the call through, so that is an error. */
+        if (rule->action == SCMP_ACT_ALLOW)
+          continue;
+        seccomp_release(ctx);
+        return oci_error_set(err, 0, "seccomp: syscall '%s' unknown to libseccomp %u.%u", *name,
+                             seccomp_version()->major, seccomp_version()->minor);
+      }
+      if (rule_add(ctx, rule, *name, nr, action, err) < 0) {
+        seccomp_release(ctx);
+        return -1;
+      }
+    }
+  }
+  *out = ctx;
+  return 0;
+
+fail_attr:
+  seccomp_release(ctx);
+  return oci_error_set(err, -ret, "seccomp: set filter attribute");
+}
+
+/* --- rendering as Docker/OCI JSON --- */
+
+static cJSON *caps_json(uint64_t caps)
+{
+  cJSON *array = cJSON_CreateArray();
+  for (int cap = 0; cap < 64 && array != NULL; cap++) {
+    char name[64];
+    if ((caps & (UINT64_C(1) << cap)) == 0 || capability_name(cap) == NULL)
+      continue;
+    snprintf(name, sizeof(name), "CAP_%s", capability_name(cap));
+    cJSON_AddItemToArray(array, cJSON_CreateString(name));
+  }
+  return array;
+}
+
+static cJSON *arches_json(uint32_t arches, bool scmp_names)
+{
+  cJSON *array = cJSON_CreateArray();
+  for (uint32_t bit = 1; bit != 0 && array != NULL; bit <<= 1) {
+    const struct seccomp_arch_info *arch = (arches & bit) ? seccomp_arch_info_by_bit(bit) : NULL;
+    if (arch != NULL)
+      cJSON_AddItemToArray(array, cJSON_CreateString(scmp_names ? arch->scmp_name : arch->go_name));
+  }
+  return array;
+}
+
+static cJSON *condition_json(const struct seccomp_condition *condition)
+{
+  cJSON *object = cJSON_CreateObject();
+  if (object == NULL)
+    return NULL;
+  if (condition->caps != 0)
+    cJSON_AddItemToObject(object, "caps", caps_json(condition->caps));
+  if (condition->arches != 0)
+    cJSON_AddItemToObject(object, "arches", arches_json(condition->arches, false));
+  if (condition->min_kernel != 0) {
+    char version[32];
+    snprintf(version, sizeof(version), "%u.%u", condition->min_kernel >> 16,
+             condition->min_kernel & 0xffff);
+    cJSON_AddStringToObject(object, "minKernel", version);
+  }
+  return object;
+}
+
+static bool condition_empty(const struct seccomp_condition *condition)
+{
+  return condition->caps == 0 && condition->arches == 0 && condition->min_kernel == 0;
+}
+
+static cJSON *rule_json(const struct seccomp_rule *rule, bool with_conditions)
+{
+  cJSON *object = cJSON_CreateObject(), *names = cJSON_CreateArray();
+  if (object == NULL || names == NULL) {
+    cJSON_Delete(object);
+    cJSON_Delete(names);
+    return NULL;
+  }
+  for (const char *const *name = rule->names; *name != NULL; name++)
+    cJSON_AddItemToArray(names, cJSON_CreateString(*name));
+  cJSON_AddItemToObject(object, "names", names);
+  cJSON_AddStringToObject(object, "action", seccomp_action_name(rule->action));
+  if (rule->errno_ret >= 0)
+    cJSON_AddNumberToObject(object, "errnoRet", rule->errno_ret);
+  if (rule->n_args > 0) {
+    cJSON *args = cJSON_AddArrayToObject(object, "args");
+    for (size_t i = 0; i < rule->n_args && args != NULL; i++) {
+      cJSON *arg = cJSON_CreateObject();
+      if (arg == NULL)
+        break;
+      cJSON_AddNumberToObject(arg, "index", rule->args[i].index);
+      cJSON_AddNumberToObject(arg, "value", (double)rule->args[i].value);
+      cJSON_AddNumberToObject(arg, "valueTwo", (double)rule->args[i].value_two);
+      cJSON_AddStringToObject(arg, "op", seccomp_op_name(rule->args[i].op));
+      cJSON_AddItemToArray(args, arg);
+    }
+  }
+  if (with_conditions && !condition_empty(&rule->includes))
+    cJSON_AddItemToObject(object, "includes", condition_json(&rule->includes));
+  if (with_conditions && !condition_empty(&rule->excludes))
+    cJSON_AddItemToObject(object, "excludes", condition_json(&rule->excludes));
+  return object;
+}
+
+/* host NULL: the whole profile with its conditions and archMap (what
+ * `ocirun seccomp-profile` prints); otherwise only what applies to host. */
+static char *profile_render(const struct seccomp_profile *profile, const struct seccomp_host *host)
+{
+  cleanup_cjson cJSON *root = cJSON_CreateObject();
+  cJSON *syscalls;
+
+  if (root == NULL)
+    return NULL;
+  cJSON_AddStringToObject(root, "defaultAction", seccomp_action_name(profile->default_action));
+  if (profile->default_errno_ret >= 0)
+    cJSON_AddNumberToObject(root, "defaultErrnoRet", profile->default_errno_ret);
+  if (profile->filter_flags != 0) {
+    cJSON *flags = cJSON_AddArrayToObject(root, "flags");
+    for (unsigned bit = 1; bit != 0 && flags != NULL; bit <<= 1)
+      if ((profile->filter_flags & bit) != 0 && seccomp_flag_name(bit) != NULL)
+        cJSON_AddItemToArray(flags, cJSON_CreateString(seccomp_flag_name(bit)));
+  }
+  if (host != NULL) {
+    cJSON_AddItemToObject(root, "architectures", arches_json(profile_arches(profile, host), true));
+  } else {
+    if (profile->arches != 0)
+      cJSON_AddItemToObject(root, "architectures", arches_json(profile->arches, true));
+    if (profile->builtin_arch_map) {
+      cJSON *map = cJSON_AddArrayToObject(root, "archMap");
+      for (uint32_t bit = 1; bit != 0 && map != NULL; bit <<= 1) {
+        const struct seccomp_arch_info *arch = seccomp_arch_info_by_bit(bit);
+        cJSON *entry;
+        if (arch == NULL || arch->sub_arches == 0)
+          continue;
+        entry = cJSON_CreateObject();
+        if (entry == NULL)
+          return NULL;
+        cJSON_AddStringToObject(entry, "architecture", arch->scmp_name);
+        cJSON_AddItemToObject(entry, "subArchitectures", arches_json(arch->sub_arches, true));
+        cJSON_AddItemToArray(map, entry);
+      }
+    }
+  }
+  syscalls = cJSON_AddArrayToObject(root, "syscalls");
+  for (size_t r = 0; r < profile->n_rules && syscalls != NULL; r++) {
+    if (host != NULL && !rule_applies(&profile->rules[r], host))
+      continue;
+    cJSON_AddItemToArray(syscalls, rule_json(&profile->rules[r], host == NULL));
+  }
+  return cJSON_Print(root);
+}
+
+/* --- the interface of seccomp.h --- */
+
+static void profile_release(struct seccomp_profile **profile)
+{
+  seccomp_profile_free(*profile);
+}
+
+/* libseccomp writes the program to a file descriptor: a memfd keeps it in
+ * memory, so the child gets plain instructions and needs no library call. */
+static int program_export(scmp_filter_ctx ctx, struct seccomp_program *program, oci_error_t *err)
+{
+  cleanup_close int fd = memfd_create("ocirun-seccomp", MFD_CLOEXEC);
+  struct stat st;
+  ssize_t n;
+  int ret;
+
+  if (fd < 0)
+    return oci_error_errno(err, "seccomp: memfd_create");
+  ret = seccomp_export_bpf(ctx, fd);
+  if (ret < 0)
+    return oci_error_set(err, -ret, "seccomp: export BPF program");
+  if (fstat(fd, &st) < 0)
+    return oci_error_errno(err, "seccomp: stat exported program");
+  if (st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0 ||
+      (size_t)st.st_size > SECCOMP_PROGRAM_MAX_INSNS * sizeof(struct sock_filter))
+    return oci_error_set(err, 0, "seccomp: exported program has %lld bytes", (long long)st.st_size);
+  program->insns = malloc((size_t)st.st_size);
+  if (program->insns == NULL)
+    return oci_error_errno(err, "seccomp: allocate program");
+  n = pread(fd, program->insns, (size_t)st.st_size, 0);
+  if (n != st.st_size) {
+    free(program->insns);
+    program->insns = NULL;
+    return oci_error_set(err, n < 0 ? errno : EIO, "seccomp: read exported program");
+  }
+  program->n_insns = (size_t)st.st_size / sizeof(struct sock_filter);
+  return 0;
+}
+
+/* Everything the compiled program depends on: the resolved profile (names,
+ * actions, arguments, architectures), libseccomp's version and this file's
+ * compilation rules (bump the tag when filter_compile changes meaning). */
+static void program_cache_key(const char *profile_json, char key[OCI_DIGEST_LEN])
+{
+  const struct scmp_version *version = seccomp_version();
+  struct oci_sha256 *hash = oci_sha256_new();
+  char header[96];
+
+  snprintf(header, sizeof(header), "ocirun seccomp program v1\nlibseccomp %u.%u.%u\n",
+           version->major, version->minor, version->micro);
+  if (hash == NULL) {
+    key[0] = '\0';
+    return;
+  }
+  oci_sha256_update(hash, header, strlen(header));
+  oci_sha256_update(hash, profile_json, strlen(profile_json));
+  oci_sha256_final(hash, key);
+  oci_sha256_free(hash);
+}
+
+int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
+                                const char *state_root, struct seccomp_filter **out,
+                                oci_error_t *err)
+{
+  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
+  const struct seccomp_profile *profile = seccomp_default_profile();
+  struct seccomp_host host;
+  struct seccomp_filter *filter;
+  scmp_filter_ctx ctx = NULL;
+  char key[OCI_DIGEST_LEN];
+
+  *out = NULL;
+  if (config->seccomp_unconfined)
+    return 0;
+  if (host_describe(effective_caps, &host, err) < 0)
+    return -1;
+  if (config->seccomp_profile_path != NULL) {
+    if (seccomp_profile_parse_file(config->seccomp_profile_path, &parsed, err) < 0)
+      return -1;
+    profile = parsed;
+  }
+  filter = calloc(1, sizeof(*filter));
+  if (filter == NULL)
+    return oci_error_errno(err, "seccomp: allocate filter");
+  filter->flags = profile->filter_flags;
+  filter->profile_json = profile_render(profile, &host);
+  if (filter->profile_json == NULL) {
+    seccomp_filter_free(filter);
+    return oci_error_set(err, ENOMEM, "seccomp: render profile");
+  }
+  program_cache_key(filter->profile_json, key);
+  if (state_root != NULL && key[0] != '\0' &&
+      seccomp_cache_lookup(state_root, key, &filter->program) > 0) {
+    *out = filter;
+    return 0;
+  }
+  if (filter_compile(profile, &host, &ctx, err) < 0 ||
+      program_export(ctx, &filter->program, err) < 0) {
+    if (ctx != NULL)
+      seccomp_release(ctx);
+    seccomp_filter_free(filter);
+    return -1;
+  }
+  seccomp_release(ctx);
+  if (state_root != NULL && key[0] != '\0')
+    seccomp_cache_store(state_root, key, &filter->program);
+  *out = filter;
+  return 0;
+}
+
+int seccomp_filter_build(const struct run_config *config, uint64_t effective_caps,
+                         struct seccomp_filter **out, oci_error_t *err)
+{
+  return seccomp_filter_build_cached(config, effective_caps, NULL, out, err);
+}
+
+int seccomp_filter_load(struct seccomp_filter *filter, oci_error_t *err)
+{
+  struct sock_fprog prog;
+
+  if (filter == NULL)
+    return 0; /* unconfined */
+  prog.len = (unsigned short)filter->program.n_insns;
+  prog.filter = filter->program.insns;
+  /* Needs no-new-privileges or CAP_SYS_ADMIN: the caller's ordering.
+   * TSYNC is dropped: this process has one thread, and with TSYNC the
+   * call would return a thread id instead of 0. */
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, filter->flags & ~SECCOMP_FILTER_FLAG_TSYNC,
+              &prog) < 0)
+    return oci_error_errno(err, "seccomp: load filter (%zu instructions)", filter->program.n_insns);
+  return 0;
+}
+
+void seccomp_filter_free(struct seccomp_filter *filter)
+{
+  if (filter == NULL)
+    return;
+  free(filter->program.insns);
+  free(filter->profile_json);
+  free(filter);
+}
+
+char *seccomp_filter_profile_json(const struct seccomp_filter *filter)
+{
+  if (filter == NULL)
+    return strdup("\"unconfined\"");
+  return strdup(filter->profile_json);
+}
+
+int seccomp_print_default_profile(FILE *out, oci_error_t *err)
+{
+  cleanup_free char *json = profile_render(seccomp_default_profile(), NULL);
+
+  if (json == NULL)
+    return oci_error_set(err, ENOMEM, "seccomp: render default profile");
+  if (fprintf(out, "%s\n", json) < 0 || fflush(out) != 0)
+    return oci_error_errno(err, "seccomp: write default profile");
+  return 0;
+}

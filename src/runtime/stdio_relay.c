@@ -1,0 +1,238 @@
+/* The stdio relay: three pipes between the container and ocirun, and the
+ * moving of bytes between them and the caller's descriptors, driven by the
+ * parent's poll loop (see stdio_relay.h for why, and where a pty goes). */
+#include "config.h"
+
+#include "runtime/stdio_relay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Larger pipes mean fewer wake-ups per byte; refused sizes are harmless. */
+#define RELAY_PIPE_SIZE (1024 * 1024)
+#define RELAY_CHUNK (1024 * 1024)
+#define RELAY_BUFFER (64 * 1024)
+
+static void channel_init(struct relay_channel *c)
+{
+  *c = (struct relay_channel){.from = -1, .to = -1, .close_after = {-1, -1}};
+}
+
+static void channel_finish(struct relay_channel *c)
+{
+  for (int i = 0; i < 2; i++) {
+    if (c->close_after[i] >= 0)
+      close(c->close_after[i]);
+    c->close_after[i] = -1;
+  }
+  free(c->buffer);
+  c->buffer = NULL;
+  c->from = c->to = -1;
+}
+
+/* read/write through a buffer: for what splice refuses (a tty, an O_APPEND
+ * file), for sockets (send never blocks with MSG_DONTWAIT), and to discard. */
+static void channel_copy(struct relay_channel *c)
+{
+  if (c->buffer == NULL && (c->buffer = malloc(RELAY_BUFFER)) == NULL) {
+    channel_finish(c);
+    return;
+  }
+  if (c->start == c->end) {
+    ssize_t n = read(c->from, c->buffer, RELAY_BUFFER);
+
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+      return;
+    if (n <= 0) { /* end of file, or unreadable (a directory, a write-only fd) */
+      channel_finish(c);
+      return;
+    }
+    c->start = 0;
+    c->end = (size_t)n;
+  }
+  if (c->to < 0) {
+    c->start = c->end = 0;
+    return;
+  }
+  while (c->start < c->end) {
+    ssize_t n = c->to_socket ? send(c->to, c->buffer + c->start, c->end - c->start,
+                                    MSG_DONTWAIT | MSG_NOSIGNAL)
+                             : write(c->to, c->buffer + c->start, c->end - c->start);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && errno == EAGAIN) {
+      c->waiting_for_output = true;
+      return;
+    }
+    if (n <= 0) { /* the reader is gone: so is this stream, as with a plain pipe */
+      channel_finish(c);
+      return;
+    }
+    c->start += (size_t)n;
+  }
+  c->waiting_for_output = false;
+}
+
+/* splice: one side is always ocirun's pipe, and a pipe-to-pipe splice with
+ * SPLICE_F_NONBLOCK blocks on neither side. EAGAIN after a readable `from`
+ * means `to` is full, and after a writable `to` that `from` is empty. */
+static void channel_move(struct relay_channel *c)
+{
+  ssize_t n;
+
+  if (c->copy || c->to < 0) {
+    channel_copy(c);
+    return;
+  }
+  n = splice(c->from, NULL, c->to, NULL, RELAY_CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+  if (n > 0) {
+    c->waiting_for_output = false;
+    return;
+  }
+  if (n == 0) {
+    channel_finish(c);
+    return;
+  }
+  switch (errno) {
+  case EINTR:
+    return;
+  case EAGAIN:
+    c->waiting_for_output = !c->waiting_for_output;
+    return;
+  case EINVAL:
+    c->copy = true;
+    channel_copy(c);
+    return;
+  default:
+    channel_finish(c);
+  }
+}
+
+/* A terminal (or other device) written through the caller's own open file
+ * would block once full (a terminal stopped with ^S, a pty nobody reads),
+ * and with it the deadline; setting O_NONBLOCK there would change the
+ * caller's shared file. A new open of the same device is ocirun's own.
+ * Only for an fd the caller opened for writing: a read-only one must stay
+ * one, or the workload's output would reach a device (a terminal, kmsg)
+ * the caller never let anyone write. Returns -1 where the reopen is not
+ * done or refused: the caller's fd is then used as it is. */
+static int reopen_nonblocking(int fd)
+{
+  char path[64];
+  int flags = fcntl(fd, F_GETFL);
+
+  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+    return -1;
+
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+  return open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+int stdio_relay_open(struct stdio_relay *relay, const int caller_fd[3], oci_error_t *err)
+{
+  for (int i = 0; i < 3; i++) {
+    channel_init(&relay->channel[i]);
+    relay->container_fd[i] = -1;
+  }
+  for (int i = 0; i < 3; i++) {
+    struct relay_channel *c = &relay->channel[i];
+    struct stat st;
+    int pipe_fds[2];
+    int ours, reopened;
+
+    if (pipe2(pipe_fds, O_CLOEXEC) < 0)
+      return oci_error_errno(err, "run: pipe for the container's fd %d", i);
+    if (i == 0) {
+      relay->container_fd[0] = pipe_fds[0];
+      ours = c->close_after[0] = pipe_fds[1];
+      c->from = caller_fd[0];
+      c->to = ours;
+    } else {
+      relay->container_fd[i] = pipe_fds[1];
+      ours = c->close_after[0] = pipe_fds[0];
+      c->from = ours;
+      c->to = caller_fd[i];
+    }
+    (void)fcntl(ours, F_SETPIPE_SZ, RELAY_PIPE_SIZE);
+    if (fcntl(ours, F_SETFL, O_NONBLOCK) < 0)
+      return oci_error_errno(err, "run: make the relay's end of fd %d non-blocking", i);
+    if (caller_fd[i] < 0 && i == 0) {
+      channel_finish(c); /* no stdin: the container reads end of file */
+      continue;
+    }
+    if (i == 0 || caller_fd[i] < 0 || fstat(caller_fd[i], &st) < 0)
+      continue;
+    if (S_ISSOCK(st.st_mode))
+      c->copy = c->to_socket = true;
+    else if (S_ISCHR(st.st_mode) && (reopened = reopen_nonblocking(caller_fd[i])) >= 0)
+      c->to = c->close_after[1] = reopened;
+  }
+  return 0;
+}
+
+void stdio_relay_close_container_ends(struct stdio_relay *relay)
+{
+  for (int i = 0; i < 3; i++) {
+    if (relay->container_fd[i] >= 0)
+      close(relay->container_fd[i]);
+    relay->container_fd[i] = -1;
+  }
+}
+
+size_t stdio_relay_poll_fds(const struct stdio_relay *relay, struct pollfd *fds)
+{
+  size_t n = 0;
+
+  for (int i = 0; i < 3; i++) {
+    const struct relay_channel *c = &relay->channel[i];
+
+    if (c->from < 0)
+      continue;
+    if (c->waiting_for_output)
+      fds[n++] = (struct pollfd){.fd = c->to, .events = POLLOUT};
+    else
+      fds[n++] = (struct pollfd){.fd = c->from, .events = POLLIN};
+  }
+  return n;
+}
+
+void stdio_relay_step(struct stdio_relay *relay, const struct pollfd *fds, size_t n)
+{
+  size_t k = 0;
+
+  /* The same walk as stdio_relay_poll_fds: entry k is channel i's. */
+  for (int i = 0; i < 3 && k < n; i++) {
+    struct relay_channel *c = &relay->channel[i];
+
+    if (c->from < 0)
+      continue;
+    if (fds[k].revents & POLLNVAL)
+      channel_finish(c);
+    else if (fds[k].revents != 0)
+      channel_move(c);
+    k++;
+  }
+}
+
+void stdio_relay_stop_input(struct stdio_relay *relay)
+{
+  channel_finish(&relay->channel[0]);
+}
+
+bool stdio_relay_output_open(const struct stdio_relay *relay)
+{
+  return relay->channel[1].from >= 0 || relay->channel[2].from >= 0;
+}
+
+void stdio_relay_clear(struct stdio_relay *relay)
+{
+  for (int i = 0; i < 3; i++)
+    channel_finish(&relay->channel[i]);
+  stdio_relay_close_container_ends(relay);
+}

@@ -1,0 +1,183 @@
+/* The user namespace of a rootless run (see userns.h). The caller's own uid
+ * and gid become 0 inside. A subordinate range is used only when
+ * /etc/subuid and /etc/subgid both grant the caller one and the setuid
+ * helpers exist: the helpers check the grant themselves, so ocirun never
+ * needs a privilege of its own to write a range. */
+#include "config.h"
+
+#include "runtime/userns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "oci/cleanup.h"
+#include "oci/io.h"
+
+#define NEWUIDMAP "/usr/bin/newuidmap"
+#define NEWGIDMAP "/usr/bin/newgidmap"
+
+/* The first "name:start:count" or "uid:start:count" line for this user. */
+static bool find_subordinate_range(const char *file, const char *name, unsigned id,
+                                   struct id_range *out)
+{
+  cleanup_fclose FILE *f = fopen(file, "re");
+  char line[512], id_text[16];
+
+  if (f == NULL)
+    return false;
+  snprintf(id_text, sizeof(id_text), "%u", id);
+  while (fgets(line, sizeof(line), f) != NULL) {
+    char *save = NULL;
+    char *owner = strtok_r(line, ":\n", &save);
+    char *start = strtok_r(NULL, ":\n", &save);
+    char *count = strtok_r(NULL, ":\n", &save);
+    unsigned long long first, length;
+    char *end;
+
+    if (owner == NULL || start == NULL || count == NULL)
+      continue;
+    if (strcmp(owner, id_text) != 0 && (name == NULL || strcmp(owner, name) != 0))
+      continue;
+    errno = 0;
+    first = strtoull(start, &end, 10);
+    if (errno != 0 || *end != '\0')
+      continue;
+    length = strtoull(count, &end, 10);
+    if (errno != 0 || *end != '\0' || length == 0 || first + length > 0xffffffffULL)
+      continue;
+    *out = (struct id_range){.inside = 1, .outside = (unsigned)first, .count = (unsigned)length};
+    return true;
+  }
+  return false;
+}
+
+void userns_map_choose(struct userns_map *map)
+{
+  struct passwd entry, *found = NULL;
+  char buffer[4096];
+  uid_t uid = geteuid();
+  gid_t gid = getegid();
+  int ret = getpwuid_r(uid, &entry, buffer, sizeof(buffer), &found);
+  const char *name = ret == 0 && found != NULL ? found->pw_name : NULL;
+
+  *map = (struct userns_map){.n_ranges = 1};
+  map->uid[0] = (struct id_range){.inside = 0, .outside = uid, .count = 1};
+  map->gid[0] = (struct id_range){.inside = 0, .outside = gid, .count = 1};
+  if (access(NEWUIDMAP, X_OK) == 0 && access(NEWGIDMAP, X_OK) == 0 &&
+      find_subordinate_range("/etc/subuid", name, uid, &map->uid[1]) &&
+      find_subordinate_range("/etc/subgid", name, uid, &map->gid[1]))
+    map->n_ranges = 2;
+}
+
+static bool ranges_have(const struct id_range *ranges, size_t n, unsigned id)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (id >= ranges[i].inside && id - ranges[i].inside < ranges[i].count)
+      return true;
+  }
+  return false;
+}
+
+bool userns_map_has_uid(const struct userns_map *map, unsigned uid)
+{
+  return ranges_have(map->uid, map->n_ranges, uid);
+}
+
+bool userns_map_has_gid(const struct userns_map *map, unsigned gid)
+{
+  return ranges_have(map->gid, map->n_ranges, gid);
+}
+
+bool userns_map_allows_setgroups(const struct userns_map *map)
+{
+  return map->n_ranges > 1;
+}
+
+/* Runs newuidmap/newgidmap PID inside outside count ... and waits for it. */
+static int run_map_helper(const char *helper, const char *grant, pid_t pid,
+                          const struct id_range *ranges, size_t n, oci_error_t *err)
+{
+  char args[1 + 1 + 2 * 3][16];
+  char *argv[1 + 1 + 2 * 3 + 1];
+  char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+  size_t argc = 0;
+  pid_t child;
+  int status, ret;
+
+  argv[argc++] = (char *)helper;
+  snprintf(args[0], sizeof(args[0]), "%d", (int)pid);
+  argv[argc++] = args[0];
+  for (size_t i = 0; i < n; i++) {
+    snprintf(args[1 + 3 * i], sizeof(args[0]), "%u", ranges[i].inside);
+    snprintf(args[2 + 3 * i], sizeof(args[0]), "%u", ranges[i].outside);
+    snprintf(args[3 + 3 * i], sizeof(args[0]), "%u", ranges[i].count);
+    argv[argc++] = args[1 + 3 * i];
+    argv[argc++] = args[2 + 3 * i];
+    argv[argc++] = args[3 + 3 * i];
+  }
+  argv[argc] = NULL;
+  ret = posix_spawn(&child, helper, NULL, NULL, argv, envp);
+  if (ret != 0)
+    return oci_error_set(err, ret, "userns: start %s", helper);
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR)
+      return oci_error_errno(err, "userns: wait for %s", helper);
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return oci_error_set(err, 0, "userns: %s %d failed (status 0x%x): is the range in %s yours?",
+                         helper, (int)pid, (unsigned)status, grant);
+  return 0;
+}
+
+static int write_proc_file(pid_t pid, const char *file, const char *text, oci_error_t *err)
+{
+  char path[64];
+  cleanup_close int fd = -1;
+
+  snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+  fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || oci_write_all(fd, text, strlen(text)) < 0)
+    return oci_error_errno(err, "userns: write '%s' to %s", text, path);
+  return 0;
+}
+
+int userns_map_write(const struct userns_map *map, pid_t pid, oci_error_t *err)
+{
+  char line[64];
+
+  if (map->n_ranges > 1)
+    return run_map_helper(NEWUIDMAP, "/etc/subuid", pid, map->uid, map->n_ranges, err) < 0 ||
+                   run_map_helper(NEWGIDMAP, "/etc/subgid", pid, map->gid, map->n_ranges, err) < 0
+               ? -1
+               : 0;
+  /* An unprivileged process may map only its own ids, and its own gid
+   * only once setgroups is denied for good in that namespace. */
+  snprintf(line, sizeof(line), "0 %u 1\n", map->uid[0].outside);
+  if (write_proc_file(pid, "uid_map", line, err) < 0 ||
+      write_proc_file(pid, "setgroups", "deny", err) < 0)
+    return -1;
+  snprintf(line, sizeof(line), "0 %u 1\n", map->gid[0].outside);
+  return write_proc_file(pid, "gid_map", line, err);
+}
+
+static void print_ranges(const char *what, const struct id_range *ranges, size_t n, FILE *out)
+{
+  fprintf(out, "%s", what);
+  for (size_t i = 0; i < n; i++)
+    fprintf(out, "%s %u->%u (%u)", i > 0 ? "," : "", ranges[i].inside, ranges[i].outside,
+            ranges[i].count);
+}
+
+void userns_map_print(const struct userns_map *map, FILE *out)
+{
+  print_ranges("uid", map->uid, map->n_ranges, out);
+  print_ranges("; gid", map->gid, map->n_ranges, out);
+  fprintf(out, "%s\n", map->n_ranges > 1 ? "" : " (no /etc/subuid range: setgroups denied)");
+}
