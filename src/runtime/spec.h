@@ -1,0 +1,200 @@
+/* The one document the runtime takes: an OCI runtime-spec configuration
+ * (config.json, runtime-spec 1.x), parsed into plain C values. `ocirun run`
+ * builds such a document from an image and docker-run flags, a bundle
+ * brings its own; the runtime knows nothing of either front end.
+ *
+ * Parsing follows the spec: a property the spec does not define is ignored
+ * (its extensibility rule), a property it defines that ocirun does not
+ * implement is refused with an error naming it (never silently dropped),
+ * and every value is checked before anything is built from it. */
+#ifndef SPEC_H
+#define SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+#include "oci/error.h"
+
+/* The version `ocirun spec` writes and `ocirun features` reports. */
+#define SPEC_OCI_VERSION "1.2.0"
+
+struct spec_rlimit {
+  int resource; /* RLIMIT_* */
+  uint64_t soft, hard;
+};
+
+struct spec_process {
+  bool terminal;
+  unsigned console_height, console_width; /* 0: not given */
+  uid_t uid;
+  gid_t gid;
+  gid_t *additional_gids;
+  size_t n_additional_gids;
+  bool umask_set;
+  mode_t umask;
+  char **args; /* NULL-terminated, at least one entry */
+  char **env;  /* NULL-terminated, "NAME=VALUE" */
+  char *cwd;   /* absolute */
+  /* capability bit masks (1 << CAP_*); a set not given is empty */
+  uint64_t cap_bounding, cap_effective, cap_inheritable, cap_permitted, cap_ambient;
+  struct spec_rlimit *rlimits;
+  size_t n_rlimits;
+  bool no_new_privileges;
+  bool oom_score_adj_set;
+  int oom_score_adj;
+};
+
+/* MS_* bits split the way mount_setattr and propagation need them. */
+struct spec_mount {
+  char *destination;         /* absolute, inside the container */
+  char *type;                /* NULL for a bind mount given only by options */
+  char *source;              /* NULL when absent */
+  bool bind;                 /* "bind" or "rbind" */
+  bool recursive;            /* "rbind", or "r"-prefixed attribute options */
+  unsigned long flags;       /* MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_NOATIME, ... */
+  unsigned long clear_flags; /* flags an option turned off ("rw", "suid", "dev", "exec", ...) */
+  unsigned long propagation; /* 0 or one of MS_PRIVATE, MS_SHARED, MS_SLAVE, MS_UNBINDABLE, with
+                                MS_REC for the r- forms */
+  char *data;                /* filesystem options ("mode=755,size=65536k"), NULL when none */
+};
+
+enum spec_namespace_type {
+  SPEC_NS_PID,
+  SPEC_NS_NETWORK,
+  SPEC_NS_MOUNT,
+  SPEC_NS_IPC,
+  SPEC_NS_UTS,
+  SPEC_NS_USER,
+  SPEC_NS_CGROUP,
+  SPEC_NS_TIME,
+  SPEC_NS_COUNT
+};
+
+struct spec_namespace {
+  bool present; /* listed in linux.namespaces */
+  char *path;   /* join this one (a /proc/PID/ns/... file); NULL: a new one */
+};
+
+struct spec_id_mapping {
+  uint32_t container_id, host_id, size;
+};
+
+/* A node to create in the container's /dev. */
+struct spec_device {
+  char type; /* 'c', 'b', 'u' (unbuffered char) or 'p' (fifo) */
+  char *path;
+  int64_t major, minor;
+  bool file_mode_set;
+  mode_t file_mode;
+  bool uid_set, gid_set;
+  uid_t uid;
+  gid_t gid;
+};
+
+/* linux.resources.devices: the device cgroup, in order, last match wins. */
+struct spec_device_rule {
+  bool allow;
+  char type;            /* 'a', 'c' or 'b' */
+  int64_t major, minor; /* -1: any */
+  char access[4];       /* a subset of "rwm", in that order */
+};
+
+struct spec_key_value {
+  char *key;
+  char *value;
+};
+
+/* Every limit is optional: a *_set flag, or -1 for an absent int64. */
+struct spec_resources {
+  int64_t memory_limit;       /* bytes; -1: unset */
+  int64_t memory_reservation; /* bytes; -1: unset */
+  int64_t memory_swap;        /* memory+swap in bytes, runc's meaning; -1 in the file (unlimited)
+                                 is kept as INT64_MAX; unset: -1 */
+  bool cpu_shares_set;
+  uint64_t cpu_shares;
+  int64_t cpu_quota;   /* microseconds; -1: unset */
+  uint64_t cpu_period; /* microseconds; 0: unset */
+  char *cpuset_cpus;   /* NULL: unset */
+  char *cpuset_mems;
+  int64_t pids_limit; /* -1: unset (0 or negative in the file: unlimited, kept as 0) */
+  struct spec_device_rule *devices;
+  size_t n_devices;
+  struct spec_key_value *unified; /* cgroup v2 file name -> value, as given */
+  size_t n_unified;
+};
+
+struct spec_hook {
+  char *path; /* absolute */
+  char **args;
+  char **env;
+  int timeout; /* seconds; 0: none */
+};
+
+enum spec_hook_kind {
+  SPEC_HOOK_PRESTART,
+  SPEC_HOOK_CREATE_RUNTIME,
+  SPEC_HOOK_CREATE_CONTAINER,
+  SPEC_HOOK_START_CONTAINER,
+  SPEC_HOOK_POSTSTART,
+  SPEC_HOOK_POSTSTOP,
+  SPEC_HOOK_KIND_COUNT
+};
+
+struct spec_hooks {
+  struct spec_hook *hooks;
+  size_t n_hooks;
+};
+
+struct spec {
+  char *oci_version;
+  char *root_path; /* as given; relative to the bundle when not absolute */
+  bool root_readonly;
+  bool has_process; /* optional for create, required for start */
+  struct spec_process process;
+  char *hostname; /* NULL: unset */
+  char *domainname;
+  struct spec_mount *mounts;
+  size_t n_mounts;
+  struct spec_hooks hooks[SPEC_HOOK_KIND_COUNT];
+  struct spec_key_value *annotations;
+  size_t n_annotations;
+
+  /* linux */
+  struct spec_namespace namespaces[SPEC_NS_COUNT];
+  struct spec_id_mapping *uid_mappings;
+  size_t n_uid_mappings;
+  struct spec_id_mapping *gid_mappings;
+  size_t n_gid_mappings;
+  struct spec_device *devices;
+  size_t n_devices;
+  char *cgroups_path; /* NULL: unset */
+  bool has_resources;
+  struct spec_resources resources;
+  /* linux.seccomp as given (OCI's format, which the seccomp profile
+   * parser reads); NULL: no filter. Owned. */
+  cJSON *seccomp;
+  char **masked_paths; /* NULL-terminated, may be NULL */
+  char **readonly_paths;
+  struct spec_key_value *sysctl;
+  size_t n_sysctl;
+  unsigned long rootfs_propagation; /* 0: unset (ocirun makes the tree private) */
+};
+
+/* Parses a configuration. *spec is cleared first; on failure it is left
+ * empty and *err names the property ("process.rlimits[2].type: ..."). */
+int spec_parse(const cJSON *config, struct spec *spec, oci_error_t *err);
+/* Reads DIR/config.json (a regular file, bounded, through oci/file_read)
+ * and parses it. */
+int spec_load_bundle(int bundle_fd, const char *bundle_path, struct spec *spec, oci_error_t *err);
+void spec_clear(struct spec *spec);
+
+/* The spec's names for namespaces ("pid", "network", ...). */
+const char *spec_namespace_name(enum spec_namespace_type type);
+/* The spec's names for hook lists ("prestart", "createRuntime", ...). */
+const char *spec_hook_kind_name(enum spec_hook_kind kind);
+
+#endif
