@@ -11,7 +11,7 @@
 #include "runtime/capabilities.h"
 #include "cli/ocirun.h"
 #include "oci/cleanup.h"
-#include "cli/run_config.h"
+#include "docker_run/run_config.h"
 #include "runtime/seccomp_filter.h"
 
 static void usage(FILE *out)

@@ -22,8 +22,8 @@
 #include "oci/digest.h"
 #include "oci/oci.h"
 #include "probe/probe_backend.h"
-#include "cli/run_config.h"
-#include "runtime/runtime.h"
+#include "docker_run/run_config.h"
+#include "docker_run/docker_run.h"
 #include "runtime/seccomp_filter.h"
 
 /* The probe prints one small JSON object; more than this is not read. */
@@ -301,7 +301,7 @@ static int run_probe(struct oci_store *store, const struct oci_image *image,
                       .stderr_fd = stderr_fd,
                       .on_exec = host_watch_on_exec,
                       .context = watch};
-  if (runtime_run(store, image, rootfs, config, &io, &result, &step_err) < 0)
+  if (docker_run(oci_store_root(store), image, rootfs, config, &io, &result, &step_err) < 0)
     return set_message(&outcome->error, "run: ", &step_err);
   if (result.interrupted &&
       asprintf(&outcome->error, "interrupted by a signal: the probe did not complete") < 0)

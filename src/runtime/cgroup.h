@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "oci/error.h"
-#include "cli/run_config.h"
+#include "docker_run/run_config.h"
 
 #define CGROUP_DEFAULT_PARENT "/sys/fs/cgroup/ocirun"
 

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "oci/error.h"
-#include "cli/run_config.h"
+#include "docker_run/run_config.h"
 
 enum mount_op_kind {
   MOUNT_OP_MAKE_PRIVATE,   /* the whole inherited tree: nothing propagates back to the host */

@@ -393,27 +393,19 @@ static void program_cache_key(const char *profile_json, char key[OCI_DIGEST_LEN]
   oci_sha256_free(hash);
 }
 
-int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
-                                const char *state_root, struct seccomp_filter **out,
-                                oci_error_t *err)
+/* The program for a parsed profile: rendered for this host, looked up in
+ * the cache by the rendering's digest, compiled on a miss. */
+static int filter_from_profile(const struct seccomp_profile *profile, uint64_t effective_caps,
+                               const char *state_root, struct seccomp_filter **out,
+                               oci_error_t *err)
 {
-  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
-  const struct seccomp_profile *profile = seccomp_default_profile();
   struct seccomp_host host;
   struct seccomp_filter *filter;
   scmp_filter_ctx ctx = NULL;
   char key[OCI_DIGEST_LEN];
 
-  *out = NULL;
-  if (config->seccomp_unconfined)
-    return 0;
   if (host_describe(effective_caps, &host, err) < 0)
     return -1;
-  if (config->seccomp_profile_path != NULL) {
-    if (seccomp_profile_parse_file(config->seccomp_profile_path, &parsed, err) < 0)
-      return -1;
-    profile = parsed;
-  }
   filter = calloc(1, sizeof(*filter));
   if (filter == NULL)
     return oci_error_errno(err, "seccomp: allocate filter");
@@ -441,6 +433,36 @@ int seccomp_filter_build_cached(const struct run_config *config, uint64_t effect
     seccomp_cache_store(state_root, key, &filter->program);
   *out = filter;
   return 0;
+}
+
+int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
+                                const char *state_root, struct seccomp_filter **out,
+                                oci_error_t *err)
+{
+  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
+  const struct seccomp_profile *profile = seccomp_default_profile();
+
+  *out = NULL;
+  if (config->seccomp_unconfined)
+    return 0;
+  if (config->seccomp_profile_path != NULL) {
+    if (seccomp_profile_parse_file(config->seccomp_profile_path, &parsed, err) < 0)
+      return -1;
+    profile = parsed;
+  }
+  return filter_from_profile(profile, effective_caps, state_root, out, err);
+}
+
+int seccomp_filter_build_json(const char *json, const char *origin, uint64_t effective_caps,
+                              const char *state_root, struct seccomp_filter **out,
+                              oci_error_t *err)
+{
+  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
+
+  *out = NULL;
+  if (seccomp_profile_parse(json, origin, &parsed, err) < 0)
+    return -1;
+  return filter_from_profile(parsed, effective_caps, state_root, out, err);
 }
 
 int seccomp_filter_build(const struct run_config *config, uint64_t effective_caps,

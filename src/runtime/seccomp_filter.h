@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "oci/error.h"
-#include "cli/run_config.h"
+#include "docker_run/run_config.h"
 
 struct seccomp_filter; /* opaque compiled filter, built before clone */
 
@@ -22,6 +22,11 @@ int seccomp_filter_build(const struct run_config *config, uint64_t effective_cap
 int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
                                 const char *state_root, struct seccomp_filter **out,
                                 oci_error_t *err);
+/* The same for an OCI linux.seccomp object (its JSON text; origin names it
+ * in messages), with the cache. */
+int seccomp_filter_build_json(const char *json, const char *origin, uint64_t effective_caps,
+                              const char *state_root, struct seccomp_filter **out,
+                              oci_error_t *err);
 /* In the child, last step before execve, after no-new-privileges (or,
  * without it, before the user switch drops CAP_SYS_ADMIN). One prctl: no
  * allocation, no library state. */

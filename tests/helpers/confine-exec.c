@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "runtime/capabilities.h"
-#include "cli/run_config.h"
+#include "docker_run/run_config.h"
 #include "runtime/seccomp_filter.h"
 
 static int parse_cap(const char *name, uint64_t *mask, bool *all)
@@ -43,7 +43,12 @@ static int confine_child(struct seccomp_filter *filter, uid_t uid, gid_t gid, ui
 
   if (!nnp && seccomp_filter_load(filter, &err) < 0)
     goto fail;
-  if (capabilities_switch_user(uid, gid, true, NULL, 0, keep, &err) < 0)
+  /* docker's rule: root holds the set, any other uid only the bound */
+  struct capability_sets sets = {.bounding = keep,
+                                 .effective = uid == 0 ? keep : 0,
+                                 .permitted = uid == 0 ? keep : 0};
+
+  if (capabilities_switch_user(uid, gid, true, NULL, 0, &sets, &err) < 0)
     goto fail;
   if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) < 0) {
     perror("confine-exec: prctl(PR_SET_NO_NEW_PRIVS)");
