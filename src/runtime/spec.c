@@ -418,9 +418,15 @@ static const struct unsupported seccomp_unsupported[] = {
 
 /* --- the document as a whole ---------------------------------------------- */
 
+static int compare_strings(const void *a, const void *b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* A key given twice is refused anywhere in the document: cJSON reads the
  * first, Go (podman, containerd, policy checkers) the last, and the two
- * must not disagree on what runs. */
+ * must not disagree on what runs. Sorted, so a huge object costs
+ * n log n, not n^2. */
 static int refuse_duplicate_keys(const cJSON *item, const char *path, oci_error_t *err)
 {
   char child_path[JSON_PATH_MAX];
@@ -429,16 +435,25 @@ static int refuse_duplicate_keys(const cJSON *item, const char *path, oci_error_
 
   if (!cJSON_IsObject(item) && !cJSON_IsArray(item))
     return 0;
+  if (cJSON_IsObject(item) && item->child != NULL && item->child->next != NULL) {
+    size_t n = (size_t)cJSON_GetArraySize(item);
+    cleanup_free const char **keys = calloc(n, sizeof(*keys));
+    if (keys == NULL)
+      return out_of_memory(err, path[0] != '\0' ? path : "config.json");
+    for (child = item->child; child != NULL; child = child->next)
+      keys[index++] = child->string;
+    qsort(keys, n, sizeof(*keys), compare_strings);
+    for (size_t i = 1; i < n; i++)
+      if (strcmp(keys[i - 1], keys[i]) == 0)
+        return fail(err, path[0] != '\0' ? path : "config.json", "the key '%s' is given twice",
+                    keys[i]);
+  }
+  index = 0;
   for (child = item->child; child != NULL; child = child->next, index++) {
-    if (cJSON_IsObject(item)) {
-      for (const cJSON *other = child->next; other != NULL; other = other->next)
-        if (strcmp(child->string, other->string) == 0)
-          return fail(err, path[0] != '\0' ? path : "config.json", "the key '%s' is given twice",
-                      child->string);
+    if (cJSON_IsObject(item))
       join_key(child_path, path, child->string);
-    } else {
+    else
       join_index(child_path, path, index);
-    }
     if (refuse_duplicate_keys(child, child_path, err) < 0)
       return -1;
   }
@@ -747,7 +762,7 @@ struct mount_option {
   const char *name;
   enum option_kind kind;
   unsigned long flag;
-  bool recursive; /* rbind, the r- attribute forms, the r- propagation forms */
+  bool recursive; /* rbind, the r- attribute forms, the r- propagation forms (MS_REC) */
 };
 
 /* The spec's Linux mount options (config.md, "Linux mount options"); any
@@ -845,7 +860,9 @@ static int apply_mount_option(struct spec_mount *mount, const char *option, cons
     return fail(err, path, "an empty option");
   if (known == NULL)
     return data_append(&mount->data, option, path, err);
-  if (known->recursive)
+  /* the r- propagation forms carry MS_REC in propagation instead: a
+   * "bind" with "rprivate" stays a non-recursive bind */
+  if (known->recursive && known->kind != OPTION_PROPAGATION)
     mount->recursive = true;
   switch (known->kind) {
   case OPTION_SET: /* the last of "ro" and "rw" wins, as in mount(8) */

@@ -75,7 +75,7 @@ static const char complete[] =
     "   {'destination': 'data//./x/', 'source': '/volumes/testing',"
     "    'options': ['rbind', 'rw', 'rslave', 'rnosuid', 'defaults']},"
     "   {'destination': '/ro', 'type': 'none', 'source': '/src',"
-    "    'options': ['bind', 'ro', 'rw', 'noatime', 'atime', 'private']}],"
+    "    'options': ['bind', 'ro', 'rw', 'noatime', 'atime', 'rprivate']}],"
     " 'hooks': {"
     "   'prestart': [{'path': '/usr/bin/fix-mounts', 'args': ['fix-mounts', 'arg1'],"
     "                 'env': ['key1=value1']}, {'path': '/usr/bin/setup-network'}],"
@@ -205,7 +205,8 @@ static void test_complete(void)
   ok(s.mounts[8].bind && !s.mounts[8].recursive, "bind: not recursive");
   is_int(s.mounts[8].flags, 0, "ro then rw, noatime then atime: the last wins");
   is_int(s.mounts[8].clear_flags, MS_RDONLY | MS_NOATIME, "and are cleared");
-  is_int(s.mounts[8].propagation, MS_PRIVATE, "private");
+  is_int(s.mounts[8].propagation, MS_PRIVATE | MS_REC, "rprivate");
+  ok(!s.mounts[8].recursive, "bind with rprivate: still not a recursive bind");
 
   is_int(s.hooks[SPEC_HOOK_PRESTART].n_hooks, 2, "two prestart hooks");
   is_str(s.hooks[SPEC_HOOK_PRESTART].hooks[0].path, "/usr/bin/fix-mounts", "prestart[0].path");
