@@ -1449,6 +1449,70 @@ static int check_seccomp_action(const cJSON *item, const char *path, oci_error_t
   return 0;
 }
 
+/* The spec's seccomp properties, by level: the copy keeps these and
+ * nothing else, so a property the spec does not define (Docker's archMap,
+ * includes, excludes, comment) is ignored, as the spec's extensibility
+ * rule asks, instead of reaching the profile compiler. */
+struct seccomp_level {
+  const char *const *keys;
+  const char *list_key; /* the member whose entries are the next level */
+  const struct seccomp_level *entries;
+};
+static const char *const seccomp_arg_keys_list[] = {"index", "value", "valueTwo", "op", NULL};
+static const struct seccomp_level seccomp_arg_keys = {seccomp_arg_keys_list, NULL, NULL};
+static const char *const seccomp_syscall_keys_list[] = {"names", "action", "errnoRet", "args",
+                                                        NULL};
+static const struct seccomp_level seccomp_syscall_keys = {seccomp_syscall_keys_list, "args",
+                                                          &seccomp_arg_keys};
+static const char *const seccomp_top_keys_list[] = {
+    "defaultAction", "defaultErrnoRet", "architectures", "flags", "syscalls", NULL};
+static const struct seccomp_level seccomp_keys = {seccomp_top_keys_list, "syscalls",
+                                                  &seccomp_syscall_keys};
+
+/* A copy of object with level's keys; the entries of level's list (an
+ * array of objects, already checked for syscalls, checked here for args)
+ * copied by the next level. NULL on failure, *err set. */
+static cJSON *seccomp_copy(const cJSON *object, const struct seccomp_level level, oci_error_t *err)
+{
+  cleanup_cjson cJSON *copy = cJSON_CreateObject();
+  if (copy == NULL)
+    return out_of_memory(err, "linux.seccomp"), NULL;
+  for (size_t i = 0; level.keys[i] != NULL; i++) {
+    const cJSON *item = member(object, level.keys[i]), *entry;
+    cJSON *item_copy;
+    if (item == NULL)
+      continue;
+    if (level.list_key == NULL || strcmp(level.keys[i], level.list_key) != 0 ||
+        !cJSON_IsArray(item)) {
+      item_copy = cJSON_Duplicate(item, true);
+    } else {
+      item_copy = cJSON_CreateArray();
+      cJSON_ArrayForEach(entry, item)
+      {
+        cJSON *entry_copy;
+        if (item_copy == NULL)
+          break;
+        if (!cJSON_IsObject(entry)) {
+          cJSON_Delete(item_copy);
+          oci_error_set(err, 0, "linux.seccomp: %s entries must be objects", level.list_key);
+          return NULL;
+        }
+        entry_copy = seccomp_copy(entry, *level.entries, err);
+        if (entry_copy == NULL) {
+          cJSON_Delete(item_copy);
+          return NULL;
+        }
+        cJSON_AddItemToArray(item_copy, entry_copy);
+      }
+    }
+    if (item_copy == NULL || !cJSON_AddItemToObject(copy, level.keys[i], item_copy)) {
+      cJSON_Delete(item_copy);
+      return out_of_memory(err, "linux.seccomp"), NULL;
+    }
+  }
+  return steal_pointer(&copy);
+}
+
 /* The profile is compiled by the runtime (seccomp_profile.c); here only
  * what decides whether it can be run at all is checked, with the path. */
 static int parse_seccomp(const cJSON *linux_section, struct spec *spec, oci_error_t *err)
@@ -1493,10 +1557,8 @@ static int parse_seccomp(const cJSON *linux_section, struct spec *spec, oci_erro
         return -1;
     }
   }
-  spec->seccomp = cJSON_Duplicate(seccomp, true);
-  if (spec->seccomp == NULL)
-    return out_of_memory(err, path);
-  return 0;
+  spec->seccomp = seccomp_copy(seccomp, seccomp_keys, err);
+  return spec->seccomp == NULL ? -1 : 0;
 }
 
 static int parse_absolute_paths(const cJSON *linux_section, const char *key, char ***out,

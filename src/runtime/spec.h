@@ -177,8 +177,11 @@ struct spec {
   char *cgroups_path; /* as given; NULL: unset or "" */
   bool has_resources;
   struct spec_resources resources;
-  /* linux.seccomp as given (OCI's format, which the seccomp profile
-   * parser reads); NULL: no filter. Owned. */
+  /* linux.seccomp in OCI's format (which the seccomp profile parser
+   * reads), its action and flag names checked, with only the properties
+   * the spec defines (an unknown one, such as Docker's archMap, includes,
+   * excludes or comment, is left out: the spec says ignore it); NULL: no
+   * filter. Owned. */
   cJSON *seccomp;
   char **masked_paths; /* NULL-terminated, absolute (as given), may be NULL */
   char **readonly_paths;

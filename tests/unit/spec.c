@@ -14,6 +14,7 @@
 
 #include "oci/cleanup.h"
 #include "runtime/capabilities.h"
+#include "runtime/seccomp_rules.h"
 #include "runtime/spec.h"
 #include "unit.h"
 
@@ -268,6 +269,15 @@ static void test_complete(void)
   is_str(cJSON_GetStringValue(cJSON_GetObjectItem(s.seccomp, "defaultAction")), "SCMP_ACT_ERRNO",
          "seccomp.defaultAction in the copy");
   is_int(cJSON_GetArraySize(cJSON_GetObjectItem(s.seccomp, "syscalls")), 1, "seccomp.syscalls");
+  {
+    cleanup_free char *text = cJSON_PrintUnformatted(s.seccomp);
+    struct seccomp_profile *profile = NULL;
+    oci_error_t err = NULL;
+    ok(seccomp_profile_parse(text, "linux.seccomp", &profile, &err) == 0,
+       "the profile compiler reads the copy (%s)", err != NULL ? err->message : "");
+    seccomp_profile_free(profile);
+    oci_error_free(&err);
+  }
   is_int(strv_length(s.masked_paths), 2, "maskedPaths");
   is_str(s.readonly_paths[1], "/proc/sys", "readonlyPaths");
   is_int(s.n_sysctl, 2, "two sysctls");
@@ -624,6 +634,33 @@ static void test_extensibility(void)
   accepted("linux.resources.memory.com.example.field", "1");
   accepted("mounts", "[{'destination': '/a', 'com.example.field': 1}]");
   accepted("linux.seccomp", "{'defaultAction': 'SCMP_ACT_ALLOW', 'com.example.field': 1}");
+  {
+    /* and left out of the copy the profile compiler reads */
+    struct spec s;
+    char msg[1024];
+    cleanup_cjson cJSON *config = base_with(
+        "linux.seccomp",
+        "{'defaultAction': 'SCMP_ACT_ERRNO', 'archMap': [], 'comment': 'x', 'flags': [],"
+        " 'syscalls': [{'names': ['read'], 'action': 'SCMP_ACT_ALLOW', 'includes': {'caps': "
+        "['CAP_SYS_ADMIN']}, 'args': [{'index': 0, 'value': 1, 'op': 'SCMP_CMP_EQ', 'x': 1}]}]}");
+    cleanup_free char *kept = NULL;
+    oci_error_t err = NULL;
+    is_int(spec_parse(config, &s, &err), 0, "seccomp with Docker's extensions parses");
+    kept = s.seccomp != NULL ? cJSON_PrintUnformatted(s.seccomp) : NULL;
+    is_str(kept,
+           "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"flags\":[],\"syscalls\":[{\"names\":[\"read\"],"
+           "\"action\":\"SCMP_ACT_ALLOW\",\"args\":[{\"index\":0,\"value\":1,\"op\":\"SCMP_CMP_"
+           "EQ\"}]}]}",
+           "the copy keeps only the spec's seccomp properties");
+    spec_clear(&s);
+    (void)msg;
+  }
+  refused("linux.seccomp",
+          "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'names': ['a'], 'action': "
+          "'SCMP_ACT_ALLOW', 'args': [1]}]}",
+          "linux.seccomp: args entries must be objects");
+  refused("linux.seccomp", "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [1]}",
+          "linux.seccomp.syscalls[0]: expected an object");
   /* and a key given twice is refused wherever it is */
   {
     struct spec s;
