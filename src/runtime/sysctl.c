@@ -21,8 +21,8 @@
 #include "oci/io.h"
 
 static const char *const ipc_keys[] = {
-    "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni",          "kernel.sem",
-    "kernel.shmall", "kernel.shmmax", "kernel.shmmni",          "kernel.shm_rmid_forced",
+    "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni", "kernel.sem",
+    "kernel.shmall", "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced",
 };
 
 /* The namespace a key belongs to, or SPEC_NS_COUNT for a host-wide key. */
@@ -100,8 +100,8 @@ int sysctl_check(const struct spec *spec, oci_error_t *err)
                            key, spec_namespace_name(ns));
     if (spec->namespaces[ns].path != NULL && is_own_namespace(spec->namespaces[ns].path, ns))
       return oci_error_set(err, 0,
-                           "linux.sysctl: '%s': the %s namespace joined at '%s' is the host's",
-                           key, spec_namespace_name(ns), spec->namespaces[ns].path);
+                           "linux.sysctl: '%s': the %s namespace joined at '%s' is the host's", key,
+                           spec_namespace_name(ns), spec->namespaces[ns].path);
   }
   return 0;
 }
@@ -118,14 +118,13 @@ int sysctl_apply(const struct spec *spec, oci_error_t *err)
     return oci_error_errno(err, "linux.sysctl: open /proc/sys");
   for (size_t i = 0; i < spec->n_sysctl; i++) {
     struct open_how how = {.flags = O_WRONLY | O_CLOEXEC,
-                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-                                      RESOLVE_NO_MAGICLINKS};
+                           .resolve =
+                               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
     const char *value = spec->sysctl[i].value;
     cleanup_close int fd = -1;
 
     if (key_path(spec->sysctl[i].key, path, sizeof(path)) < 0)
-      return oci_error_set(err, 0, "linux.sysctl: '%s' is not a sysctl name",
-                           spec->sysctl[i].key);
+      return oci_error_set(err, 0, "linux.sysctl: '%s' is not a sysctl name", spec->sysctl[i].key);
     fd = (int)syscall(SYS_openat2, sys_fd, path, &how, sizeof(how));
     if (fd < 0 || oci_write_all(fd, value, strlen(value)) < 0)
       return oci_error_errno(err, "linux.sysctl: set %s to '%s' (/proc/sys/%s)",
