@@ -1503,3 +1503,207 @@ out:
   launch_clear(&launch);
   return ret;
 }
+
+/* ---- exec: a second process in a live container ---- */
+
+/* The namespaces of pid that are not ocirun's own: joining one's own user
+ * namespace is an error, and the others need not be joined. */
+static int namespaces_to_join(pid_t pid, int *flags, oci_error_t *err)
+{
+  static const struct {
+    const char *name;
+    int flag;
+  } types[] = {{"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS},       {"pid", CLONE_NEWPID},
+               {"net", CLONE_NEWNET},   {"ipc", CLONE_NEWIPC},      {"uts", CLONE_NEWUTS},
+               {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME}};
+  char path[64];
+
+  *flags = 0;
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+    struct stat theirs, ours;
+
+    snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, types[i].name);
+    if (stat(path, &theirs) < 0) {
+      if (errno == ENOENT && strcmp(types[i].name, "time") == 0)
+        continue; /* a kernel without time namespaces */
+      return oci_error_errno(err, "exec: %s", path);
+    }
+    snprintf(path, sizeof(path), "/proc/self/ns/%s", types[i].name);
+    if (stat(path, &ours) < 0)
+      return oci_error_errno(err, "exec: %s", path);
+    if (theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino)
+      *flags |= types[i].flag;
+  }
+  return 0;
+}
+
+/* In the process that joins: into the container's namespaces through its
+ * pidfd, then a child of ocirun's (CLONE_PARENT) in the container's pid
+ * namespace and cgroup, which becomes the process. This one only reports
+ * that child's pid and exits: it is never seen inside the container. */
+static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, int cgroup_fd,
+                                int pid_pipe)
+{
+  struct clone_args args = {.flags = CLONE_PARENT, .exit_signal = 0};
+  oci_error_t err = NULL;
+  long child;
+
+  /* Non-dumpable until exec: nothing in the container may open the
+   * /proc/PID/exe of a process that runs ocirun's binary. */
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+    oci_error_errno(&err, "exec: PR_SET_DUMPABLE");
+    child_fail(launch, &err);
+  }
+  if (setns(pidfd, ns_flags) < 0) {
+    oci_error_errno(&err, "exec: join the container's namespaces");
+    child_fail(launch, &err);
+  }
+  if (cgroup_fd >= 0) {
+    args.flags |= CLONE_INTO_CGROUP;
+    args.cgroup = (uint64_t)cgroup_fd;
+  }
+  child = syscall(SYS_clone3, &args, sizeof(args));
+  if (child == 0) {
+    oci_error_t child_err = NULL;
+
+    close(pid_pipe);
+    if (cgroup_fd >= 0)
+      close(cgroup_fd);
+    close(pidfd);
+    if (reset_signals(&child_err) < 0 || child_close_fds(launch, &child_err) < 0 ||
+        setsid() < 0 || join_new_session_keyring(&child_err) < 0 ||
+        reset_scheduling(&child_err) < 0 || apply_rlimits(&launch->spec->process, &child_err) < 0 ||
+        enter_workdir(launch->spec->process.cwd, true, &child_err) < 0 ||
+        child_confine(launch, &child_err) < 0) {
+      if (child_err == NULL)
+        oci_error_errno(&child_err, "exec: setsid");
+      child_fail(launch, &child_err);
+    }
+    child_exec(launch);
+  }
+  if (child < 0) {
+    oci_error_errno(&err, "exec: clone3 into the container's pid namespace%s",
+                    cgroup_fd >= 0 ? " and cgroup" : "");
+    child_fail(launch, &err);
+  }
+  {
+    pid_t reported = (pid_t)child;
+    if (write(pid_pipe, &reported, sizeof(reported)) != (ssize_t)sizeof(reported))
+      _exit(EXIT_RUNTIME_ERROR);
+  }
+  _exit(0);
+}
+
+int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_error_t *err)
+{
+  struct launch launch;
+  struct spec joined = *exec->spec; /* shallow: the container's, with this process */
+  cleanup_close int pidfd = -1, cgroup_fd = -1;
+  int report[2] = {-1, -1}, pid_pipe[2] = {-1, -1};
+  cleanup_close int report_read = -1, pid_read = -1;
+  struct runtime_options options = {.state_root = exec->state_root, .id = "exec"};
+  struct child_report failure;
+  pid_t joiner;
+  int ns_flags, status;
+  ssize_t n;
+  int ret = -1;
+
+  *exec_pid = -1;
+  joined.process = *exec->process;
+  joined.has_process = true;
+  launch_init(&launch, &joined, &options, false);
+  launch.envp = joined.process.env;
+  launch.caps = (struct capability_sets){.bounding = joined.process.cap_bounding,
+                                         .effective = joined.process.cap_effective,
+                                         .permitted = joined.process.cap_permitted,
+                                         .inheritable = joined.process.cap_inheritable,
+                                         .ambient = joined.process.cap_ambient};
+  launch.groups = joined.process.additional_gids;
+  launch.n_groups = joined.process.n_additional_gids;
+  launch.set_groups = exec->set_groups;
+  if (joined.process.terminal)
+    return oci_error_set(err, 0, "exec: process.terminal: a terminal is not supported by ocirun yet");
+  pidfd = (int)syscall(SYS_pidfd_open, exec->pid, 0);
+  if (pidfd < 0)
+    return oci_error_errno(err, "exec: the container's process %d", (int)exec->pid);
+  if (namespaces_to_join(exec->pid, &ns_flags, err) < 0)
+    return -1;
+  if (exec->cgroup_path != NULL) {
+    cgroup_fd = open(exec->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cgroup_fd < 0)
+      return oci_error_errno(err, "exec: the container's cgroup '%s'", exec->cgroup_path);
+  }
+  if (joined.seccomp != NULL) {
+    cleanup_free char *text = cJSON_PrintUnformatted(joined.seccomp);
+
+    if (text == NULL)
+      return oci_error_set(err, ENOMEM, "linux.seccomp: render");
+    if (seccomp_filter_build_json(text, "linux.seccomp", joined.process.cap_effective,
+                                  exec->state_root, &launch.filter, err) < 0)
+      goto out;
+  }
+  if (pipe2(report, O_CLOEXEC) < 0 || pipe2(pid_pipe, O_CLOEXEC) < 0) {
+    oci_error_errno(err, "exec: pipe");
+    goto out;
+  }
+  report_read = report[0];
+  pid_read = pid_pipe[0];
+  launch.report_fd = report[1];
+  for (int i = 0; i < 3; i++)
+    launch.stdio[i] = i;
+  joiner = fork();
+  if (joiner == 0) {
+    close(report[0]);
+    close(pid_pipe[0]);
+    exec_join(&launch, pidfd, ns_flags, cgroup_fd, pid_pipe[1]);
+  }
+  close(report[1]);
+  close(pid_pipe[1]);
+  if (joiner < 0) {
+    oci_error_errno(err, "exec: fork");
+    goto out;
+  }
+  while (waitpid(joiner, &status, 0) < 0 && errno == EINTR)
+    ;
+  do
+    n = read(pid_read, exec_pid, sizeof(*exec_pid));
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)sizeof(*exec_pid))
+    *exec_pid = -1;
+  /* End of file: the process exec'd (the write end was close-on-exec);
+   * a report: it failed before, and says why. */
+  do
+    n = read(report_read, &failure, sizeof(failure));
+  while (n < 0 && errno == EINTR);
+  if (n == (ssize_t)sizeof(failure)) {
+    struct run_result ignored;
+    failure.message[sizeof(failure.message) - 1] = '\0';
+    if (*exec_pid > 0)
+      waitpid(*exec_pid, &status, 0);
+    *exec_pid = -1;
+    report_failure(&failure, &ignored, err);
+    ret = failure.kind == CHILD_EXEC_FAILED ? -ignored.exit_code : -1;
+    goto out;
+  }
+  if (*exec_pid <= 0) {
+    oci_error_set(err, 0, "exec: the process could not be started in the container");
+    goto out;
+  }
+  ret = 0;
+out:
+  launch.report_fd = -1;
+  launch_clear(&launch);
+  return ret;
+}
+
+int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err)
+{
+  siginfo_t info = {0};
+
+  while (waitid(P_PID, (id_t)exec_pid, &info, WEXITED) < 0) {
+    if (errno != EINTR)
+      return oci_error_errno(err, "exec: wait for process %d", (int)exec_pid);
+  }
+  *exit_code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+  return 0;
+}

@@ -73,4 +73,24 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
 int runtime_create(const struct spec *spec, const struct runtime_options *options,
                    const char *exec_fifo, pid_t *pid, char **cgroup_path, oci_error_t *err);
 
+/* A second process in a live container (`ocirun exec`): it joins the
+ * namespaces of the container's pid 1 through a pidfd and its cgroup, and
+ * gets the process's user, capabilities, rlimits, no-new-privileges and
+ * the container's seccomp filter. Its stdio is the caller's 0, 1, 2. */
+struct runtime_exec {
+  const struct spec *spec;            /* the container's configuration (seccomp) */
+  const struct spec_process *process; /* what to run */
+  pid_t pid;               /* the container's pid 1, checked alive (start time) by the caller */
+  const char *cgroup_path; /* its slice; NULL: none */
+  const char *state_root;  /* for the seccomp cache */
+  bool set_groups;         /* false in a user namespace that denies setgroups */
+};
+/* Starts it and returns once it has exec'd (*exec_pid, a child of ocirun's
+ * that the caller may wait for, or leave to a subreaper); a failure before
+ * exec returns -126 or -127 for a command that cannot run or is missing, -1
+ * otherwise. */
+int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_error_t *err);
+/* Waits for it: its exit status, or 128+N for signal N. */
+int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err);
+
 #endif
