@@ -286,8 +286,9 @@ static cJSON *rule_json(const struct seccomp_rule *rule, bool with_conditions)
 }
 
 /* host NULL: the whole profile with its conditions and archMap (what
- * `ocirun seccomp-profile` prints); otherwise only what applies to host. */
-static char *profile_render(const struct seccomp_profile *profile, const struct seccomp_host *host)
+ * `ocirun seccomp-profile` prints); otherwise only what applies to host,
+ * which is OCI's linux.seccomp format (no includes, excludes or archMap). */
+static cJSON *profile_json(const struct seccomp_profile *profile, const struct seccomp_host *host)
 {
   cleanup_cjson cJSON *root = cJSON_CreateObject();
   cJSON *syscalls;
@@ -330,7 +331,14 @@ static char *profile_render(const struct seccomp_profile *profile, const struct 
       continue;
     cJSON_AddItemToArray(syscalls, rule_json(&profile->rules[r], host == NULL));
   }
-  return cJSON_Print(root);
+  return steal_pointer(&root);
+}
+
+static char *profile_render(const struct seccomp_profile *profile, const struct seccomp_host *host)
+{
+  cleanup_cjson cJSON *root = profile_json(profile, host);
+
+  return root != NULL ? cJSON_Print(root) : NULL;
 }
 
 /* --- the interface of seccomp.h --- */
@@ -338,6 +346,32 @@ static char *profile_render(const struct seccomp_profile *profile, const struct 
 static void profile_release(struct seccomp_profile **profile)
 {
   seccomp_profile_free(*profile);
+}
+
+int seccomp_profile_resolve_oci(const struct seccomp_profile *profile, uint64_t effective_caps,
+                                cJSON **out, oci_error_t *err)
+{
+  struct seccomp_host host;
+
+  *out = NULL;
+  if (host_describe(effective_caps, &host, err) < 0)
+    return -1;
+  *out = profile_json(profile, &host);
+  if (*out == NULL)
+    return oci_error_set(err, ENOMEM, "seccomp: render profile");
+  return 0;
+}
+
+int seccomp_resolve_oci(const char *profile_path, uint64_t effective_caps, cJSON **out,
+                        oci_error_t *err)
+{
+  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
+
+  *out = NULL;
+  if (profile_path != NULL && seccomp_profile_parse_file(profile_path, &parsed, err) < 0)
+    return -1;
+  return seccomp_profile_resolve_oci(parsed != NULL ? parsed : seccomp_default_profile(),
+                                     effective_caps, out, err);
 }
 
 /* libseccomp writes the program to a file descriptor: a memfd keeps it in

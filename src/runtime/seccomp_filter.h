@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 #include "oci/error.h"
 #include "cli/run_config.h"
 
@@ -30,6 +32,11 @@ void seccomp_filter_free(struct seccomp_filter *filter);
 /* The profile applied, in Docker/OCI JSON form (caller frees): for the
  * artifact's identities and `ocirun seccomp-profile`. */
 char *seccomp_filter_profile_json(const struct seccomp_filter *filter);
+/* linux.seccomp for a run (see seccomp_profile_resolve_oci): the profile
+ * at profile_path, or Docker's default when NULL, resolved for
+ * effective_caps and this host. */
+int seccomp_resolve_oci(const char *profile_path, uint64_t effective_caps, cJSON **out,
+                        oci_error_t *err);
 /* `ocirun seccomp-profile`: the default profile in Docker's JSON format. */
 int seccomp_print_default_profile(FILE *out, oci_error_t *err);
 
