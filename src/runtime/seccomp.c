@@ -427,27 +427,17 @@ static void program_cache_key(const char *profile_json, char key[OCI_DIGEST_LEN]
   oci_sha256_free(hash);
 }
 
-int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
-                                const char *state_root, struct seccomp_filter **out,
-                                oci_error_t *err)
+/* Compiles a profile for the run (or takes the program from the cache). */
+static int filter_build(const struct seccomp_profile *profile, uint64_t effective_caps,
+                        const char *state_root, struct seccomp_filter **out, oci_error_t *err)
 {
-  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
-  const struct seccomp_profile *profile = seccomp_default_profile();
   struct seccomp_host host;
   struct seccomp_filter *filter;
   scmp_filter_ctx ctx = NULL;
   char key[OCI_DIGEST_LEN];
 
-  *out = NULL;
-  if (config->seccomp_unconfined)
-    return 0;
   if (host_describe(effective_caps, &host, err) < 0)
     return -1;
-  if (config->seccomp_profile_path != NULL) {
-    if (seccomp_profile_parse_file(config->seccomp_profile_path, &parsed, err) < 0)
-      return -1;
-    profile = parsed;
-  }
   filter = calloc(1, sizeof(*filter));
   if (filter == NULL)
     return oci_error_errno(err, "seccomp: allocate filter");
@@ -475,6 +465,39 @@ int seccomp_filter_build_cached(const struct run_config *config, uint64_t effect
     seccomp_cache_store(state_root, key, &filter->program);
   *out = filter;
   return 0;
+}
+
+int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
+                                const char *state_root, struct seccomp_filter **out,
+                                oci_error_t *err)
+{
+  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
+
+  *out = NULL;
+  if (config->seccomp_unconfined)
+    return 0;
+  if (config->seccomp_profile_path != NULL &&
+      seccomp_profile_parse_file(config->seccomp_profile_path, &parsed, err) < 0)
+    return -1;
+  return filter_build(parsed != NULL ? parsed : seccomp_default_profile(), effective_caps,
+                      state_root, out, err);
+}
+
+int seccomp_filter_build_oci(const cJSON *seccomp, uint64_t effective_caps, const char *state_root,
+                             struct seccomp_filter **out, oci_error_t *err)
+{
+  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
+  cleanup_free char *text = NULL;
+
+  *out = NULL;
+  if (seccomp == NULL)
+    return 0;
+  text = cJSON_PrintUnformatted(seccomp);
+  if (text == NULL)
+    return oci_error_set(err, ENOMEM, "seccomp: print linux.seccomp");
+  if (seccomp_profile_parse(text, "config.json: linux.seccomp", &parsed, err) < 0)
+    return -1;
+  return filter_build(parsed, effective_caps, state_root, out, err);
 }
 
 int seccomp_filter_build(const struct run_config *config, uint64_t effective_caps,

@@ -24,6 +24,12 @@ int seccomp_filter_build(const struct run_config *config, uint64_t effective_cap
 int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
                                 const char *state_root, struct seccomp_filter **out,
                                 oci_error_t *err);
+/* The filter for a configuration's linux.seccomp (OCI's format, which
+ * seccomp_profile_parse reads; NULL: unconfined, *out NULL), cached like
+ * the above: the key is the profile's text as resolved for effective_caps
+ * and this host, so a document that says the same compiles once. */
+int seccomp_filter_build_oci(const cJSON *seccomp, uint64_t effective_caps, const char *state_root,
+                             struct seccomp_filter **out, oci_error_t *err);
 /* In the child, last step before execve, after no-new-privileges (or,
  * without it, before the user switch drops CAP_SYS_ADMIN). One prctl: no
  * allocation, no library state. */

@@ -94,6 +94,22 @@ struct variant {
 
 static struct oci_image default_image;
 
+/* Every document built must be one the runtime's parser accepts. */
+static void check_spec_parse(const cJSON *document)
+{
+#ifdef RUN_SPEC_HAVE_SPEC_PARSE
+  struct spec spec;
+  oci_error_t err = NULL;
+
+  ok(spec_parse(document, &spec, &err) == 0, "spec_parse accepts the document (%s)",
+     err != NULL ? err->message : "");
+  spec_clear(&spec);
+  oci_error_free(&err);
+#else
+  (void)document;
+#endif
+}
+
 /* Parses "ocirun run ARGV... IMAGE [COMMAND...]" (argv NULL-terminated,
  * "IMAGE" stands for the image) and builds the configuration; NULL with
  * the error text in message on a refusal. */
@@ -126,6 +142,8 @@ static cJSON *build_argv_list(char **args, const struct variant *variant, char *
     };
     run_spec_build(&in, &document, &err);
   }
+  if (document != NULL)
+    check_spec_parse(document);
   snprintf(message, size, "%s", err != NULL ? err->message : "");
   oci_error_free(&err);
   run_config_clear(&config);
@@ -684,6 +702,72 @@ static void test_seccomp(void)
   cJSON_Delete(config);
 }
 
+/* The runtime compiling linux.seccomp gets the filter ocirun's run built
+ * from the flags before: the same resolved profile, so the same cache key
+ * and program. */
+static void check_same_filter(const char *what, const char *first, ...)
+{
+  char *argv[16] = {"run"};
+  int argc = 1, next = 0;
+  struct run_config config;
+  oci_error_t err = NULL;
+  cleanup_cjson cJSON *document = NULL;
+  struct seccomp_filter *from_flags = NULL, *from_spec = NULL;
+  cleanup_free char *flags_json = NULL, *spec_json = NULL;
+  uint64_t caps;
+  va_list ap;
+
+  va_start(ap, first);
+  for (const char *a = first; a != NULL && argc < 14; a = va_arg(ap, const char *))
+    argv[argc++] = (char *)a;
+  va_end(ap);
+  argv[argc++] = "IMAGE";
+  argv[argc] = NULL;
+  run_config_init(&config);
+  optind = 0;
+  if (run_options_parse(argc, argv, &config, &next, &err) == 0 &&
+      run_config_set_command(&config, argv[next], NULL, 0, &err) == 0) {
+    struct run_spec_input in = {.config = &config,
+                                .image = &default_image,
+                                .rootfs_fd = rootfs_fd,
+                                .rootfs_path = rootfs_path};
+    run_spec_build(&in, &document, &err);
+  }
+  caps = config.cap_drop_all ? 0 : capabilities_docker_default() & ~config.cap_drop;
+  caps |= config.cap_add;
+  if (ok(document != NULL && seccomp_filter_build(&config, caps, &from_flags, &err) == 0 &&
+             seccomp_filter_build_oci(at(document, "linux.seccomp"), caps, NULL, &from_spec,
+                                      &err) == 0,
+         "%s: both filters build (%s)", what, err != NULL ? err->message : "")) {
+    flags_json = seccomp_filter_profile_json(from_flags);
+    spec_json = seccomp_filter_profile_json(from_spec);
+    is_str(spec_json, flags_json, "%s: linux.seccomp compiles to the filter the flags asked for",
+           what);
+  }
+  seccomp_filter_free(from_flags);
+  seccomp_filter_free(from_spec);
+  oci_error_free(&err);
+  run_config_clear(&config);
+}
+
+static void test_seccomp_compile(void)
+{
+  struct seccomp_filter *filter = (struct seccomp_filter *)1;
+  oci_error_t err = NULL;
+  cleanup_cjson cJSON *bad = cJSON_Parse("{\"defaultAction\":\"SCMP_ACT_NOPE\"}");
+
+  check_same_filter("default", NULL);
+  check_same_filter("--cap-add SYS_ADMIN", "--cap-add", "SYS_ADMIN", NULL);
+  check_same_filter("--cap-drop ALL", "--cap-drop", "ALL", NULL);
+  ok(seccomp_filter_build_oci(NULL, 0, NULL, &filter, &err) == 0 && filter == NULL,
+     "no linux.seccomp: no filter");
+  ok(seccomp_filter_build_oci(bad, 0, NULL, &filter, &err) < 0 && filter == NULL &&
+         strstr(err->message, "linux.seccomp") != NULL &&
+         strstr(err->message, "SCMP_ACT_NOPE") != NULL,
+     "a bad linux.seccomp is refused, naming it (%s)", err != NULL ? err->message : "");
+  oci_error_free(&err);
+}
+
 static void test_rootless(void)
 {
   struct userns_map single = {.uid = {{0, 1000, 1}}, .gid = {{0, 1000, 1}}, .n_ranges = 1};
@@ -752,6 +836,7 @@ int main(void)
   test_capabilities();
   test_limits_and_mounts();
   test_seccomp();
+  test_seccomp_compile();
   test_rootless();
   remove_rootfs();
   return unit_done();
