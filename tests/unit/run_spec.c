@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,8 +102,25 @@ static void check_spec_parse(const cJSON *document)
   struct spec spec;
   oci_error_t err = NULL;
 
-  ok(spec_parse(document, &spec, &err) == 0, "spec_parse accepts the document (%s)",
-     err != NULL ? err->message : "");
+  if (!ok(spec_parse(document, &spec, &err) == 0, "spec_parse accepts the document (%s)",
+          err != NULL ? err->message : "")) {
+    oci_error_free(&err);
+    return;
+  }
+  /* and reads it as meant: nodev where the workload can write, the
+   * filesystem's own options as data, the device rules in order */
+  for (size_t i = 0; i < spec.n_mounts; i++) {
+    const struct spec_mount *mount = &spec.mounts[i];
+
+    if ((mount->flags & MS_RDONLY) == 0 && strcmp(mount->type, "devpts") != 0 &&
+        (mount->flags & MS_NODEV) == 0)
+      ok(false, "spec_parse: %s is writable and not nodev", mount->destination);
+    if (strcmp(mount->destination, "/dev") == 0)
+      is_str(mount->data, "mode=755,size=65536k", "spec_parse: /dev's data");
+  }
+  ok(spec.has_resources && spec.resources.n_devices == 13 && !spec.resources.devices[0].allow &&
+         spec.resources.devices[0].type == 'a' && spec.resources.devices[12].minor == 200,
+     "spec_parse: the device rules");
   spec_clear(&spec);
   oci_error_free(&err);
 #else
