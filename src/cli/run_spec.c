@@ -270,6 +270,14 @@ void run_spec_hostname(const struct run_config *config, char *out, size_t size)
   snprintf(out, size, "%s", name);
 }
 
+const char *run_spec_seccomp_origin(const struct run_config *config)
+{
+  if (config->seccomp_unconfined)
+    return NULL;
+  return config->seccomp_profile_path != NULL ? config->seccomp_profile_path
+                                              : "built-in default (docker's profile)";
+}
+
 /* docker's default set, --cap-drop (ALL: everything) then --cap-add. */
 static uint64_t effective_capabilities(const struct run_config *config)
 {

@@ -32,4 +32,13 @@ int run_spec_build(const struct run_spec_input *in, cJSON **config, oci_error_t 
  * size - 1 characters. */
 void run_spec_hostname(const struct run_config *config, char *out, size_t size);
 
+/* For runtime_options.seccomp_origin: where linux.seccomp came from
+ * (NULL when unconfined: the document has none). */
+const char *run_spec_seccomp_origin(const struct run_config *config);
+
+/* As docker: the image's /etc/hostname and /etc/hosts describe the run,
+ * not the machine the image was built on. These are the contents for
+ * mount_root.files; /etc/hostname is the document's hostname and "\n". */
+#define RUN_SPEC_ETC_HOSTS "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+
 #endif

@@ -667,6 +667,16 @@ static void test_seccomp(void)
   check_seccomp_round_trip(config, capabilities_docker_default(), "default profile");
   cJSON_Delete(config);
 
+  {
+    struct run_config c;
+
+    run_config_init(&c);
+    is_str(run_spec_seccomp_origin(&c), "built-in default (docker's profile)",
+           "seccomp origin: the built-in default");
+    c.seccomp_unconfined = true;
+    is_str(run_spec_seccomp_origin(&c), NULL, "seccomp origin: none when unconfined");
+    run_config_clear(&c);
+  }
   config = build(&v, msg, sizeof(msg), "--security-opt", "seccomp=unconfined", "IMAGE", NULL);
   ok(config != NULL && at(config, "linux.seccomp") == NULL, "seccomp=unconfined: no linux.seccomp");
   cJSON_Delete(config);
