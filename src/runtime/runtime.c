@@ -1002,17 +1002,8 @@ static int prepare_launch(struct launch *launch, oci_error_t *err)
     return 0;
   /* Built before clone: the child only loads it. Compiling the profile is
    * the costliest step of a start, so the compiled program is cached. */
-  {
-    cleanup_free char *text = cJSON_PrintUnformatted(spec->seccomp);
-
-    if (text == NULL)
-      return oci_error_set(err, ENOMEM, "linux.seccomp: render");
-    return seccomp_filter_build_json(text, launch->options->seccomp_origin != NULL
-                                               ? launch->options->seccomp_origin
-                                               : "linux.seccomp",
-                                     process->cap_effective, launch->options->state_root,
-                                     &launch->filter, err);
-  }
+  return seccomp_filter_build_oci(spec->seccomp, process->cap_effective,
+                                  launch->options->state_root, &launch->filter, err);
 }
 
 /* The device rules of the slice: the configuration's, then the spec's
@@ -1633,15 +1624,10 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
     if (cgroup_fd < 0)
       return oci_error_errno(err, "exec: the container's cgroup '%s'", exec->cgroup_path);
   }
-  if (joined.seccomp != NULL) {
-    cleanup_free char *text = cJSON_PrintUnformatted(joined.seccomp);
-
-    if (text == NULL)
-      return oci_error_set(err, ENOMEM, "linux.seccomp: render");
-    if (seccomp_filter_build_json(text, "linux.seccomp", joined.process.cap_effective,
-                                  exec->state_root, &launch.filter, err) < 0)
-      goto out;
-  }
+  if (joined.seccomp != NULL &&
+      seccomp_filter_build_oci(joined.seccomp, joined.process.cap_effective, exec->state_root,
+                               &launch.filter, err) < 0)
+    goto out;
   if (pipe2(report, O_CLOEXEC) < 0 || pipe2(pid_pipe, O_CLOEXEC) < 0) {
     oci_error_errno(err, "exec: pipe");
     goto out;
