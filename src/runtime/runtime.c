@@ -794,8 +794,27 @@ static void launch_clear(struct launch *launch)
   cleanup_strvp(&launch->envp);
 }
 
-static void print_dry_run(const struct launch *launch, const char *rootfs,
-                          const char *cgroup_parent, FILE *out)
+/* Issue 9 bridge until the runtime takes a spec: docker's flags as the
+ * linux.resources docker would write (--memory alone: as much swap again). */
+static void resources_from_config(const struct run_config *config, struct spec_resources *r)
+{
+  *r = (struct spec_resources){.memory_limit = config->memory_bytes,
+                               .memory_reservation = -1,
+                               .memory_swap = -1,
+                               .cpu_quota = config->cpu_quota_us > 0 ? config->cpu_quota_us : -1,
+                               .cpu_period =
+                                   config->cpu_period_us > 0 ? (uint64_t)config->cpu_period_us : 0,
+                               .pids_limit = config->pids_limit > 0 ? config->pids_limit : -1};
+  if (config->memory_swap_bytes == -2)
+    r->memory_swap = INT64_MAX;
+  else if (config->memory_swap_bytes >= 0)
+    r->memory_swap = config->memory_swap_bytes;
+  else if (config->memory_bytes >= 0)
+    r->memory_swap = 2 * config->memory_bytes;
+}
+
+static void print_dry_run(const struct launch *launch, const char *rootfs, const char *cgroup_path,
+                          const struct cgroup_limits *limits, FILE *out)
 {
   const struct run_config *config = launch->config;
   cleanup_free char *profile = NULL;
@@ -810,14 +829,8 @@ static void print_dry_run(const struct launch *launch, const char *rootfs,
     fprintf(out, "  NONE (--unsafe-no-cgroup): no memory/cpu/pids limits and no device program "
                  "are applied\n");
   } else {
-    fprintf(out, "  slice: %s/%s\n", cgroup_parent, config->name);
-    fprintf(out, "  memory.max: %lld\n", (long long)config->memory_bytes);
-    fprintf(out, "  memory.swap (docker --memory-swap): %lld\n",
-            (long long)config->memory_swap_bytes);
-    fprintf(out, "  cpu.max: %lld %lld\n", (long long)config->cpu_quota_us,
-            (long long)config->cpu_period_us);
-    fprintf(out, "  pids.max: %lld\n", (long long)config->pids_limit);
-    fprintf(out, "  (-1: max/unset; memory.swap -2: unlimited)\n");
+    fprintf(out, "  slice: %s\n", cgroup_path);
+    cgroup_limits_print(limits, out, "  ");
   }
   fprintf(out, "\ndevices:\n");
   if (config->unsafe_no_cgroup || launch->rootless)
@@ -825,7 +838,7 @@ static void print_dry_run(const struct launch *launch, const char *rootfs,
             config->unsafe_no_cgroup ? "--unsafe-no-cgroup" : "rootless",
             launch->rootless ? ", and mknod of a device needs CAP_MKNOD on the host" : "");
   else
-    cgroup_devices_print(out, "  ");
+    cgroup_devices_print(cgroup_devices_docker_default, cgroup_devices_docker_default_n, out, "  ");
   fprintf(out, "\ncapabilities (bounding/permitted for uid 0): 0x%016llx\n ",
           (unsigned long long)launch->caps);
   for (int cap = 0; cap < 64; cap++) {
@@ -1067,6 +1080,8 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   cleanup_free char *run_dir = NULL;
   cleanup_free char *cgroup_path = NULL;
   cleanup_free char *record_file = NULL;
+  struct spec_resources resources;
+  struct cgroup_limits limits = {0};
   cleanup_close int signal_fd = -1;
   bool signals_blocked = false, pipe_ignored = false, relay_open = false;
   sigset_t blocked, original_mask;
@@ -1086,10 +1101,13 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
     run_dir = cgroup_path = NULL;
     return oci_error_errno(err, "run: allocate");
   }
+  resources_from_config(config, &resources);
+  if (cgroup_limits_build(&resources, &limits, err) < 0)
+    return -1;
   if (prepare_launch(image, rootfs, config, res.root, run_dir, &launch, err) < 0)
     goto out;
   if (config->dry_run) {
-    print_dry_run(&launch, rootfs, cgroup_parent, stdout);
+    print_dry_run(&launch, rootfs, cgroup_path, &limits, stdout);
     *result = (struct run_result){.exit_code = 0, .exited = true, .teardown_verified = true};
     ret = 0;
     goto out;
@@ -1159,8 +1177,9 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
     launch.plan.mountpoint_ino = mountpoint.st_ino;
   }
   if (!config->unsafe_no_cgroup) {
-    if (cgroup_slice_create(cgroup_parent, config->name, launch.rootless, config, &res.slice, err) <
-        0)
+    if (cgroup_slice_create(cgroup_path, launch.rootless, &limits,
+                            launch.rootless ? NULL : cgroup_devices_docker_default,
+                            cgroup_devices_docker_default_n, &res.slice, err) < 0)
       goto teardown;
     res.slice_created = true;
   }
@@ -1179,5 +1198,6 @@ out:
   if (signals_blocked)
     sigprocmask(SIG_SETMASK, &original_mask, NULL);
   launch_clear(&launch);
+  cgroup_limits_clear(&limits);
   return ret;
 }
