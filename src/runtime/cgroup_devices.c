@@ -39,6 +39,27 @@ const struct spec_device_rule cgroup_devices_docker_default[] = {
 const size_t cgroup_devices_docker_default_n =
     sizeof(cgroup_devices_docker_default) / sizeof(cgroup_devices_docker_default[0]);
 
+static const struct spec_device_rule runtime_defaults[] = {
+    {true, 'c', 1, 3, "rwm"}, {true, 'c', 1, 5, "rwm"},     {true, 'c', 1, 7, "rwm"},
+    {true, 'c', 1, 8, "rwm"}, {true, 'c', 1, 9, "rwm"},     {true, 'c', 5, 0, "rwm"},
+    {true, 'c', 5, 2, "rwm"}, {true, 'c', 136, ANY, "rwm"},
+};
+#define N_RUNTIME_DEFAULTS (sizeof(runtime_defaults) / sizeof(runtime_defaults[0]))
+
+int cgroup_devices_with_defaults(const struct spec_device_rule *rules, size_t n,
+                                 struct spec_device_rule **out, size_t *n_out, oci_error_t *err)
+{
+  *out = calloc(n + N_RUNTIME_DEFAULTS, sizeof(**out));
+  *n_out = 0;
+  if (*out == NULL)
+    return oci_error_errno(err, "cgroup devices: allocate the rules");
+  if (n > 0)
+    memcpy(*out, rules, n * sizeof(*rules));
+  memcpy(*out + n, runtime_defaults, sizeof(runtime_defaults));
+  *n_out = n + N_RUNTIME_DEFAULTS;
+  return 0;
+}
+
 /* The access bits in the order the program decides them. */
 static const struct {
   char letter;

@@ -22,6 +22,14 @@
 extern const struct spec_device_rule cgroup_devices_docker_default[];
 extern const size_t cgroup_devices_docker_default_n;
 
+/* The rules a container's program is built from: the spec's, then read,
+ * write and mknod of the devices the runtime puts in every container's /dev
+ * (the spec's default devices: null, zero, full, random, urandom, tty, ptmx,
+ * and 136:* for its pseudo-terminals and console). Last, so that a
+ * configuration's deny-all (runc's `spec` writes one) cannot make /dev/null
+ * unusable, as runc also appends them. *out is allocated. */
+int cgroup_devices_with_defaults(const struct spec_device_rule *rules, size_t n,
+                                 struct spec_device_rule **out, size_t *n_out, oci_error_t *err);
 /* Whether the rules allow `access` (a non-empty subset of "rwm") on the
  * device type ('c' or 'b') major:minor. Default deny; each access bit is
  * decided by the last rule that matches the device and names that bit, and

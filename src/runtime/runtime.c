@@ -810,7 +810,7 @@ static void resources_from_config(const struct run_config *config, struct spec_r
   else if (config->memory_swap_bytes >= 0)
     r->memory_swap = config->memory_swap_bytes;
   else if (config->memory_bytes >= 0)
-    r->memory_swap = 2 * config->memory_bytes;
+    r->memory_swap = config->memory_bytes > INT64_MAX / 2 ? INT64_MAX : 2 * config->memory_bytes;
 }
 
 static void print_dry_run(const struct launch *launch, const char *rootfs, const char *cgroup_path,
