@@ -6,13 +6,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "oci/cleanup.h"
 #include "runtime/cgroup.h"
+#include "runtime/cgroup_devices.h"
 #include "unit.h"
 
 static struct spec_resources none(void)
@@ -364,8 +370,214 @@ static void test_slice_path(void)
   ok(strncmp(slice_path(NULL, ".."), "ERROR: ", 7) == 0, "the id '..' is refused");
 }
 
-int main(void)
+/* --kernel (in the cgroup v2 guest, tests/guest/cgroup-slice.sh): a slice
+ * made from limits in a real hierarchy, its parents and controllers, what
+ * a failure leaves (nothing it made), freeze, the pid list, destroy. */
+static const char *read_at(const char *dir, const char *file)
 {
+  static char buf[512];
+  char path[1024];
+  int fd;
+  ssize_t n;
+
+  snprintf(path, sizeof(path), "%s/%s", dir, file);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+  if (fd >= 0)
+    close(fd);
+  buf[n > 0 ? n : 0] = '\0';
+  buf[strcspn(buf, "\n")] = '\0';
+  return buf;
+}
+
+/* cgroup.events whole ("populated 1\nfrozen 0\n"). */
+static const char *events_of(const char *dir)
+{
+  static char buf[512];
+  char path[1024];
+  int fd;
+  ssize_t n;
+
+  snprintf(path, sizeof(path), "%s/cgroup.events", dir);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+  if (fd >= 0)
+    close(fd);
+  buf[n > 0 ? n : 0] = '\0';
+  return buf;
+}
+
+static bool exists(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* A child that moves itself into `cgroup` and waits to be killed. */
+static pid_t start_in(const char *cgroup)
+{
+  char procs[1024];
+  pid_t pid;
+
+  snprintf(procs, sizeof(procs), "%s/cgroup.procs", cgroup);
+  pid = fork();
+  if (pid == 0) {
+    int fd = open(procs, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "0", 1) != 1)
+      _exit(2);
+    for (;;)
+      pause();
+  }
+  /* Until the child is in: cgroup.procs lists it. */
+  for (int i = 0; i < 500 && pid > 0; i++) {
+    char want[32];
+    snprintf(want, sizeof(want), "%d", (int)pid);
+    if (strstr(read_at(cgroup, "cgroup.procs"), want) != NULL)
+      break;
+    usleep(10000);
+  }
+  return pid;
+}
+
+static const char *create_error(const char *path, struct cgroup_limits *limits)
+{
+  static char text[1024];
+  struct cgroup_slice slice;
+  oci_error_t err = NULL;
+
+  text[0] = '\0';
+  if (cgroup_slice_create(path, false, limits, NULL, 0, &slice, &err) == 0) {
+    cgroup_slice_destroy(&slice, &err);
+    return "(created)";
+  }
+  snprintf(text, sizeof(text), "%s", err->message);
+  oci_error_free(&err);
+  return text;
+}
+
+static int kernel_main(void)
+{
+  char base[128], parent[256], path[512], inner[600], failing[512], failing_parent[256];
+  struct spec_resources r = none();
+  struct spec_key_value kv[] = {{"memory.oom.group", "1"}};
+  struct cgroup_limits limits, bad;
+  struct cgroup_slice slice;
+  oci_error_t err = NULL;
+  struct statfs fs;
+  pid_t *pids = NULL, outer_pid, inner_pid;
+  size_t n = 0;
+  bool found_outer = false, found_inner = false;
+
+  if (geteuid() != 0 || statfs("/sys/fs/cgroup", &fs) < 0 || fs.f_type != CGROUP2_SUPER_MAGIC) {
+    printf("1..0 # SKIP needs root on cgroup v2 (the guest)\n");
+    return 0;
+  }
+  snprintf(base, sizeof(base), "/sys/fs/cgroup/ocirun-unit-limits.%d", (int)getpid());
+  snprintf(parent, sizeof(parent), "%s/a", base);
+  snprintf(path, sizeof(path), "%s/box", parent);
+  if (!ok(mkdir(base, 0755) == 0, "kernel: make %s", base))
+    return unit_done();
+  r.memory_limit = 67108864;
+  r.memory_swap = 67108864;
+  r.pids_limit = 10;
+  r.cpuset_cpus = "0";
+  r.cpu_shares_set = true;
+  r.cpu_shares = 1024;
+  r.unified = kv;
+  r.n_unified = 1;
+  if (cgroup_limits_build(&r, &limits, &err) < 0)
+    return unit_done();
+
+  /* A slice two levels below an existing cgroup: the parent is made. */
+  if (!ok(cgroup_slice_create(path, false, &limits, cgroup_devices_docker_default,
+                              cgroup_devices_docker_default_n, &slice, &err) == 0,
+          "kernel: the slice is created below a parent it makes")) {
+    printf("# %s\n", err->message);
+    oci_error_free(&err);
+    return unit_done();
+  }
+  is_str(read_at(path, "memory.max"), "67108864", "kernel: memory.max");
+  is_str(read_at(path, "memory.swap.max"), "0", "kernel: memory.swap.max (swap == limit)");
+  is_str(read_at(path, "pids.max"), "10", "kernel: pids.max");
+  is_str(read_at(path, "cpuset.cpus"), "0", "kernel: cpuset.cpus");
+  is_str(read_at(path, "cpu.weight"), "39", "kernel: cpu.weight");
+  is_str(read_at(path, "memory.oom.group"), "1", "kernel: unified memory.oom.group");
+  ok(strstr(read_at(parent, "cgroup.subtree_control"), "cpuset") != NULL &&
+         strstr(read_at(base, "cgroup.subtree_control"), "cpuset") != NULL,
+     "kernel: cpuset enabled down to the slice (needed by cpuset.cpus)");
+  ok(strstr(read_at(parent, "cgroup.subtree_control"), "memory") != NULL &&
+         strstr(read_at(parent, "cgroup.subtree_control"), "pids") != NULL,
+     "kernel: memory and pids enabled in the made parent");
+
+  /* Two processes: one in the slice, one in a cgroup below it. */
+  snprintf(inner, sizeof(inner), "%s/inner", path);
+  ok(mkdir(inner, 0755) == 0, "kernel: a cgroup inside the slice");
+  outer_pid = start_in(path);
+  inner_pid = start_in(inner);
+  if (ok(cgroup_list_pids(path, &pids, &n, &err) == 0, "kernel: list the slice's pids")) {
+    for (size_t i = 0; i < n; i++) {
+      found_outer |= pids[i] == outer_pid;
+      found_inner |= pids[i] == inner_pid;
+    }
+    ok(n == 2 && found_outer && found_inner,
+       "kernel: cgroup_list_pids has the slice's process and its sub-cgroup's (%zu pids)", n);
+  }
+  free(pids);
+  oci_error_free(&err);
+  ok(cgroup_freeze(path, true, &err) == 0, "kernel: freeze");
+  oci_error_free(&err);
+  is_str(read_at(path, "cgroup.freeze"), "1", "kernel: cgroup.freeze is 1");
+  ok(strstr(events_of(path), "frozen 1\n") != NULL, "kernel: cgroup.events says frozen 1");
+  ok(cgroup_freeze(path, false, &err) == 0, "kernel: thaw");
+  oci_error_free(&err);
+  is_str(read_at(path, "cgroup.freeze"), "0", "kernel: cgroup.freeze is 0");
+  ok(strstr(events_of(path), "frozen 0\n") != NULL, "kernel: cgroup.events says frozen 0");
+  ok(cgroup_slice_destroy(&slice, &err) == 0, "kernel: destroy kills both and removes the slice");
+  oci_error_free(&err);
+  waitpid(outer_pid, NULL, 0);
+  waitpid(inner_pid, NULL, 0);
+  ok(!exists(path) && exists(parent), "kernel: the slice is gone, its parent stays");
+  rmdir(parent);
+
+  /* A failure after the parents were made leaves none of them. */
+  snprintf(failing_parent, sizeof(failing_parent), "%s/x", base);
+  snprintf(failing, sizeof(failing), "%s/y/box", failing_parent);
+  kv[0] = (struct spec_key_value){"memory.no_such_file", "1"};
+  r = none();
+  r.unified = kv;
+  r.n_unified = 1;
+  if (cgroup_limits_build(&r, &bad, &err) == 0) {
+    const char *message = create_error(failing, &bad);
+    ok(strstr(message, "memory.no_such_file") != NULL && strstr(message, "'1'") != NULL,
+       "kernel: a limit the kernel refuses fails the slice, naming the file and the value");
+    ok(!exists(failing_parent) && exists(base),
+       "kernel: the parents it made are removed, the one that existed stays");
+    cgroup_limits_clear(&bad);
+  }
+  kv[0] = (struct spec_key_value){"nosuch.max", "1"};
+  if (cgroup_limits_build(&r, &bad, &err) == 0) {
+    const char *message = create_error(failing, &bad);
+    ok(strstr(message, "the nosuch controller (needed by nosuch.max) is not available") != NULL,
+       "kernel: a controller that is not there is an error naming it");
+    ok(!exists(failing_parent), "kernel: and nothing is left");
+    cgroup_limits_clear(&bad);
+  }
+  /* An existing slice is never shared. */
+  snprintf(path, sizeof(path), "%s/taken", base);
+  mkdir(path, 0755);
+  ok(strstr(create_error(path, &limits), "File exists") != NULL,
+     "kernel: an existing slice is refused");
+  ok(exists(path), "kernel: and left as it was");
+  rmdir(path);
+  cgroup_limits_clear(&limits);
+  ok(rmdir(base) == 0, "kernel: the test cgroups are removed");
+  return unit_done();
+}
+
+int main(int argc, char **argv)
+{
+  if (argc > 1 && strcmp(argv[1], "--kernel") == 0)
+    return kernel_main();
   test_memory();
   test_cpu();
   test_pids();
