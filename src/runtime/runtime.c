@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -894,6 +895,135 @@ static int check_user_mapped(struct launch *launch, const char *user_source, oci
   return 0;
 }
 
+/* Until runtime.c takes a struct spec (issue 9): the mounts, masked and
+ * read-only paths `ocirun run` means, as the spec the mount plan is built
+ * from (docker's defaults), and the plan. A --tmpfs target is refused
+ * where it would land in ocirun's /dev (in /dev but not /dev/shm or
+ * /dev/mqueue) or with "dev"; its refusals name --tmpfs. */
+static int build_mount_plan(const struct run_config *config, const char *rootfs,
+                            const char *run_dir, struct launch *launch, oci_error_t *err)
+{
+  static char *masked[] = {"/proc/acpi",
+                           "/proc/asound",
+                           "/proc/interrupts",
+                           "/proc/kcore",
+                           "/proc/keys",
+                           "/proc/latency_stats",
+                           "/proc/timer_list",
+                           "/proc/timer_stats",
+                           "/proc/sched_debug",
+                           "/proc/scsi",
+                           "/sys/firmware",
+                           "/sys/devices/virtual/powercap",
+                           NULL};
+  static char *read_only[] = {"/proc/bus",           "/proc/fs", "/proc/irq", "/proc/sys",
+                              "/proc/sysrq-trigger", NULL};
+  const unsigned long rnn = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+  struct spec_mount defaults[] = {
+      {.destination = "/proc",
+       .type = "proc",
+       .source = "proc",
+       .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC},
+      {.destination = "/dev",
+       .type = "tmpfs",
+       .source = "tmpfs",
+       .flags = MS_NOSUID | MS_NODEV,
+       .data = "mode=755,size=65536k"},
+      {.destination = "/dev/pts",
+       .type = "devpts",
+       .source = "devpts",
+       .flags = MS_NOSUID | MS_NOEXEC,
+       .data = launch->rootless ? "newinstance,ptmxmode=0666,mode=0620"
+                                : "newinstance,ptmxmode=0666,mode=0620,gid=5"},
+      {.destination = "/dev/shm",
+       .type = "tmpfs",
+       .source = "shm",
+       .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC,
+       .data = "mode=1777,size=65536k"},
+      {.destination = "/dev/mqueue",
+       .type = "mqueue",
+       .source = "mqueue",
+       .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC},
+      {.destination = "/sys", .type = "sysfs", .source = "sysfs", .flags = rnn},
+      {.destination = "/sys/fs/cgroup", .type = "cgroup", .source = "cgroup", .flags = rnn},
+  };
+  const size_t n_defaults = sizeof(defaults) / sizeof(defaults[0]);
+  char hostname_file[128];
+  const struct mount_file files[] = {
+      {"/etc/hostname", hostname_file},
+      {"/etc/hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"},
+  };
+  struct mount_root root = {.root_fd = launch->rootfs_fd,
+                            .root_path = rootfs,
+                            .overlay = true,
+                            .run_dir = run_dir,
+                            .files = files,
+                            .n_files = 2};
+  struct spec spec = {
+      .root_readonly = config->read_only, .masked_paths = masked, .readonly_paths = read_only};
+  cleanup_free struct spec_mount *mounts = calloc(n_defaults + config->n_tmpfs, sizeof(*mounts));
+  char(*data)[64] = calloc(config->n_tmpfs + 1, sizeof(*data));
+  int ret = -1;
+
+  if (mounts == NULL || data == NULL) {
+    free(data);
+    return oci_error_errno(err, "run: allocate");
+  }
+  snprintf(hostname_file, sizeof(hostname_file), "%s\n", launch->hostname);
+  memcpy(mounts, defaults, sizeof(defaults));
+  for (size_t i = 0; i < config->n_tmpfs; i++) {
+    const struct tmpfs_mount *t = &config->tmpfs[i];
+
+    /* Every mount the container can write is nodev (also without a
+     * device cgroup): refuse docker's "dev" rather than ignore it. */
+    if ((t->flags & MS_NODEV) == 0) {
+      oci_error_set(err, 0,
+                    "--tmpfs '%s': option 'dev' is not allowed: every mount the container can "
+                    "write is nodev",
+                    t->path);
+      goto out;
+    }
+    if ((strcmp(t->path, "/dev") == 0 || strncmp(t->path, "/dev/", 5) == 0) &&
+        strcmp(t->path, "/dev/shm") != 0 && strcmp(t->path, "/dev/mqueue") != 0) {
+      oci_error_set(err, 0, "--tmpfs %s: the target is in ocirun's /dev tmpfs: refused", t->path);
+      goto out;
+    }
+    if (t->size_bytes > 0)
+      snprintf(data[i], sizeof(data[i]), "mode=%o,size=%llu", (unsigned)t->mode,
+               (unsigned long long)t->size_bytes);
+    else
+      snprintf(data[i], sizeof(data[i]), "mode=%o", (unsigned)t->mode);
+    mounts[n_defaults + i] = (struct spec_mount){.destination = t->path,
+                                                 .type = "tmpfs",
+                                                 .source = "tmpfs",
+                                                 .flags = t->flags,
+                                                 .data = data[i]};
+  }
+  spec.mounts = mounts;
+  spec.n_mounts = n_defaults + config->n_tmpfs;
+  if (mount_plan_build(&spec, &root, launch->rootless, &launch->plan, err) < 0)
+    goto out;
+  for (size_t i = 0; i < launch->plan.n_ops; i++) {
+    struct mount_op *op = &launch->plan.ops[i];
+    char *what;
+
+    if (op->mount_index < (int)n_defaults)
+      continue;
+    what = strdup("--tmpfs");
+    if (what == NULL) {
+      oci_error_errno(err, "run: allocate");
+      mount_plan_clear(&launch->plan);
+      goto out;
+    }
+    free(op->what);
+    op->what = what;
+  }
+  ret = 0;
+out:
+  free(data);
+  return ret;
+}
+
 static int prepare_launch(const struct oci_image *image, const char *rootfs,
                           const struct run_config *config, const char *state_root,
                           const char *run_dir, struct launch *launch, oci_error_t *err)
@@ -920,8 +1050,7 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
   launch->caps = effective_capabilities(config);
   if (build_argv(config, image, &launch->argv, err) < 0 ||
       build_env(config, image, launch->hostname, launch->user.home, &launch->envp, err) < 0 ||
-      mount_plan_build(config, rootfs, run_dir, launch->hostname, launch->rootless, &launch->plan,
-                       err) < 0)
+      build_mount_plan(config, rootfs, run_dir, launch, err) < 0)
     return -1;
   launch->plan.lower_fd = launch->rootfs_fd;
   /* Built before clone: the child only loads it. Compiling the profile is
