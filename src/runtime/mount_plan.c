@@ -1054,8 +1054,8 @@ static int check_landing(const struct mount_op *op, int root_fd, int target_fd, 
       return 0;
   }
   return oci_error_set(err, 0,
-                       "%s %s: the destination resolves (through the root's symlinks) onto %s: "
-                       "refused",
+                       "%s %s: the destination lands (through the root's symlinks or not) on %s, "
+                       "which is not its place: refused",
                        label(op), op->target, name);
 }
 
