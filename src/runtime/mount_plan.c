@@ -924,8 +924,10 @@ static enum landing landing_of(int fd, int root_fd, const char **name)
     *name = "sysfs";
     return LAND_SYSFS;
   case CGROUP2_SUPER_MAGIC:
-  case CGROUP_SUPER_MAGIC:
     *name = "cgroup2";
+    return LAND_CGROUP;
+  case CGROUP_SUPER_MAGIC:
+    *name = "a cgroup v1 hierarchy";
     return LAND_CGROUP;
   case DEVPTS_SUPER_MAGIC:
     *name = "devpts";
