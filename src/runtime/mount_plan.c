@@ -188,7 +188,7 @@ static bool path_is_or_under(const char *path, const char *top)
  * refused, naming it. */
 #define ATTR_FLAGS                                                                                 \
   (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME |       \
-   MS_STRICTATIME)
+   MS_STRICTATIME | MS_NOSYMFOLLOW)
 static const struct {
   unsigned long flag;
   const char *word;
@@ -202,7 +202,8 @@ static const struct {
 static int mount_options(const struct spec_mount *m, size_t index, bool bind, uint64_t *set,
                          uint64_t *clr, char **data, oci_error_t *err)
 {
-  unsigned long flags = m->flags & ~(unsigned long)(MS_BIND | MS_REC);
+  /* silent/loud only quiets the kernel's log of a failed mount */
+  unsigned long flags = m->flags & ~(unsigned long)(MS_BIND | MS_REC | MS_SILENT);
   unsigned long known = ATTR_FLAGS;
   size_t extra = 0;
 
@@ -210,12 +211,14 @@ static int mount_options(const struct spec_mount *m, size_t index, bool bind, ui
          ((flags & MS_NOSUID) ? MOUNT_ATTR_NOSUID : 0) |
          ((flags & MS_NODEV) ? MOUNT_ATTR_NODEV : 0) |
          ((flags & MS_NOEXEC) ? MOUNT_ATTR_NOEXEC : 0) |
-         ((flags & MS_NODIRATIME) ? MOUNT_ATTR_NODIRATIME : 0);
+         ((flags & MS_NODIRATIME) ? MOUNT_ATTR_NODIRATIME : 0) |
+         ((flags & MS_NOSYMFOLLOW) ? MOUNT_ATTR_NOSYMFOLLOW : 0);
   *clr = ((m->clear_flags & MS_RDONLY) ? MOUNT_ATTR_RDONLY : 0) |
          ((m->clear_flags & MS_NOSUID) ? MOUNT_ATTR_NOSUID : 0) |
          ((m->clear_flags & MS_NODEV) ? MOUNT_ATTR_NODEV : 0) |
          ((m->clear_flags & MS_NOEXEC) ? MOUNT_ATTR_NOEXEC : 0) |
-         ((m->clear_flags & MS_NODIRATIME) ? MOUNT_ATTR_NODIRATIME : 0);
+         ((m->clear_flags & MS_NODIRATIME) ? MOUNT_ATTR_NODIRATIME : 0) |
+         ((m->clear_flags & MS_NOSYMFOLLOW) ? MOUNT_ATTR_NOSYMFOLLOW : 0);
   /* One access-time mode: setting it means clearing the field first. */
   if (flags & MS_STRICTATIME)
     *set |= MOUNT_ATTR_STRICTATIME;
@@ -235,6 +238,14 @@ static int mount_options(const struct spec_mount *m, size_t index, bool bind, ui
     known |= superblock_flags[i].flag;
     extra += strlen(superblock_flags[i].word) + 1;
   }
+  if (flags & MS_REMOUNT)
+    return oci_error_set(err, 0,
+                         "config.json: mounts[%zu].options: 'remount' is not supported (every "
+                         "mount of the plan is a new one; its options are applied as it is made)",
+                         index);
+  if (flags & MS_I_VERSION)
+    return oci_error_set(err, 0, "config.json: mounts[%zu].options: 'iversion' is not supported",
+                         index);
   if (flags & ~known)
     return oci_error_set(err, 0,
                          "config.json: mounts[%zu].options: mount flags %#lx are not supported",
@@ -608,6 +619,7 @@ static void format_attr(const struct mount_op *op, char *buf, size_t size)
       {MOUNT_ATTR_NODEV, "nodev", "dev"},
       {MOUNT_ATTR_NOEXEC, "noexec", "exec"},
       {MOUNT_ATTR_NODIRATIME, "nodiratime", "diratime"},
+      {MOUNT_ATTR_NOSYMFOLLOW, "nosymfollow", "symfollow"},
   };
   static const struct {
     unsigned long flag;

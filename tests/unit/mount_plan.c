@@ -185,7 +185,10 @@ static void test_mounts(void)
        .type = "tmpfs",
        .clear_flags = MS_NODEV,
        .flags = MS_SYNCHRONOUS | MS_NOATIME},
-      {.destination = "relative/dest", .type = "mqueue", .source = "mqueue"},
+      {.destination = "relative/dest",
+       .type = "mqueue",
+       .source = "mqueue",
+       .flags = MS_SILENT | MS_NOSYMFOLLOW},
   };
   struct spec spec = {.mounts = mounts, .n_mounts = sizeof(mounts) / sizeof(mounts[0])};
   struct mount_plan plan;
@@ -245,8 +248,10 @@ static void test_mounts(void)
   is_str(plan.ops[i].data, "sync", "sync goes to the filesystem as a flag");
   is_str(plan.ops[i].source, "tmpfs", "a mount without source is named by its type");
 
-  ok(find(&plan, MOUNT_OP_FILESYSTEM, "/relative/dest") >= 0,
-     "a relative destination is relative to / (config.md)");
+  i = find(&plan, MOUNT_OP_FILESYSTEM, "/relative/dest");
+  ok(i >= 0, "a relative destination is relative to / (config.md)");
+  is_int(plan.ops[i].attr, MOUNT_ATTR_NOSYMFOLLOW | MOUNT_ATTR_NODEV,
+         "nosymfollow is a mount attribute, silent is nothing");
 
   out = open_memstream(&text, &text_size);
   mount_plan_print(&plan, out);
@@ -372,7 +377,11 @@ static void test_refusals(void)
   refused((struct spec_mount){.destination = "/mnt", .bind = true}, "mounts[0].source",
           "a bind without source");
   refused((struct spec_mount){.destination = "/mnt", .type = "tmpfs", .flags = MS_REMOUNT},
-          "not supported", "an unsupported flag (remount)");
+          "'remount' is not supported", "remount");
+  refused((struct spec_mount){.destination = "/mnt", .type = "tmpfs", .flags = MS_I_VERSION},
+          "'iversion'", "iversion");
+  refused((struct spec_mount){.destination = "/mnt", .type = "tmpfs", .flags = 1UL << 30},
+          "not supported", "an unknown flag bit");
   refused(
       (struct spec_mount){
           .destination = "/mnt", .source = "/srv", .bind = true, .flags = MS_SYNCHRONOUS},
