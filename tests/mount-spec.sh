@@ -126,6 +126,24 @@ has fuse-opens && ok "the made device opens" || not_ok "the made device opens"
 has denied && ok "a node made in /dev by the workload cannot be opened (/dev stays nodev)" ||
   not_ok "a node made in /dev by the workload cannot be opened (/dev stays nodev)"
 
+# in a user namespace mknod is the kernel's no: the host's node is bound,
+# and only if it is the very device the config names
+config '' ',
+  "devices": [{"path": "/dev/fuse", "type": "c", "major": 10, "minor": 229},
+              {"path": "/dev/myfifo", "type": "p"}]'
+sed -i 's/, "gid=5"//' "$B/config.json" # only root is mapped
+expect_exit 0 "userns: linux.devices apply" run --userns sh -c 'cat /proc/self/uid_map; ls -ln /dev/fuse /dev/myfifo; grep " /dev/fuse " /proc/self/mountinfo'
+grep -q "^crw.* 10, *229 .*/dev/fuse" "$TEST_TMP/out" && grep -q " /dev/fuse .* - devtmpfs " "$TEST_TMP/out" &&
+  ok "userns: /dev/fuse is the host's node, bound" || not_ok "userns: /dev/fuse is the host's node, bound"
+grep -q "^p.*/dev/myfifo" "$TEST_TMP/out" && ok "userns: the fifo is made" || not_ok "userns: the fifo is made"
+if [ -e /dev/char/1:5 ]; then
+  skip "userns: a device whose host node is another device (this host has /dev/char)"
+else
+  config '' ', "devices": [{"path": "/dev/null", "type": "c", "major": 1, "minor": 5}]'
+  sed -i 's/, "gid=5"//' "$B/config.json"
+  expect_exit 125 "userns: /dev/null as 1:5, whose host node is 1:3, is refused" run --userns true
+fi
+
 # root.readonly and rootfsPropagation
 config '' ', "rootfsPropagation": "rshared"' ', "readonly": true'
 expect_exit 0 "readonly root and rshared apply" run sh -c 'touch /x || echo root-ro; touch /dev/shm/x && echo shm-rw; cat /proc/self/mountinfo'

@@ -421,7 +421,8 @@ static int add_default_devices(struct mount_plan *plan, const struct spec *spec,
  * config's mode and owner where the config says, and bound onto itself with
  * dev: the one file is a device, the filesystem around it stays nodev. In a
  * user namespace mknod is refused by the kernel, so the host's node of that
- * major:minor (/dev/char/M:m, /dev/block/M:m) is bound, checked to be it;
+ * major:minor (/dev/char/M:m, /dev/block/M:m, else the host's node at the
+ * config's path) is bound, checked to be it;
  * its mode and owner are the host's. A fifo is always made. */
 static int add_spec_device(struct mount_plan *plan, const struct spec_device *d, size_t index,
                            bool user_namespace, oci_error_t *err)
@@ -1197,6 +1198,10 @@ static int apply_bind_device(const struct mount_op *op, int root_fd, oci_error_t
   struct mount_attr attr = {.attr_set = op->attr};
 
   mount_fd = open_host_device(op->source, op->dev_type, op->rdev);
+  /* A host without udev has no /dev/char: its node at the config's path
+   * will do, if it is that very device. */
+  if (mount_fd < 0 && errno == ENOENT && strcmp(op->source, op->target) != 0)
+    mount_fd = open_host_device(op->target, op->dev_type, op->rdev);
   if (mount_fd < 0)
     return -1;
   target_fd = open_checked_target(op, root_fd, false, err);

@@ -2,7 +2,9 @@
  * OCI commands will (the bundle's root.path bound as the root), in new
  * mount, pid, net, ipc and cgroup namespaces, then runs a command in it.
  *   mount-plan-apply BUNDLE --print          the plan, nothing applied
- *   mount-plan-apply BUNDLE CMD [ARG...]     125 when the plan fails */
+ *   mount-plan-apply BUNDLE CMD [ARG...]     125 when the plan fails
+ *   mount-plan-apply BUNDLE --userns CMD...  in a user namespace too (root
+ *                                            mapped to root, one id) */
 #include "config.h"
 
 #include <fcntl.h>
@@ -14,8 +16,20 @@
 #include <unistd.h>
 
 #include "oci/cleanup.h"
+#include "oci/io.h"
 #include "runtime/mount_plan.h"
 #include "runtime/spec.h"
+
+static int write_file(const char *path, const char *text)
+{
+  cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+  if (fd < 0 || oci_write_all(fd, text, strlen(text)) < 0) {
+    perror(path);
+    return -1;
+  }
+  return 0;
+}
 
 static int fail(oci_error_t *err)
 {
@@ -31,6 +45,7 @@ int main(int argc, char **argv)
   oci_error_t err = NULL;
   cleanup_free char *root_path = NULL;
   int bundle_fd, status;
+  bool userns = argc > 3 && strcmp(argv[2], "--userns") == 0;
   pid_t pid;
 
   if (argc < 3) {
@@ -56,11 +71,19 @@ int main(int argc, char **argv)
     perror(root_path);
     return 125;
   }
-  if (mount_plan_build(&spec, &root, false, &plan, &err) < 0)
+  if (userns)
+    argv++;
+  if (mount_plan_build(&spec, &root, userns, &plan, &err) < 0)
     return fail(&err);
   if (strcmp(argv[2], "--print") == 0) {
     mount_plan_print(&plan, stdout);
     return 0;
+  }
+  if (userns && (unshare(CLONE_NEWUSER) < 0 || write_file("/proc/self/setgroups", "deny") < 0 ||
+                 write_file("/proc/self/uid_map", "0 0 1") < 0 ||
+                 write_file("/proc/self/gid_map", "0 0 1") < 0)) {
+    perror("user namespace");
+    return 125;
   }
   if (unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWCGROUP) < 0) {
     perror("unshare");
