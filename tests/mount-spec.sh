@@ -151,6 +151,25 @@ has root-ro && has shm-rw && ok "root.readonly: the root only" || not_ok "root.r
 mountinfo_of / | grep -q " ro,.*shared:" && ok "rootfsPropagation rshared: the root is shared" ||
   not_ok "rootfsPropagation rshared: the root is shared"
 
+# rslave: the host's mounts reach the container, its own never the host
+mkdir -p "$HOST/prop" && mount -t tmpfs prop "$HOST/prop" && mount --make-shared "$HOST/prop"
+config ",
+  {\"destination\": \"/prop\", \"source\": \"$HOST/prop\", \"options\": [\"rbind\", \"rslave\"]},
+  {\"destination\": \"/prop2\", \"source\": \"$HOST/prop\", \"options\": [\"rbind\"]}" ', "rootfsPropagation": "rslave"'
+expect_exit 0 "rootfsPropagation rslave applies" run sh -c 'grep -E " /prop2? " /proc/self/mountinfo; mkdir /prop/inner && mount -t tmpfs inner /prop/inner && echo mounted-inside'
+mountinfo_of /prop | grep -q "master:" && ok "rslave: /prop is a slave of the host's shared mount" ||
+  not_ok "rslave: /prop is a slave of the host's shared mount"
+mountinfo_of /prop2 | grep -q "master:" && ok "rslave tree: a plain rbind is a slave too" ||
+  not_ok "rslave tree: a plain rbind is a slave too"
+has mounted-inside && ! grep -q " $HOST/prop/inner " /proc/self/mountinfo &&
+  ok "a mount made inside does not reach the host" || not_ok "a mount made inside does not reach the host"
+config ",
+  {\"destination\": \"/prop\", \"source\": \"$HOST/prop\", \"options\": [\"rbind\", \"rslave\"]}"
+expect_exit 0 "control: without rootfsPropagation the tree is private" run grep " /prop " /proc/self/mountinfo
+mountinfo_of /prop | grep -q "master:" && not_ok "... so even an rslave bind has no master" ||
+  ok "... so even an rslave bind has no master"
+umount -l "$HOST/prop"
+
 # ---- a hostile rootfs ----
 # /var/tmp -> /proc: a tmpfs at /var/tmp/sys would cover /proc/sys.
 fresh_bundle

@@ -553,9 +553,14 @@ int mount_plan_build(const struct spec *spec, const struct mount_root *root, boo
     goto fail;
   }
   /* private first: nothing the container mounts propagates to the host;
-   * what a mount's propagation option asks is applied on top. */
-  if (add_op(plan, MOUNT_OP_MAKE_PRIVATE, NULL, "/", NULL, 0, NULL, err) == NULL ||
-      add_root(plan, root, user_namespace, err) < 0)
+   * what a mount's propagation option asks is applied on top. A slave
+   * rootfsPropagation makes the tree a slave instead: it then receives the
+   * host's mounts (the spec's meaning) and still sends nothing back. */
+  op = add_op(plan, MOUNT_OP_MAKE_PRIVATE, NULL, "/", NULL, 0, NULL, err);
+  if (op == NULL)
+    goto fail;
+  op->propagation = MS_REC | ((spec->rootfs_propagation & MS_SLAVE) ? MS_SLAVE : MS_PRIVATE);
+  if (add_root(plan, root, user_namespace, err) < 0)
     goto fail;
   /* The run's own files describe the root (/etc/hostname): written into
    * it before anything is mounted over it, so an image's /etc that links
@@ -1402,7 +1407,9 @@ int mount_plan_apply(const struct mount_plan *plan, oci_error_t *err)
                            kind_names[op->kind], op->target);
     switch (op->kind) {
     case MOUNT_OP_MAKE_PRIVATE:
-      ret = mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+      ret = mount(NULL, "/", NULL,
+                  op->propagation == (MS_REC | MS_SLAVE) ? MS_REC | MS_SLAVE : MS_REC | MS_PRIVATE,
+                  NULL);
       break;
     case MOUNT_OP_ROOT_SCRATCH:
       ret = apply_root_scratch(op, plan, &scratch_fd);

@@ -14,7 +14,8 @@
 #include "runtime/spec.h"
 
 enum mount_op_kind {
-  MOUNT_OP_MAKE_PRIVATE,   /* the whole inherited tree: nothing propagates back to the host */
+  MOUNT_OP_MAKE_PRIVATE,   /* the whole inherited tree rprivate (rslave for a slave
+                              rootfsPropagation): nothing propagates back to the host */
   MOUNT_OP_ROOT_SCRATCH,   /* a tmpfs for the overlay's upper, work and merged root */
   MOUNT_OP_ROOT_OVERLAY,   /* overlay: lower = root_fd, upper/work in the scratch tmpfs */
   MOUNT_OP_ROOT_BIND,      /* the bundle's root.path bound (recursively) onto itself */

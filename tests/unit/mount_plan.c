@@ -76,6 +76,7 @@ static void test_overlay_empty_spec(void)
   is_int(plan.n_ops, sizeof(want) / sizeof(want[0]), "overlay, empty spec: %zu ops",
          sizeof(want) / sizeof(want[0]));
   is_int(plan.ops[0].kind, MOUNT_OP_MAKE_PRIVATE, "first: / made private");
+  is_int(plan.ops[0].propagation, MS_PRIVATE | MS_REC, "rprivate");
   is_int(plan.ops[1].kind, MOUNT_OP_ROOT_SCRATCH, "then the scratch tmpfs");
   is_str(plan.ops[1].target, "/store/run/c1/rootfs", "on run_dir/rootfs");
   ok(plan.ops[1].attr & MOUNT_ATTR_NODEV, "the scratch is nodev");
@@ -135,7 +136,15 @@ static void test_bind_root_and_files(void)
   is_int(plan.ops[plan.n_ops - 1].kind, MOUNT_OP_PROPAGATION,
          "rootfsPropagation last (pivot_root refuses a shared new root)");
   is_int(plan.ops[plan.n_ops - 1].propagation, MS_SHARED | MS_REC, "rshared");
+  is_int(plan.ops[0].propagation, MS_PRIVATE | MS_REC, "the tree is made rprivate first");
   mount_plan_clear(&plan);
+
+  spec.rootfs_propagation = MS_SLAVE;
+  is_int(build(&spec, &root, false, &plan, msg, sizeof(msg)), 0, "slave: builds");
+  is_int(plan.ops[0].propagation, MS_SLAVE | MS_REC,
+         "rootfsPropagation slave: the tree is made rslave (receives, never sends)");
+  mount_plan_clear(&plan);
+  spec.rootfs_propagation = MS_SHARED | MS_REC;
 
   root.n_files = 2;
   is_int(build(&spec, &root, false, &plan, msg, sizeof(msg)), -1, "a relative root file: refused");
