@@ -99,8 +99,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
     return oci_error_errno(err, "run: allocate");
   }
   files[0] = (struct mount_file){"/etc/hostname", hostname_file};
-  files[1] = (struct mount_file){"/etc/hosts",
-                                 "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"};
+  files[1] = (struct mount_file){"/etc/hosts", RUN_SPEC_ETC_HOSTS};
   options = (struct runtime_options){
       .state_root = state_root,
       .id = config->name,
@@ -113,9 +112,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
       .timeout_seconds = config->timeout_seconds,
       .unsafe_no_cgroup = config->unsafe_no_cgroup,
       .dry_run = config->dry_run,
-      .seccomp_origin = config->seccomp_profile_path != NULL
-                            ? config->seccomp_profile_path
-                            : "built-in default (docker's profile)",
+      .seccomp_origin = run_spec_seccomp_origin(config),
   };
   return runtime_run(&spec, &options, io, result, err);
 }
