@@ -13,10 +13,12 @@
 
 #include "oci/cleanup.h"
 #include "docker_run/run_spec.h"
+#include "runtime/cgroup.h"
+#include "runtime/exit_codes.h"
 #include "runtime/spec.h"
 #include "runtime/userns.h"
 
-#define CGROUP_MOUNT "/sys/fs/cgroup"
+
 
 static void spec_clearp(struct spec *spec)
 {

@@ -1078,6 +1078,7 @@ struct spawned {
   pid_t pid;
   int pidfd;
   int report_fd; /* the parent's end of the report pipe */
+  int go_fd;     /* the go pipe's write end: its hang-up tells the child ocirun died */
 };
 
 static void spawned_kill(struct spawned *child)
@@ -1092,16 +1093,16 @@ static int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *chi
                        oci_error_t *err)
 {
   int go[2] = {-1, -1}, report[2] = {-1, -1};
-  cleanup_close int go_write = -1, own_pid_ns = -1;
+  cleanup_close int own_pid_ns = -1;
   struct clone_args args = {0};
   int pid_join = launch->join_fd[SPEC_NS_PID];
   long pid;
   int saved;
 
-  *child = (struct spawned){.pid = -1, .pidfd = -1, .report_fd = -1};
+  *child = (struct spawned){.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1};
   if (pipe2(go, O_CLOEXEC) < 0)
     return oci_error_errno(err, "run: pipe");
-  go_write = go[1];
+  child->go_fd = go[1];
   if (pipe2(report, O_CLOEXEC) < 0) {
     close(go[0]);
     return oci_error_errno(err, "run: pipe");
@@ -1154,7 +1155,7 @@ static int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *chi
     spawned_kill(child);
     return -1;
   }
-  if (write(go_write, "g", 1) != 1) {
+  if (write(child->go_fd, "g", 1) != 1) {
     saved = errno;
     spawned_kill(child);
     return oci_error_set(err, saved, "run: start the container");
@@ -1193,6 +1194,8 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   if (ret < 0) {
     if (child.pidfd >= 0)
       close(child.pidfd);
+    if (child.go_fd >= 0)
+      close(child.go_fd);
     return -1;
   }
   watch.report_fd = report_read;
@@ -1202,6 +1205,7 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
                      result, err) < 0) {
     spawned_kill(&child);
     close(child.pidfd);
+    close(child.go_fd);
     return -1;
   }
   if (res->slice_created)
@@ -1214,6 +1218,7 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
       watch_report(child.pidfd, &watch);
   }
   close(child.pidfd);
+  close(child.go_fd);
   if (watch.reported)
     return report_failure(&watch.report, result, err);
   return 0;
@@ -1436,7 +1441,7 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
   struct slice_plan slice = {0};
   struct cgroup_slice created = {.dir_fd = -1};
   bool slice_created = false;
-  struct spawned child = {.pid = -1, .pidfd = -1, .report_fd = -1};
+  struct spawned child = {.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1};
   int ret = -1;
 
   *pid = -1;
@@ -1474,6 +1479,8 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
   }
   ret = 0;
 out:
+  if (child.go_fd >= 0)
+    close(child.go_fd);
   if (child.report_fd >= 0)
     close(child.report_fd);
   if (child.pidfd >= 0)

@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "oci/error.h"
-#include "cli/run_config.h"
+#include "docker_run/run_config.h"
 
 struct seccomp_filter; /* opaque compiled filter, built before clone */
 

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/run_config.h"
+#include "docker_run/run_config.h"
 #include "docker_run/run_spec.h"
 #include "oci/cleanup.h"
 #include "probe/probe_backend.h"
