@@ -18,8 +18,6 @@
 #include "runtime/spec.h"
 #include "runtime/userns.h"
 
-
-
 static void spec_clearp(struct spec *spec)
 {
   spec_clear(spec);
@@ -49,14 +47,15 @@ static void print_configuration(const cJSON *json, FILE *out)
 {
   cleanup_free char *text = cJSON_Print(json);
 
-  fprintf(out, "ocirun run --dry-run: nothing was created or started\n\n"
-               "configuration (the OCI runtime-spec config.json this run is):\n%s\n\n",
+  fprintf(out,
+          "ocirun run --dry-run: nothing was created or started\n\n"
+          "configuration (the OCI runtime-spec config.json this run is):\n%s\n\n",
           text != NULL ? text : "(out of memory)");
 }
 
 int docker_run(const char *state_root, const struct oci_image *image, const char *rootfs,
-               const struct run_config *config, const struct run_io *io,
-               struct run_result *result, oci_error_t *err)
+               const struct run_config *config, const struct run_io *io, struct run_result *result,
+               oci_error_t *err)
 {
   bool rootless = geteuid() != 0;
   cleanup_close int root_fd = -1;
@@ -68,6 +67,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   struct run_spec_input input;
   struct mount_file files[2];
   struct runtime_options options;
+  cleanup_free const char **mount_names = NULL;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
   /* The cache entry's rootfs, reached from the checked store root without
@@ -102,6 +102,12 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   }
   files[0] = (struct mount_file){"/etc/hostname", hostname_file};
   files[1] = (struct mount_file){"/etc/hosts", RUN_SPEC_ETC_HOSTS};
+  /* --tmpfs mounts come last: messages name the flag */
+  mount_names = calloc(spec.n_mounts + 1, sizeof(*mount_names));
+  if (mount_names == NULL)
+    return oci_error_errno(err, "run: allocate");
+  for (size_t i = spec.n_mounts - config->n_tmpfs; i < spec.n_mounts; i++)
+    mount_names[i] = "--tmpfs";
   options = (struct runtime_options){
       .state_root = state_root,
       .id = config->name,
@@ -115,6 +121,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
       .unsafe_no_cgroup = config->unsafe_no_cgroup,
       .dry_run = config->dry_run,
       .seccomp_origin = run_spec_seccomp_origin(config),
+      .mount_names = mount_names,
   };
   return runtime_run(&spec, &options, io, result, err);
 }

@@ -495,8 +495,7 @@ static cJSON *tmpfs_json(const struct tmpfs_mount *mount, oci_error_t *err)
   /* ocirun's /dev holds only what it puts there (issue 8, finding 6) */
   if ((strcmp(mount->path, "/dev") == 0 || strncmp(mount->path, "/dev/", 5) == 0) &&
       strcmp(mount->path, "/dev/shm") != 0 && strcmp(mount->path, "/dev/mqueue") != 0) {
-    oci_error_set(err, 0, "--tmpfs %s: the target is in ocirun's /dev tmpfs: refused",
-                  mount->path);
+    oci_error_set(err, 0, "--tmpfs %s: the target is in ocirun's /dev tmpfs: refused", mount->path);
     return NULL;
   }
   used = snprintf(options, sizeof(options), "%s%s%snodev,mode=%o",

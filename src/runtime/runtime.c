@@ -64,13 +64,13 @@ struct child_report {
 struct launch {
   const struct spec *spec;
   const struct runtime_options *options;
-  bool supervised;   /* runtime_run: dies with ocirun; create: outlives it */
-  bool new_user_ns;  /* a new user namespace, mapped by the parent */
+  bool supervised;  /* runtime_run: dies with ocirun; create: outlives it */
+  bool new_user_ns; /* a new user namespace, mapped by the parent */
   struct userns_map map;
-  bool set_groups;   /* false when the user namespace denies setgroups */
+  bool set_groups; /* false when the user namespace denies setgroups */
   struct mount_root root;
   struct mount_plan plan;
-  int root_fd;       /* the root tree (the overlay's lower, or the bundle's root), held */
+  int root_fd; /* the root tree (the overlay's lower, or the bundle's root), held */
   bool root_fd_owned;
   struct capability_sets caps;
   struct seccomp_filter *filter;
@@ -79,10 +79,10 @@ struct launch {
   size_t n_groups;
   unsigned long clone_flags;
   int join_fd[SPEC_NS_COUNT]; /* namespaces joined by path (pid: by the parent), -1 */
-  int stdio[3];      /* the relay's pipes (run) or the caller's 0, 1, 2 (create) */
-  int go_fd;         /* child reads one byte: the parent is ready */
-  int report_fd;     /* child writes a child_report on failure; CLOEXEC */
-  int exec_fifo_fd;  /* create: O_PATH of the fifo `start` opens; -1 */
+  int stdio[3];               /* the relay's pipes (run) or the caller's 0, 1, 2 (create) */
+  int go_fd;                  /* child reads one byte: the parent is ready */
+  int report_fd;              /* child writes a child_report on failure; CLOEXEC */
+  int exec_fifo_fd;           /* create: O_PATH of the fifo `start` opens; -1 */
 };
 
 static const unsigned long namespace_clone_flag[SPEC_NS_COUNT] = {
@@ -119,8 +119,7 @@ static int prepare_namespaces(struct launch *launch, oci_error_t *err)
       return oci_error_errno(err, "linux.namespaces: open the %s namespace '%s'",
                              spec_namespace_name(ns), entry->path);
     if (fstatfs(launch->join_fd[ns], &fs) < 0 || fs.f_type != NSFS_MAGIC)
-      return oci_error_set(err, 0, "linux.namespaces: '%s' is not a namespace file",
-                           entry->path);
+      return oci_error_set(err, 0, "linux.namespaces: '%s' is not a namespace file", entry->path);
   }
   if (!spec->namespaces[SPEC_NS_MOUNT].present || spec->namespaces[SPEC_NS_MOUNT].path != NULL)
     return oci_error_set(err, 0,
@@ -316,9 +315,8 @@ static int child_close_fds(struct launch *launch, oci_error_t *err)
  * entered by the parent for its child. */
 static int join_namespaces(const struct launch *launch, oci_error_t *err)
 {
-  static const enum spec_namespace_type order[] = {SPEC_NS_USER,   SPEC_NS_IPC, SPEC_NS_UTS,
-                                                   SPEC_NS_NETWORK, SPEC_NS_CGROUP,
-                                                   SPEC_NS_TIME};
+  static const enum spec_namespace_type order[] = {SPEC_NS_USER,    SPEC_NS_IPC,    SPEC_NS_UTS,
+                                                   SPEC_NS_NETWORK, SPEC_NS_CGROUP, SPEC_NS_TIME};
 
   for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
     int fd = launch->join_fd[order[i]];
@@ -701,8 +699,8 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
                           struct run_result *result, oci_error_t *err)
 {
   /* no --timeout (0): no deadline */
-  int64_t deadline = timeout_seconds > 0 ? monotonic_ms() + (int64_t)(timeout_seconds * 1000)
-                                         : INT64_MAX;
+  int64_t deadline =
+      timeout_seconds > 0 ? monotonic_ms() + (int64_t)(timeout_seconds * 1000) : INT64_MAX;
   siginfo_t info = {0};
   bool exited = false;
 
@@ -899,8 +897,8 @@ static void print_capabilities(const char *set, uint64_t mask, FILE *out)
 
 /* The plan, as the child and the parent will carry it out. */
 static void print_plan(const struct launch *launch, const char *slice_path,
-                       const struct cgroup_limits *limits,
-                       const struct spec_device_rule *rules, size_t n_rules, FILE *out)
+                       const struct cgroup_limits *limits, const struct spec_device_rule *rules,
+                       size_t n_rules, FILE *out)
 {
   const struct spec *spec = launch->spec;
   const struct spec_process *process = &spec->process;
@@ -931,8 +929,7 @@ static void print_plan(const struct launch *launch, const char *slice_path,
   if (slice_path == NULL || launch->options->rootless)
     fprintf(out, "  no device program (%s): every mount the workload can write is nodev%s\n",
             slice_path == NULL ? "--unsafe-no-cgroup" : "rootless",
-            launch->options->rootless ? ", and mknod of a device needs CAP_MKNOD on the host"
-                                      : "");
+            launch->options->rootless ? ", and mknod of a device needs CAP_MKNOD on the host" : "");
   else
     cgroup_devices_print(rules, n_rules, out, "  ");
   fprintf(out, "\ncapabilities:\n");
@@ -954,7 +951,7 @@ static void print_plan(const struct launch *launch, const char *slice_path,
   for (size_t i = 0; i < spec->n_sysctl; i++)
     fprintf(out, " %s=%s", spec->sysctl[i].key, spec->sysctl[i].value);
   fprintf(out, "\nseccomp: %s\n",
-          launch->filter == NULL ? "unconfined"
+          launch->filter == NULL                    ? "unconfined"
           : launch->options->seccomp_origin != NULL ? launch->options->seccomp_origin
                                                     : "linux.seccomp");
   if (launch->filter != NULL) {
@@ -998,6 +995,19 @@ static int prepare_launch(struct launch *launch, oci_error_t *err)
       mount_plan_build(spec, &launch->root, launch->new_user_ns, &launch->plan, err) < 0)
     return -1;
   launch->plan.lower_fd = launch->root_fd;
+  for (size_t i = 0; launch->options->mount_names != NULL && i < launch->plan.n_ops; i++) {
+    struct mount_op *op = &launch->plan.ops[i];
+    const char *name = op->mount_index >= 0 && (size_t)op->mount_index < spec->n_mounts
+                           ? launch->options->mount_names[op->mount_index]
+                           : NULL;
+
+    if (name == NULL)
+      continue;
+    free(op->what);
+    op->what = strdup(name);
+    if (op->what == NULL)
+      return oci_error_errno(err, "run: allocate");
+  }
   if (spec->seccomp == NULL)
     return 0;
   /* Built before clone: the child only loads it. Compiling the profile is
@@ -1014,8 +1024,8 @@ static int device_rules(const struct spec *spec, struct spec_device_rule **out, 
                         oci_error_t *err)
 {
   static const struct spec_device_rule defaults[] = {
-      {true, 'c', 1, 3, "rwm"}, {true, 'c', 1, 5, "rwm"}, {true, 'c', 1, 7, "rwm"},
-      {true, 'c', 1, 8, "rwm"}, {true, 'c', 1, 9, "rwm"}, {true, 'c', 5, 0, "rwm"},
+      {true, 'c', 1, 3, "rwm"}, {true, 'c', 1, 5, "rwm"},    {true, 'c', 1, 7, "rwm"},
+      {true, 'c', 1, 8, "rwm"}, {true, 'c', 1, 9, "rwm"},    {true, 'c', 5, 0, "rwm"},
       {true, 'c', 5, 2, "rwm"}, {true, 'c', 136, -1, "rwm"},
   };
   size_t n_defaults = sizeof(defaults) / sizeof(defaults[0]);
@@ -1168,7 +1178,8 @@ static int report_failure(const struct child_report *report, struct run_result *
                           oci_error_t *err)
 {
   if (report->kind == CHILD_EXEC_FAILED) {
-    result->exit_code = report->errno_value == ENOENT ? EXIT_COMMAND_NOT_FOUND : EXIT_CANNOT_EXECUTE;
+    result->exit_code =
+        report->errno_value == ENOENT ? EXIT_COMMAND_NOT_FOUND : EXIT_CANNOT_EXECUTE;
     return oci_error_set(err, 0, "run: %s", report->message);
   }
   result->exit_code = EXIT_RUNTIME_ERROR;
@@ -1362,8 +1373,8 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   relay_open = true;
 
   /* The record first: from here on a crash leaves something sweep can find. */
-  struct run_record record = {.name = (char *)options->id, .cgroup_path = slice.path,
-                              .run_dir = run_dir};
+  struct run_record record = {
+      .name = (char *)options->id, .cgroup_path = slice.path, .run_dir = run_dir};
   if (asprintf(&record_file, "%s.json", options->id) < 0) {
     record_file = NULL;
     oci_error_errno(err, "run: allocate");
@@ -1511,8 +1522,8 @@ static int namespaces_to_join(pid_t pid, int *flags, oci_error_t *err)
   static const struct {
     const char *name;
     int flag;
-  } types[] = {{"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS},       {"pid", CLONE_NEWPID},
-               {"net", CLONE_NEWNET},   {"ipc", CLONE_NEWIPC},      {"uts", CLONE_NEWUTS},
+  } types[] = {{"user", CLONE_NEWUSER},     {"mnt", CLONE_NEWNS},   {"pid", CLONE_NEWPID},
+               {"net", CLONE_NEWNET},       {"ipc", CLONE_NEWIPC},  {"uts", CLONE_NEWUTS},
                {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME}};
   char path[64];
 
@@ -1568,9 +1579,9 @@ static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, 
     if (cgroup_fd >= 0)
       close(cgroup_fd);
     close(pidfd);
-    if (reset_signals(&child_err) < 0 || child_close_fds(launch, &child_err) < 0 ||
-        setsid() < 0 || join_new_session_keyring(&child_err) < 0 ||
-        reset_scheduling(&child_err) < 0 || apply_rlimits(&launch->spec->process, &child_err) < 0 ||
+    if (reset_signals(&child_err) < 0 || child_close_fds(launch, &child_err) < 0 || setsid() < 0 ||
+        join_new_session_keyring(&child_err) < 0 || reset_scheduling(&child_err) < 0 ||
+        apply_rlimits(&launch->spec->process, &child_err) < 0 ||
         enter_workdir(launch->spec->process.cwd, true, &child_err) < 0 ||
         child_confine(launch, &child_err) < 0) {
       if (child_err == NULL)
@@ -1620,7 +1631,8 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
   launch.n_groups = joined.process.n_additional_gids;
   launch.set_groups = exec->set_groups;
   if (joined.process.terminal)
-    return oci_error_set(err, 0, "exec: process.terminal: a terminal is not supported by ocirun yet");
+    return oci_error_set(err, 0,
+                         "exec: process.terminal: a terminal is not supported by ocirun yet");
   pidfd = (int)syscall(SYS_pidfd_open, exec->pid, 0);
   if (pidfd < 0)
     return oci_error_errno(err, "exec: the container's process %d", (int)exec->pid);

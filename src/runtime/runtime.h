@@ -15,15 +15,18 @@
 
 /* How a run is made that a configuration does not say. */
 struct runtime_options {
-  const char *state_root; /* --root: ocirun's state, records and caches */
-  const char *id;         /* the container's name (ocirun run's --name) */
-  const char *bundle;     /* absolute; root.path is relative to it; NULL for ocirun run */
-  struct mount_root root; /* how the root is made; root_fd -1: opened from the bundle */
-  bool rootless;          /* decided once, by the caller: ocirun runs without privilege */
-  double timeout_seconds; /* runtime_run only; 0: none */
-  bool unsafe_no_cgroup;  /* loud development opt-out: no slice, no limits, no device program */
-  bool dry_run;           /* print the plan, create and run nothing */
+  const char *state_root;     /* --root: ocirun's state, records and caches */
+  const char *id;             /* the container's name (ocirun run's --name) */
+  const char *bundle;         /* absolute; root.path is relative to it; NULL for ocirun run */
+  struct mount_root root;     /* how the root is made; root_fd -1: opened from the bundle */
+  bool rootless;              /* decided once, by the caller: ocirun runs without privilege */
+  double timeout_seconds;     /* runtime_run only; 0: none */
+  bool unsafe_no_cgroup;      /* loud development opt-out: no slice, no limits, no device program */
+  bool dry_run;               /* print the plan, create and run nothing */
   const char *seccomp_origin; /* names linux.seccomp in messages and the plan */
+  /* What names each mounts[] entry in messages, n_mounts of them, NULL for
+   * the default ("config.json: mounts[N]"): a front end's own flag. */
+  const char *const *mount_names;
 };
 
 /* What the parent knows of the container's process once it has exec'd:

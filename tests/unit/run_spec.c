@@ -797,10 +797,15 @@ static void test_seccomp_compile(void)
 
 static void test_rootless(void)
 {
-  struct userns_map single = {.uid = {{0, 1000, 1}}, .gid = {{0, 1000, 1}}, .n_ranges = 1};
+  struct userns_map single = {.uid = {{0, 1000, 1}},
+                              .gid = {{0, 1000, 1}},
+                              .n_ranges = 1,
+                              .n_gid_ranges = 1,
+                              .self_only = true};
   struct userns_map range = {.uid = {{0, 1000, 1}, {1, 100000, 65536}},
                              .gid = {{0, 1000, 1}, {1, 100000, 65536}},
-                             .n_ranges = 2};
+                             .n_ranges = 2,
+                             .n_gid_ranges = 2};
   struct variant v = {.rootless = true, .map = &single, .cgroups_path = NULL};
   char msg[1024];
   cJSON *config;
