@@ -547,7 +547,10 @@ int cgroup_limits_write(int dir_fd, const struct cgroup_limits *limits, oci_erro
        * unlimited, which is what absent means. */
       if (errno == ENOENT && strcmp(file, "memory.swap.max") == 0 && strcmp(value, "max") == 0)
         continue;
-      return oci_error_errno(err, "cgroup: set %s to '%s': open", file, value);
+      return oci_error_errno(err, "cgroup: set %s to '%s': open%s", file, value,
+                             errno == ENOENT ? " (its controller is not enabled here, or "
+                                               "this kernel does not have it)"
+                                             : "");
     }
     do
       n = write(fd, value, len);
