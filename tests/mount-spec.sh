@@ -203,6 +203,8 @@ fresh_bundle
 mkdir "$B/rootfs/proc-fake" && rm -rf "$B/rootfs/proc" && ln -s /proc-fake "$B/rootfs/proc"
 config ''
 expect_exit 125 "a rootfs whose /proc is a symlink is refused" run true
+err_has "mounts\[0\] /proc: the destination is a symlink" && ok "... naming mounts[0] and the symlink" ||
+  not_ok "... naming mounts[0] and the symlink"
 [ -z "$(ls -A "$B/rootfs/proc-fake")" ] && ok "... nothing was mounted or made where it points" ||
   not_ok "... nothing was mounted or made where it points"
 

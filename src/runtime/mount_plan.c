@@ -1088,6 +1088,11 @@ static int open_checked_target(const struct mount_op *op, int root_fd, bool dire
   if (check_landing(op, root_fd, -1, err) < 0)
     return -1;
   fd = open_target(root_fd, op->target, directory);
+  if (fd < 0 && errno == ELOOP)
+    return oci_error_set(err, ELOOP,
+                         "%s %s: the destination is a symlink in the root: refused (a mount "
+                         "goes onto what the path names, never where a link leads)",
+                         label(op), op->target);
   if (fd < 0)
     return -1;
   if (check_landing(op, root_fd, fd, err) < 0) {
