@@ -13,7 +13,7 @@
 /* rootfs: the unpacked image (oci_image_unpack), reopened here from the
  * checked store. --dry-run prints the configuration, then the plan. */
 int docker_run(const char *state_root, const struct oci_image *image, const char *rootfs,
-               const struct run_config *config, const struct run_io *io,
-               struct run_result *result, oci_error_t *err);
+               const struct run_config *config, const struct run_io *io, struct run_result *result,
+               oci_error_t *err);
 
 #endif

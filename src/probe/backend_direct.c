@@ -214,7 +214,9 @@ static int seccomp_profile_sha256(const struct run_config *config, char **out, o
   char digest[OCI_DIGEST_LEN];
 
   *out = NULL;
-  if (seccomp_filter_build(config, 0, &filter, err) < 0)
+  if (config->seccomp_unconfined)
+    return 0; /* unconfined: no profile */
+  if (seccomp_filter_build(config->seccomp_profile_path, 0, &filter, err) < 0)
     return -1;
   if (filter == NULL)
     return 0; /* unconfined: no profile */

@@ -132,8 +132,7 @@ static int capabilities_set_process(const struct capability_sets *sets, oci_erro
 }
 
 int capabilities_switch_user(uid_t uid, gid_t gid, bool set_groups, const gid_t *groups,
-                             size_t n_groups, const struct capability_sets *sets,
-                             oci_error_t *err)
+                             size_t n_groups, const struct capability_sets *sets, oci_error_t *err)
 {
   int last = (int)cap_max_bits();
 

@@ -30,7 +30,6 @@ struct capability_sets {
  * capset, which the default seccomp filter allows, so it may run before or
  * after the load. */
 int capabilities_switch_user(uid_t uid, gid_t gid, bool set_groups, const gid_t *groups,
-                             size_t n_groups, const struct capability_sets *sets,
-                             oci_error_t *err);
+                             size_t n_groups, const struct capability_sets *sets, oci_error_t *err);
 
 #endif

@@ -91,9 +91,8 @@ int userns_map_from_ranges(const struct id_range *uid, size_t n_uid, const struc
     map->uid[i] = uid[i];
   for (size_t i = 0; i < n_gid; i++)
     map->gid[i] = gid[i];
-  map->self_only = rootless && n_uid == 1 && n_gid == 1 && uid[0].count == 1 &&
-                   gid[0].count == 1 && uid[0].outside == geteuid() &&
-                   gid[0].outside == getegid();
+  map->self_only = rootless && n_uid == 1 && n_gid == 1 && uid[0].count == 1 && gid[0].count == 1 &&
+                   uid[0].outside == geteuid() && gid[0].outside == getegid();
   return 0;
 }
 
@@ -189,8 +188,8 @@ int userns_map_write(const struct userns_map *map, pid_t pid, oci_error_t *err)
    * else it asks of the setuid helpers. Root writes any mapping itself. */
   if (geteuid() != 0 && !map->self_only)
     return run_map_helper(NEWUIDMAP, "/etc/subuid", pid, map->uid, map->n_ranges, err) < 0 ||
-                   run_map_helper(NEWGIDMAP, "/etc/subgid", pid, map->gid, map->n_gid_ranges,
-                                  err) < 0
+                   run_map_helper(NEWGIDMAP, "/etc/subgid", pid, map->gid, map->n_gid_ranges, err) <
+                       0
                ? -1
                : 0;
   format_ranges(map->uid, map->n_ranges, text, sizeof(text));
