@@ -761,7 +761,8 @@ static void check_same_filter(const char *what, const char *first, ...)
   caps = config.cap_drop_all ? 0 : capabilities_docker_default() & ~config.cap_drop;
   caps |= config.cap_add;
   /* the copy of linux.seccomp the parser keeps is what the runtime compiles */
-  if (ok(document != NULL && seccomp_filter_build(&config, caps, &from_flags, &err) == 0 &&
+  if (ok(document != NULL &&
+             seccomp_filter_build(config.seccomp_profile_path, caps, &from_flags, &err) == 0 &&
              spec_parse(document, &spec, &err) == 0 &&
              seccomp_filter_build_oci(spec.seccomp, caps, NULL, &from_spec, &err) == 0,
          "%s: both filters build (%s)", what, err != NULL ? err->message : "")) {
