@@ -9,10 +9,11 @@ callers_containerd_pid=
 
 # callers_write_wrappers DIR: DIR/bin/ctr and DIR/bin/podman. No journald and
 # no systemd in the guest: podman's cgroups through cgroupfs, its events and
-# container logs in files.
+# container logs in files; the image copy's scratch not in /var/tmp (the
+# guest's is the host's, read-only).
 callers_write_wrappers() {
   local dir=$1
-  mkdir -p "$dir/bin" "$dir/podman/net" || return 1
+  mkdir -p "$dir/bin" "$dir/podman/net" "$dir/podman/scratch" || return 1
   cat >"$dir/bin/ctr" <<EOF || return 1
 #!/bin/sh
 exec ctr --address '$dir/containerd/containerd.sock' --namespace $callers_namespace "\$@"
@@ -23,12 +24,13 @@ log_driver = "k8s-file"
 [engine]
 cgroup_manager = "cgroupfs"
 events_logger = "file"
+image_copy_tmp_dir = "$dir/podman/scratch"
 [network]
 network_config_dir = "$dir/podman/net"
 EOF
   cat >"$dir/bin/podman" <<EOF || return 1
 #!/bin/sh
-CONTAINERS_CONF='$dir/podman/containers.conf' exec podman --root '$dir/podman/root' \\
+CONTAINERS_CONF='$dir/podman/containers.conf' TMPDIR='$dir/podman/scratch' exec podman --root '$dir/podman/root' \\
   --runroot '$dir/podman/run' --tmpdir '$dir/podman/tmp' --storage-driver overlay \\
   --cgroup-manager cgroupfs --events-backend file "\$@"
 EOF

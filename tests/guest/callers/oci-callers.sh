@@ -82,6 +82,11 @@ fail() {
     not_ok "$caller $rt_label: $*"
   fi
 }
+# harness_broken DESCRIPTION: a caller could not be set up.
+harness_broken() {
+  control_failures=$((control_failures + 1))
+  not_ok "$* -- THE HARNESS IS BROKEN, not ocirun"
+}
 # runnable DESCRIPTION: false, after one "not ok" naming the reason, when the
 # runtime cannot be driven at all.
 runnable() {
@@ -183,7 +188,7 @@ containerd_caller() {
   caller=containerd
   note "containerd: starting"
   if ! callers_start_containerd "$work"; then
-    not_ok "containerd starts (the harness is broken)"
+    harness_broken "containerd starts"
     tail_of "$work/containerd/containerd.log"
     return
   fi
@@ -193,7 +198,7 @@ containerd_caller() {
     if callers_ctr_import "$work" "$TEST_IMAGES/$layout" >"$out" 2>"$err"; then
       ok "ctr images import the $layout test image (OCI layout as an oci-archive)"
     else
-      not_ok "ctr images import the $layout test image (the harness is broken)"
+      harness_broken "ctr images import the $layout test image"
       tail_of "$err"
     fi
   done
@@ -213,8 +218,11 @@ containerd_caller() {
 # ====================================================================
 # podman: podman --runtime RUNTIME, through conmon
 # ====================================================================
-# The recipe's flags (docs/docker-path.md, src/probe/probe_recipe.c).
-recipe_flags=(--network none --read-only --memory 128m --memory-swap 128m --cpus 0.5
+# The recipe's flags (docs/docker-path.md, src/probe/probe_recipe.c), plus
+# --read-only-tmpfs=false: podman's --read-only alone also mounts writable
+# tmpfs on /var/tmp, /tmp and /run (docker's does not), and the probe's
+# read-only check writes under /var/tmp.
+recipe_flags=(--read-only-tmpfs=false --network none --read-only --memory 128m --memory-swap 128m --cpus 0.5
   --pids-limit 32 --cap-drop ALL --security-opt no-new-privileges --user 65534:65534
   --tmpfs /tmp:rw,noexec,nosuid,size=1048576)
 bb=localhost/busybox:latest
@@ -320,7 +328,7 @@ podman_caller() {
       ok "podman pull oci: of the ${ref%%:*} test image, tagged localhost/$ref"
     else
       ok_load=0
-      not_ok "podman pull oci: of the ${ref%%:*} test image (the harness is broken)"
+      harness_broken "podman pull oci: of the ${ref%%:*} test image"
       tail_of "$err"
     fi
   done
@@ -361,7 +369,7 @@ done
 if [ "$control_failures" -eq 0 ]; then
   ok "every control case passed: the harness works"
 else
-  not_ok "every control case passed: $control_failures control case(s) FAILED, the harness is broken and the ocirun results above mean nothing"
+  not_ok "every control case passed: $control_failures control or setup case(s) FAILED, the harness is broken and the ocirun results above mean nothing"
 fi
 if [ -f "$work/trace.log" ]; then
   echo "# the runtimes' calls (OCIRUN_CALLERS_TRACE=1), W=$work:"
