@@ -41,7 +41,7 @@ EOF
 # root and state under DIR/containerd, the CRI plugin off (it wants CNI and
 # would only slow the start). Waits for it to answer (60 s at most).
 callers_start_containerd() {
-  local dir=$1 c=$1/containerd i
+  local dir=$1 c=$1/containerd
   mkdir -p "$c" || return 1
   cat >"$c/config.toml" <<EOF || return 1
 version = 2
@@ -57,7 +57,7 @@ disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.b
 EOF
   containerd --config "$c/config.toml" >"$c/containerd.log" 2>&1 &
   callers_containerd_pid=$!
-  for i in $(seq 120); do
+  for _ in $(seq 120); do
     "$dir/bin/ctr" version >/dev/null 2>&1 && return 0
     kill -0 "$callers_containerd_pid" 2>/dev/null || break
     sleep 0.5

@@ -127,6 +127,30 @@ wait_for() {
   return 1
 }
 
+# cgroup_is GLOB DESCRIPTION: a running container's cgroup is where the
+# caller's linux.cgroupsPath put it (and where nothing_left looks).
+cgroup_is() {
+  runnable "$2" || return 0
+  # shellcheck disable=SC2086 # a glob
+  if ls -d /sys/fs/cgroup/$1 >/dev/null 2>&1; then pass "$2"; else
+    fail "$2 (no /sys/fs/cgroup/$1)"
+  fi
+}
+# nothing_left CGROUP_GLOB/ [STATE_DIR]: once the caller deleted every
+# container, the runtime removed their cgroups (CGROUP_GLOB under
+# /sys/fs/cgroup; a cgroup gone means no process of the container lives on)
+# and STATE_DIR (the --root the caller gave it) holds nothing.
+nothing_left() {
+  local glob=$1 state=${2:-} cgroups
+  runnable "the runtime left no cgroup and no state behind" || return 0
+  # shellcheck disable=SC2086 # a glob
+  cgroups=$(ls -d /sys/fs/cgroup/$glob 2>/dev/null | tr '\n' ' ')
+  [ -z "$state" ] || state=$(ls -A "$state" 2>/dev/null | tr '\n' ' ')
+  if [ -z "$cgroups$state" ]; then pass "the runtime left no cgroup and no state behind"; else
+    fail "the runtime left no cgroup and no state behind (cgroups: ${cgroups:-none}; state: ${state:-none})"
+  fi
+}
+
 # --- the OCI verbs of ocirun ---
 missing=
 for verb in create start state kill delete exec; do
@@ -167,6 +191,7 @@ ctr_cases() {
     fail "ctr run: the long container runs (nothing printed within 60 s)"
     tail_of "$TEST_TMP/long.err"
   fi
+  cgroup_is "$callers_namespace/$id-long" "the container's cgroup is the spec's cgroupsPath (/$callers_namespace/ID)"
   expect_status 4 "ctr task exec: runs in the container and its status reaches ctr" \
     "$ctr" task exec --exec-id probe "$id-long" sh -c 'tr "\0" " " </proc/1/cmdline; exit 4'
   out_is "sh -c trap \"exit 7\" TERM; echo running; while :; do sleep 1; done " \
@@ -182,6 +207,7 @@ ctr_cases() {
   if ! grep -q "^$id" "$out"; then pass "no container left (ctr run --rm)"; else
     fail "no container left (ctr run --rm): $(tr '\n' ' ' <"$out")"
   fi
+  nothing_left "$callers_namespace/*/" "/run/containerd/runc/$callers_namespace"
 }
 
 containerd_caller() {
@@ -222,8 +248,9 @@ containerd_caller() {
 # --read-only-tmpfs=false: podman's --read-only alone also mounts writable
 # tmpfs on /var/tmp, /tmp and /run (docker's does not), and the probe's
 # read-only check writes under /var/tmp.
-recipe_flags=(--read-only-tmpfs=false --network none --read-only --memory 128m --memory-swap 128m --cpus 0.5
-  --pids-limit 32 --cap-drop ALL --security-opt no-new-privileges --user 65534:65534
+recipe_flags=(--read-only-tmpfs=false
+  --network none --read-only --memory 128m --memory-swap 128m --cpus 0.5 --pids-limit 32
+  --cap-drop ALL --security-opt no-new-privileges --user 65534:65534
   --tmpfs /tmp:rw,noexec,nosuid,size=1048576)
 bb=localhost/busybox:latest
 py=localhost/python:3.13-slim
@@ -262,6 +289,7 @@ print(" ".join(k for k, v in a["checks"].items() if not v) or "none")' "$out" 2>
   # proves podman stop's signal reached pid 1 (not the SIGKILL fallback).
   expect_status 0 "podman run -d a trapping loop" "${p[@]}" run -d --network none --name "$name-long" "$bb" \
     sh -c 'trap "exit 7" TERM; while :; do sleep 1; done'
+  cgroup_is "libpod_parent/libpod-*" "the container's cgroup is the spec's cgroupsPath (/libpod_parent/libpod-ID)"
   expect_status 4 "podman exec: runs in the container and its status reaches podman" \
     "${p[@]}" exec "$name-long" sh -c 'tr "\0" " " </proc/1/cmdline; exit 4'
   out_is 'sh -c trap "exit 7" TERM; while :; do sleep 1; done ' "podman exec: sees the container's pid 1"
@@ -317,22 +345,39 @@ print(" ".join(k for k, v in a["checks"].items() if not v) or "none")' "$out" 2>
   tmx kill-session -t "$s" 2>/dev/null
   bounded "${p[@]}" ps -a -q --filter "name=^$name-"
   if [ ! -s "$out" ]; then pass "no container left"; else fail "no container left: $(tr '\n' ' ' <"$out")"; fi
+  nothing_left "libpod_parent/libpod-*/"
+}
+
+# podman_load_start: loads both images into podman in the background (most
+# of it is decompressing the python layer: a minute or two under TCG), while
+# containerd's cases run; podman_caller waits for it.
+podman_load_pid=
+podman_load_start() {
+  local ref
+  (
+    for ref in busybox:latest python:3.13-slim; do
+      callers_podman_load "$work" "$TEST_IMAGES/${ref%%:*}" "$ref" >"$work/load-${ref%%:*}.log" 2>&1
+      echo $? >"$work/load-${ref%%:*}.status"
+    done
+  ) &
+  podman_load_pid=$!
 }
 
 podman_caller() {
   caller=podman
-  note "podman: loading images"
-  local ref ok_load=1
+  local ref name ok_load=1
+  wait "$podman_load_pid"
+  note "podman: images loaded"
   for ref in busybox:latest python:3.13-slim; do
-    if callers_podman_load "$work" "$TEST_IMAGES/${ref%%:*}" "$ref" >"$out" 2>"$err"; then
-      ok "podman pull oci: of the ${ref%%:*} test image, tagged localhost/$ref"
+    name=${ref%%:*}
+    if [ "$(cat "$work/load-$name.status" 2>/dev/null)" = 0 ]; then
+      ok "podman pull oci: of the $name test image, tagged localhost/$ref"
     else
       ok_load=0
-      harness_broken "podman pull oci: of the ${ref%%:*} test image"
-      tail_of "$err"
+      harness_broken "podman pull oci: of the $name test image"
+      tail_of "$work/load-$name.log"
     fi
   done
-  note "podman: images loaded"
   [ "$ok_load" = 1 ] || return
   local r
   for r in $runtimes; do
@@ -358,6 +403,7 @@ if ! callers_write_wrappers "$work"; then
   tap_done
   exit 0
 fi
+case " $callers " in *" podman "*) podman_load_start ;; esac
 for c in $callers; do
   case $c in
   containerd) containerd_caller ;;
