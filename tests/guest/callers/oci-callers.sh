@@ -136,16 +136,17 @@ cgroup_is() {
     fail "$2 (no /sys/fs/cgroup/$1)"
   fi
 }
-# nothing_left CGROUP_GLOB/ [STATE_DIR]: once the caller deleted every
-# container, the runtime removed their cgroups (CGROUP_GLOB under
-# /sys/fs/cgroup; a cgroup gone means no process of the container lives on)
-# and STATE_DIR (the --root the caller gave it) holds nothing.
+# nothing_left CGROUP_GLOB/ [STATE_DIR ID_PREFIX]: once the caller deleted
+# every container, the runtime removed their cgroups (CGROUP_GLOB under
+# /sys/fs/cgroup; a cgroup gone means no process of the container lives on),
+# and nothing named after one of them is left anywhere under STATE_DIR (the
+# --root the caller gave; the runtime's own layout directories may stay).
 nothing_left() {
-  local glob=$1 state=${2:-} cgroups
+  local glob=$1 state=${2:-} prefix=${3:-} cgroups
   runnable "the runtime left no cgroup and no state behind" || return 0
   # shellcheck disable=SC2086 # a glob
   cgroups=$(ls -d /sys/fs/cgroup/$glob 2>/dev/null | tr '\n' ' ')
-  [ -z "$state" ] || state=$(ls -A "$state" 2>/dev/null | tr '\n' ' ')
+  [ -z "$state" ] || state=$(find "$state" -name "$prefix*" 2>/dev/null | tr '\n' ' ')
   if [ -z "$cgroups$state" ]; then pass "the runtime left no cgroup and no state behind"; else
     fail "the runtime left no cgroup and no state behind (cgroups: ${cgroups:-none}; state: ${state:-none})"
   fi
@@ -207,7 +208,7 @@ ctr_cases() {
   if ! grep -q "^$id" "$out"; then pass "no container left (ctr run --rm)"; else
     fail "no container left (ctr run --rm): $(tr '\n' ' ' <"$out")"
   fi
-  nothing_left "$callers_namespace/*/" "/run/containerd/runc/$callers_namespace"
+  nothing_left "$callers_namespace/*/" "/run/containerd/runc/$callers_namespace" "$id-"
 }
 
 containerd_caller() {
