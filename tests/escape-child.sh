@@ -315,6 +315,31 @@ if command -v strace >/dev/null; then
   verdict "the interpreter's held exe cannot be reopened for writing after the run (sealed)" \
     sh -c '! grep -q written "$1" && grep -q refused "$1"' _ "$TEST_TMP/out"
   verdict "ocirun's host binary is unchanged" test "$(sha256sum <"$TEST_TMP/ocirun-copy")" = "$digest_before"
+  # Before the stub's exec the child is ocirun's binary: a root process with
+  # the container's capabilities but not CAP_SYS_PTRACE (as a process sharing
+  # its pid namespace would be) cannot open its exe, since it is
+  # non-dumpable. strace holds the child just before it execs the stub.
+  strace -f -qq -o /dev/null -e trace=execveat -e inject=execveat:delay_enter=3000000 \
+    "$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup busybox:latest sleep 5 >/dev/null 2>&1 &
+  tracer=$!
+  sleep 1.5
+  runner=$(cat /proc/$tracer/task/*/children 2>/dev/null | awk '{print $1}')
+  child=$(cat /proc/$runner/task/*/children 2>/dev/null | awk '{print $1}')
+  check "the child, held before the stub's exec, still is ocirun's binary" \
+    test "$(readlink "/proc/$child/exe")" = "$TEST_TMP/ocirun-copy"
+  check "its exe cannot be opened by root without CAP_SYS_PTRACE (non-dumpable)" \
+    sh -c '! setpriv --bounding-set=-sys_ptrace readlink "/proc/$1/exe"' _ "$child"
+  # the stub's own exec is held 3 s too; then the same process is the workload
+  workload_exe() {
+    for _ in $(seq 60); do
+      setpriv --bounding-set=-sys_ptrace readlink "/proc/$1/exe" 2>/dev/null | grep -q busybox && return
+      sleep 0.2
+    done
+    return 1
+  }
+  check "control: that root reads the exe of the workload (dumpable), the same process after exec" \
+    workload_exe "$child"
+  wait "$tracer"
   # In an image with a glibc loader, ocirun's own binary could start there.
   if VARIANT_IMAGE=python busybox_variant shebang '{"Entrypoint": ["/s"]}' s file '#!/proc/self/exe
 ' 0755; then
