@@ -32,5 +32,7 @@ int oci_container_load(const char *root, const char *id, bool lock, struct conta
  * sh in DIR/rootfs), as root or, with rootless, in a user namespace that
  * maps uid and gid to 0. */
 cJSON *oci_default_config(bool rootless, uid_t uid, gid_t gid);
+/* `ocirun features`' document, from the parser's and the runtime's tables. */
+cJSON *oci_features(void);
 
 #endif
