@@ -37,7 +37,7 @@ struct spec_process {
   bool umask_set;
   mode_t umask;
   char **args; /* NULL-terminated, at least one entry */
-  char **env;  /* NULL-terminated, "NAME=VALUE" */
+  char **env;  /* NULL-terminated, "NAME=VALUE"; never NULL (empty when not given) */
   char *cwd;   /* absolute */
   /* capability bit masks (1 << CAP_*); a set not given is empty */
   uint64_t cap_bounding, cap_effective, cap_inheritable, cap_permitted, cap_ambient;
@@ -50,7 +50,8 @@ struct spec_process {
 
 /* MS_* bits split the way mount_setattr and propagation need them. */
 struct spec_mount {
-  char *destination;         /* absolute, inside the container */
+  char *destination;         /* absolute and normalised ("/a/b": no ".", "..", "//", trailing
+                                "/"), inside the container */
   char *type;                /* NULL for a bind mount given only by options */
   char *source;              /* NULL when absent */
   bool bind;                 /* "bind" or "rbind" */
@@ -85,9 +86,9 @@ struct spec_id_mapping {
 
 /* A node to create in the container's /dev. */
 struct spec_device {
-  char type; /* 'c', 'b', 'u' (unbuffered char) or 'p' (fifo) */
-  char *path;
-  int64_t major, minor;
+  char type;            /* 'c', 'b', 'u' (unbuffered char) or 'p' (fifo) */
+  char *path;           /* absolute and normalised, as a mount destination */
+  int64_t major, minor; /* 0 for 'p' */
   bool file_mode_set;
   mode_t file_mode;
   bool uid_set, gid_set;
@@ -110,27 +111,29 @@ struct spec_key_value {
 
 /* Every limit is optional: a *_set flag, or -1 for an absent int64. */
 struct spec_resources {
-  int64_t memory_limit;       /* bytes; -1: unset */
-  int64_t memory_reservation; /* bytes; -1: unset */
+  int64_t memory_limit;       /* bytes; -1 in the file (unlimited) is kept as INT64_MAX;
+                                 unset: -1 */
+  int64_t memory_reservation; /* bytes; the same */
   int64_t memory_swap;        /* memory+swap in bytes, runc's meaning; -1 in the file (unlimited)
                                  is kept as INT64_MAX; unset: -1 */
   bool cpu_shares_set;
   uint64_t cpu_shares;
-  int64_t cpu_quota;   /* microseconds; -1: unset */
+  int64_t cpu_quota;   /* microseconds; -1: unset or unlimited (-1 in the file) */
   uint64_t cpu_period; /* microseconds; 0: unset */
-  char *cpuset_cpus;   /* NULL: unset */
+  char *cpuset_cpus;   /* "0-3,7" (checked); NULL: unset or "" */
   char *cpuset_mems;
   int64_t pids_limit; /* -1: unset (0 or negative in the file: unlimited, kept as 0) */
   struct spec_device_rule *devices;
   size_t n_devices;
-  struct spec_key_value *unified; /* cgroup v2 file name -> value, as given */
+  struct spec_key_value *unified; /* cgroup v2 file name (no '/', never "." or "..") ->
+                                     value, as given */
   size_t n_unified;
 };
 
 struct spec_hook {
-  char *path; /* absolute */
-  char **args;
-  char **env;
+  char *path;  /* absolute */
+  char **args; /* NULL when not given */
+  char **env;  /* NULL when not given; else "NAME=VALUE" */
   int timeout; /* seconds; 0: none */
 };
 
@@ -171,24 +174,31 @@ struct spec {
   size_t n_gid_mappings;
   struct spec_device *devices;
   size_t n_devices;
-  char *cgroups_path; /* NULL: unset */
+  char *cgroups_path; /* as given; NULL: unset or "" */
   bool has_resources;
   struct spec_resources resources;
-  /* linux.seccomp as given (OCI's format, which the seccomp profile
-   * parser reads); NULL: no filter. Owned. */
+  /* linux.seccomp in OCI's format (which the seccomp profile parser
+   * reads), its action and flag names checked, with only the properties
+   * the spec defines (an unknown one, such as Docker's archMap, includes,
+   * excludes or comment, is left out: the spec says ignore it); NULL: no
+   * filter. Owned. */
   cJSON *seccomp;
-  char **masked_paths; /* NULL-terminated, may be NULL */
+  char **masked_paths; /* NULL-terminated, absolute (as given), may be NULL */
   char **readonly_paths;
-  struct spec_key_value *sysctl;
+  struct spec_key_value *sysctl; /* names checked: "a.b.c" or "a/b/c", no empty, "." or ".."
+                                    component */
   size_t n_sysctl;
   unsigned long rootfs_propagation; /* 0: unset (ocirun makes the tree private) */
 };
 
-/* Parses a configuration. *spec is cleared first; on failure it is left
- * empty and *err names the property ("process.rlimits[2].type: ..."). */
+/* Parses a configuration. *spec is cleared first (not freed: spec_clear a
+ * previous one); on failure it is left empty and *err names the property
+ * ("process.rlimits[2].type: ..."). A key given twice in any object is
+ * refused (cJSON would read the first, Go callers read the last). */
 int spec_parse(const cJSON *config, struct spec *spec, oci_error_t *err);
-/* Reads DIR/config.json (a regular file, bounded, through oci/file_read)
- * and parses it. */
+/* Reads DIR/config.json (a regular file inside bundle_fd, no symlink
+ * followed, bounded, through oci/file_read) and parses it; errors start
+ * with "BUNDLE_PATH/config.json: ". */
 int spec_load_bundle(int bundle_fd, const char *bundle_path, struct spec *spec, oci_error_t *err);
 void spec_clear(struct spec *spec);
 
