@@ -55,6 +55,29 @@ assert c["linux"]["uidMappings"] == [{"containerID": 0, "hostID": os.geteuid(), 
 expect_exit 2 "spec: an operand is a usage error" oci spec extra
 expect_exit 1 "spec: a missing bundle directory is an error" oci spec -b "$TEST_TMP/nowhere"
 
+# --- features ---
+expect_exit 0 "features" oci features
+check "features: the spec's document (versions, hooks, mount options, linux: namespaces, capabilities, cgroup v2 only, seccomp, apparmor/selinux off)" \
+  python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))
+assert f["ociVersionMin"] == "1.0.0" and f["ociVersionMax"] == "1.2.0"
+assert f["hooks"] == ["prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop"]
+assert {"ro", "rw", "nosuid", "rbind", "rprivate", "nosymfollow"} <= set(f["mountOptions"])
+assert "idmap" not in f["mountOptions"] and "tmpcopyup" not in f["mountOptions"]
+l = f["linux"]
+assert set(l["namespaces"]) == {"pid", "network", "mount", "ipc", "uts", "user", "cgroup", "time"}
+assert "CAP_SYS_ADMIN" in l["capabilities"] and all(c.startswith("CAP_") for c in l["capabilities"])
+assert l["cgroup"] == {"v1": False, "v2": True, "systemd": False, "systemdUser": False, "rdma": False}
+s = l["seccomp"]
+assert s["enabled"] is True and "SCMP_ACT_ERRNO" in s["actions"] and "SCMP_ACT_NOTIFY" not in s["actions"]
+assert "SCMP_CMP_MASKED_EQ" in s["operators"] and "SCMP_ARCH_X86_64" in s["archs"]
+assert l["apparmor"] == {"enabled": False} and l["selinux"] == {"enabled": False}
+for key, value in f.items():
+    assert key in ("ociVersionMin", "ociVersionMax", "hooks", "mountOptions", "linux", "annotations"), key
+' "$TEST_TMP/out"
+expect_exit 2 "features: an operand is a usage error" oci features extra
+
 # --- missing ids, invalid ids, usage ---
 for verb in state start delete ps pause resume; do
   expect_exit 1 "$verb of a missing id exits 1" oci "$verb" nope

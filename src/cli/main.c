@@ -38,6 +38,7 @@ static const struct {
     {"ps", command_oci_ps, "OCI: list the processes of a container", false},
     {"pause", command_oci_pause, "OCI: freeze a container's processes", false},
     {"resume", command_oci_resume, "OCI: thaw a paused container", false},
+    {"features", command_oci_features, "OCI: print what ocirun implements (JSON)", false},
     {"spec", command_oci_spec, "OCI: write a default config.json", false},
 };
 

@@ -21,7 +21,10 @@
 #include "oci/remove_tree.h"
 #include "runtime/container.h"
 #include "runtime/hooks.h"
+#include "runtime/capabilities.h"
 #include "runtime/run_state.h"
+#include "runtime/seccomp_rules.h"
+#include "runtime/spec.h"
 #include "unit.h"
 
 static void test_ids(void)
@@ -315,6 +318,116 @@ static void test_default_config(void)
   ok(mapping != NULL && at(mapping, "hostID")->valueint == 1001, "rootless: the caller's gid");
   ok(at(at(rootless, "linux"), "resources") == NULL,
      "rootless: no device rules (no device program without privilege)");
+  for (int i = 0; i < 2; i++) {
+    struct spec spec;
+    oci_error_t err = NULL;
+    int ret = spec_parse(i ? rootless : config, &spec, &err);
+    ok(ret == 0, "%s: ocirun's own parser accepts it", i ? "rootless" : "root");
+    if (err != NULL)
+      printf("#   %s\n", err->message);
+    oci_error_free(&err);
+    spec_clear(&spec);
+  }
+}
+
+/* ---- `ocirun features` ---- */
+
+/* Parses a minimal configuration with `fragment` merged in at the top. */
+static int parse_with(const char *fragment)
+{
+  char text[1024];
+  cleanup_cjson cJSON *config = NULL;
+  struct spec spec;
+  oci_error_t err = NULL;
+  int ret;
+
+  snprintf(text, sizeof(text), "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},%s}",
+           fragment);
+  config = cJSON_Parse(text);
+  ret = config != NULL ? spec_parse(config, &spec, &err) : -1;
+  oci_error_free(&err);
+  if (ret == 0)
+    spec_clear(&spec);
+  return ret;
+}
+
+static bool in_list(const cJSON *array, const char *value)
+{
+  const cJSON *item;
+  cJSON_ArrayForEach(item, array)
+  {
+    if (cJSON_IsString(item) && strcmp(item->valuestring, value) == 0)
+      return true;
+  }
+  return false;
+}
+
+static void test_features(void)
+{
+  cleanup_cjson cJSON *features = oci_features();
+  const cJSON *linux_object = at(features, "linux"), *item;
+  bool all;
+  char fragment[512];
+  uint32_t action;
+
+  ok(features != NULL, "features: the document builds");
+  is_str(at(features, "ociVersionMax")->valuestring, SPEC_OCI_VERSION, "ociVersionMax");
+  is_str(at(features, "ociVersionMin")->valuestring, "1.0.0", "ociVersionMin");
+  is_int(parse_with("\"x\":0") == 0 ? 1 : 0, 1, "the parser takes a minimal configuration");
+  is_int(cJSON_GetArraySize(at(features, "hooks")), SPEC_HOOK_KIND_COUNT, "all six hook kinds");
+  all = true;
+  cJSON_ArrayForEach(item, at(features, "mountOptions"))
+  {
+    snprintf(fragment, sizeof(fragment),
+             "\"mounts\":[{\"destination\":\"/x\",\"type\":\"tmpfs\",\"source\":"
+             "\"tmpfs\",\"options\":[\"%s\"]}]",
+             item->valuestring);
+    if (parse_with(fragment) < 0) {
+      printf("#   mount option '%s' listed but refused\n", item->valuestring);
+      all = false;
+    }
+  }
+  ok(all && cJSON_GetArraySize(at(features, "mountOptions")) > 40,
+     "every listed mount option is accepted by the parser");
+  ok(in_list(at(features, "mountOptions"), "rbind") &&
+         !in_list(at(features, "mountOptions"), "idmap"),
+     "rbind is listed, idmap (refused) is not");
+  ok(parse_with("\"mounts\":[{\"destination\":\"/"
+                "x\",\"type\":\"tmpfs\",\"source\":\"tmpfs\",\"options\":[\"idmap\"]}]") < 0,
+     "... and the parser does refuse idmap");
+  all = true;
+  cJSON_ArrayForEach(item, at(linux_object, "namespaces"))
+  {
+    snprintf(fragment, sizeof(fragment), "\"linux\":{\"namespaces\":[{\"type\":\"%s\"}]}",
+             item->valuestring);
+    all = all && parse_with(fragment) == 0;
+  }
+  ok(all && cJSON_GetArraySize(at(linux_object, "namespaces")) == SPEC_NS_COUNT,
+     "every listed namespace is accepted by the parser");
+  all = true;
+  cJSON_ArrayForEach(item, at(linux_object, "capabilities"))
+  {
+    all = all && capability_from_name(item->valuestring) >= 0;
+  }
+  ok(all && in_list(at(linux_object, "capabilities"), "CAP_SYS_ADMIN"),
+     "every listed capability is known, CAP_SYS_ADMIN among them");
+  all = true;
+  cJSON_ArrayForEach(item, at(at(linux_object, "seccomp"), "actions"))
+  {
+    all = all && seccomp_action_from_name(item->valuestring, &action) == 0;
+  }
+  ok(all && !in_list(at(at(linux_object, "seccomp"), "actions"), "SCMP_ACT_NOTIFY"),
+     "every listed seccomp action is accepted, SCMP_ACT_NOTIFY (refused) is not listed");
+  ok(in_list(at(at(linux_object, "seccomp"), "operators"), "SCMP_CMP_MASKED_EQ") &&
+         in_list(at(at(linux_object, "seccomp"), "archs"), "SCMP_ARCH_X86_64"),
+     "seccomp operators and archs");
+  ok(cJSON_IsTrue(at(at(linux_object, "cgroup"), "v2")) &&
+         cJSON_IsFalse(at(at(linux_object, "cgroup"), "v1")) &&
+         cJSON_IsFalse(at(at(linux_object, "cgroup"), "systemd")),
+     "cgroup: v2 only, no systemd");
+  ok(cJSON_IsFalse(at(at(linux_object, "apparmor"), "enabled")) &&
+         cJSON_IsFalse(at(at(linux_object, "selinux"), "enabled")),
+     "apparmor and selinux: not enabled");
 }
 
 int main(void)
@@ -331,6 +444,7 @@ int main(void)
   test_record(root);
   test_hooks(root);
   test_default_config();
+  test_features();
   {
     int parent = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     remove_tree_at(parent, root + strlen("/tmp/"), &err);
