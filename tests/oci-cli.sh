@@ -209,9 +209,13 @@ check "delete --force: the directory is gone" test ! -e "$ROOT/containers/c3"
 mkdir -p "$ROOT/containers/c4"
 waiting_process c4
 record c4 "$waiter" '{}'
-expect_exit 0 "delete of a created container ends it (it never ran the user program)" oci delete c4
+expect_exit 1 "delete of a created container is an error (the spec; runc deletes it)" oci delete c4
+check "... which has no effect: the process waits on" kill -0 "$waiter"
+check "... and the state is still created" test "$(status_of c4)" = created
+expect_exit 0 "delete --force of a created container" oci delete --force c4
 wait "$waiter"
 check "... its process was killed" test $? -eq 137
+check "... its directory is gone" test ! -e "$ROOT/containers/c4"
 
 # A create that died before its record: the directory alone.
 mkdir -p "$ROOT/containers/c5"

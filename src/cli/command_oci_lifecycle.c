@@ -185,12 +185,14 @@ static int delete_container(struct container_handle *handle, bool force, oci_err
     return container_remove(handle, err);
   }
   status = container_status(handle, &container);
-  /* A created container has not run the user program yet: deleting it
-   * is ending it (runc and crun do the same); running needs --force. */
-  if ((status == CONTAINER_RUNNING || status == CONTAINER_PAUSED) && !force) {
+  /* The spec: deleting a container that is not stopped (created
+   * included, unlike runc) is an error with no effect on it; the
+   * conformance suite checks exactly that. --force is the caller's way to
+   * end it (podman always passes it). */
+  if (status != CONTAINER_STOPPED && !force) {
     oci_error_set(err, 0,
-                  "delete: container '%s' is %s; stop it first, or 'ocirun delete --force' "
-                  "kills it",
+                  "delete: container '%s' is %s, not stopped; kill it first, or 'ocirun delete "
+                  "--force' kills it",
                   handle->id, container_status_name(status));
     goto out;
   }
@@ -213,12 +215,12 @@ int command_oci_delete(int argc, char **argv, const struct global_options *globa
       "Usage: ocirun delete [--force] ID\n"
       "\n"
       "Deletes container ID: its cgroup and its state; then runs its poststop hooks\n"
-      "(a failing one is a warning). A stopped container is deleted; a created one\n"
-      "(the user program never ran) is killed first; a running or paused one only\n"
-      "with --force, which SIGKILLs every process of it and waits. A missing ID is\n"
-      "an error.\n"
+      "(a failing one is a warning). The container must be stopped (the runtime\n"
+      "spec: a created, running or paused one is an error, left as it is), unless\n"
+      "--force, which SIGKILLs every process of it and waits. A missing ID is an\n"
+      "error.\n"
       "\n"
-      "  -f, --force   kill a running or paused container first\n";
+      "  -f, --force   kill a created, running or paused container first\n";
   static const struct option options[] = {
       {"force", no_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   struct container_handle handle;
