@@ -172,7 +172,8 @@ static int run_create_hooks(const struct spec *spec, const struct container *con
   if (spec->hooks[SPEC_HOOK_PRESTART].n_hooks == 0 &&
       spec->hooks[SPEC_HOOK_CREATE_RUNTIME].n_hooks == 0)
     return 0;
-  state = container_state_json(container, CONTAINER_CREATING, false, err);
+  state = container_state_json_for_spec(spec, container->id, container->bundle, container->pid,
+                                        CONTAINER_CREATING, err);
   if (state == NULL)
     return -1;
   for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {

@@ -592,9 +592,9 @@ char *container_state_json(const struct container *container, enum container_sta
 {
   cleanup_cjson cJSON *json = cJSON_CreateObject();
   char *text = NULL;
-  /* The spec wants pid while the process exists (created, running). */
-  bool with_pid =
-      status == CONTAINER_CREATED || status == CONTAINER_RUNNING || status == CONTAINER_PAUSED;
+  /* The spec wants pid while the process exists (created, running);
+   * hooks of a create in progress get it too, as they need it. */
+  bool with_pid = container->pid > 0 && status != CONTAINER_STOPPED;
 
   if (json != NULL && cJSON_AddStringToObject(json, "ociVersion", container->oci_version) &&
       cJSON_AddStringToObject(json, "id", container->id) &&
@@ -606,6 +606,20 @@ char *container_state_json(const struct container *container, enum container_sta
   if (text == NULL)
     oci_error_set(err, ENOMEM, "container '%s': build the state", container->id);
   return text;
+}
+
+char *container_state_json_for_spec(const struct spec *spec, const char *id, const char *bundle,
+                                    pid_t pid, enum container_status status, oci_error_t *err)
+{
+  struct container view = {
+      .id = (char *)id,
+      .oci_version = spec->oci_version,
+      .bundle = (char *)bundle,
+      .pid = pid,
+      .annotations = spec->annotations,
+      .n_annotations = spec->n_annotations,
+  };
+  return container_state_json(&view, status, false, err);
 }
 
 /* ---- signals ---- */

@@ -104,6 +104,12 @@ char *container_state_json(const struct container *container, enum container_sta
 /* A pidfd of the recorded process, opened and then checked to be that
  * process (its start time): ESRCH when it is gone or the pid was reused. */
 int container_pidfd(const struct container *container, oci_error_t *err);
+/* The same document for a container that has no record yet: what the
+ * runtime hands its own hooks (createContainer, startContainer, and
+ * prestart/createRuntime when it runs them) from the spec it was given. */
+char *container_state_json_for_spec(const struct spec *spec, const char *id, const char *bundle,
+                                    pid_t pid, enum container_status status, oci_error_t *err);
+
 /* Sends sig to the recorded process through a pidfd, after checking that
  * the pidfd's process started when the record says (a reused pid is never
  * signalled). ESRCH when it is gone. */

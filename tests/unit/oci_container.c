@@ -139,6 +139,17 @@ static void test_record(const char *root)
   free(json);
   json = container_state_json(&loaded, CONTAINER_STOPPED, false, &err);
   ok(json != NULL && strstr(json, "\"pid\"") == NULL, "state JSON: no pid once stopped");
+  free(json);
+  {
+    struct spec spec = {.oci_version = "1.1.0",
+                        .annotations = loaded.annotations,
+                        .n_annotations = loaded.n_annotations};
+    json = container_state_json_for_spec(&spec, "one", "/b", 42, CONTAINER_CREATING, &err);
+    is_str(json,
+           "{\"ociVersion\":\"1.1.0\",\"id\":\"one\",\"status\":\"creating\",\"pid\":42,"
+           "\"bundle\":\"/b\",\"annotations\":{\"org.example.key\":\"value\"}}",
+           "state JSON for a create's hooks: creating, with the pid");
+  }
 
   /* A reused pid: same number, another start time. */
   loaded.pid_start_time++;
