@@ -286,8 +286,9 @@ static cJSON *rule_json(const struct seccomp_rule *rule, bool with_conditions)
 }
 
 /* host NULL: the whole profile with its conditions and archMap (what
- * `ocirun seccomp-profile` prints); otherwise only what applies to host. */
-static char *profile_render(const struct seccomp_profile *profile, const struct seccomp_host *host)
+ * `ocirun seccomp-profile` prints); otherwise only what applies to host,
+ * which is OCI's linux.seccomp format (no includes, excludes or archMap). */
+static cJSON *profile_json(const struct seccomp_profile *profile, const struct seccomp_host *host)
 {
   cleanup_cjson cJSON *root = cJSON_CreateObject();
   cJSON *syscalls;
@@ -330,7 +331,14 @@ static char *profile_render(const struct seccomp_profile *profile, const struct 
       continue;
     cJSON_AddItemToArray(syscalls, rule_json(&profile->rules[r], host == NULL));
   }
-  return cJSON_Print(root);
+  return steal_pointer(&root);
+}
+
+static char *profile_render(const struct seccomp_profile *profile, const struct seccomp_host *host)
+{
+  cleanup_cjson cJSON *root = profile_json(profile, host);
+
+  return root != NULL ? cJSON_Print(root) : NULL;
 }
 
 /* --- the interface of seccomp.h --- */
@@ -338,6 +346,32 @@ static char *profile_render(const struct seccomp_profile *profile, const struct 
 static void profile_release(struct seccomp_profile **profile)
 {
   seccomp_profile_free(*profile);
+}
+
+int seccomp_profile_resolve_oci(const struct seccomp_profile *profile, uint64_t effective_caps,
+                                cJSON **out, oci_error_t *err)
+{
+  struct seccomp_host host;
+
+  *out = NULL;
+  if (host_describe(effective_caps, &host, err) < 0)
+    return -1;
+  *out = profile_json(profile, &host);
+  if (*out == NULL)
+    return oci_error_set(err, ENOMEM, "seccomp: render profile");
+  return 0;
+}
+
+int seccomp_resolve_oci(const char *profile_path, uint64_t effective_caps, cJSON **out,
+                        oci_error_t *err)
+{
+  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
+
+  *out = NULL;
+  if (profile_path != NULL && seccomp_profile_parse_file(profile_path, &parsed, err) < 0)
+    return -1;
+  return seccomp_profile_resolve_oci(parsed != NULL ? parsed : seccomp_default_profile(),
+                                     effective_caps, out, err);
 }
 
 /* libseccomp writes the program to a file descriptor: a memfd keeps it in
@@ -393,27 +427,17 @@ static void program_cache_key(const char *profile_json, char key[OCI_DIGEST_LEN]
   oci_sha256_free(hash);
 }
 
-int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
-                                const char *state_root, struct seccomp_filter **out,
-                                oci_error_t *err)
+/* Compiles a profile for the run (or takes the program from the cache). */
+static int filter_build(const struct seccomp_profile *profile, uint64_t effective_caps,
+                        const char *state_root, struct seccomp_filter **out, oci_error_t *err)
 {
-  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
-  const struct seccomp_profile *profile = seccomp_default_profile();
   struct seccomp_host host;
   struct seccomp_filter *filter;
   scmp_filter_ctx ctx = NULL;
   char key[OCI_DIGEST_LEN];
 
-  *out = NULL;
-  if (config->seccomp_unconfined)
-    return 0;
   if (host_describe(effective_caps, &host, err) < 0)
     return -1;
-  if (config->seccomp_profile_path != NULL) {
-    if (seccomp_profile_parse_file(config->seccomp_profile_path, &parsed, err) < 0)
-      return -1;
-    profile = parsed;
-  }
   filter = calloc(1, sizeof(*filter));
   if (filter == NULL)
     return oci_error_errno(err, "seccomp: allocate filter");
@@ -441,6 +465,39 @@ int seccomp_filter_build_cached(const struct run_config *config, uint64_t effect
     seccomp_cache_store(state_root, key, &filter->program);
   *out = filter;
   return 0;
+}
+
+int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
+                                const char *state_root, struct seccomp_filter **out,
+                                oci_error_t *err)
+{
+  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
+
+  *out = NULL;
+  if (config->seccomp_unconfined)
+    return 0;
+  if (config->seccomp_profile_path != NULL &&
+      seccomp_profile_parse_file(config->seccomp_profile_path, &parsed, err) < 0)
+    return -1;
+  return filter_build(parsed != NULL ? parsed : seccomp_default_profile(), effective_caps,
+                      state_root, out, err);
+}
+
+int seccomp_filter_build_oci(const cJSON *seccomp, uint64_t effective_caps, const char *state_root,
+                             struct seccomp_filter **out, oci_error_t *err)
+{
+  __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
+  cleanup_free char *text = NULL;
+
+  *out = NULL;
+  if (seccomp == NULL)
+    return 0;
+  text = cJSON_PrintUnformatted(seccomp);
+  if (text == NULL)
+    return oci_error_set(err, ENOMEM, "seccomp: print linux.seccomp");
+  if (seccomp_profile_parse(text, "config.json: linux.seccomp", &parsed, err) < 0)
+    return -1;
+  return filter_build(parsed, effective_caps, state_root, out, err);
 }
 
 int seccomp_filter_build(const struct run_config *config, uint64_t effective_caps,

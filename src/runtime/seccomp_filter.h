@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 #include "oci/error.h"
 #include "cli/run_config.h"
 
@@ -22,6 +24,12 @@ int seccomp_filter_build(const struct run_config *config, uint64_t effective_cap
 int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
                                 const char *state_root, struct seccomp_filter **out,
                                 oci_error_t *err);
+/* The filter for a configuration's linux.seccomp (OCI's format, which
+ * seccomp_profile_parse reads; NULL: unconfined, *out NULL), cached like
+ * the above: the key is the profile's text as resolved for effective_caps
+ * and this host, so a document that says the same compiles once. */
+int seccomp_filter_build_oci(const cJSON *seccomp, uint64_t effective_caps, const char *state_root,
+                             struct seccomp_filter **out, oci_error_t *err);
 /* In the child, last step before execve, after no-new-privileges (or,
  * without it, before the user switch drops CAP_SYS_ADMIN). One prctl: no
  * allocation, no library state. */
@@ -30,6 +38,11 @@ void seccomp_filter_free(struct seccomp_filter *filter);
 /* The profile applied, in Docker/OCI JSON form (caller frees): for the
  * artifact's identities and `ocirun seccomp-profile`. */
 char *seccomp_filter_profile_json(const struct seccomp_filter *filter);
+/* linux.seccomp for a run (see seccomp_profile_resolve_oci): the profile
+ * at profile_path, or Docker's default when NULL, resolved for
+ * effective_caps and this host. */
+int seccomp_resolve_oci(const char *profile_path, uint64_t effective_caps, cJSON **out,
+                        oci_error_t *err);
 /* `ocirun seccomp-profile`: the default profile in Docker's JSON format. */
 int seccomp_print_default_profile(FILE *out, oci_error_t *err);
 

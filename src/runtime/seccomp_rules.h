@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
 #include <linux/filter.h>
 #include <seccomp.h>
 
@@ -102,6 +103,13 @@ int seccomp_profile_parse_file(const char *path, struct seccomp_profile **out, o
 int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_profile **out,
                           oci_error_t *err);
 void seccomp_profile_free(struct seccomp_profile *profile);
+/* The profile resolved for a run, without compiling it: only the rules
+ * whose conditions hold for effective_caps and the host's kernel, the
+ * architectures the host executes spelled out, and nothing Docker-only
+ * (includes, excludes, archMap): OCI's linux.seccomp object, which
+ * seccomp_profile_parse reads back to the same rules. */
+int seccomp_profile_resolve_oci(const struct seccomp_profile *profile, uint64_t effective_caps,
+                                cJSON **out, oci_error_t *err);
 
 /* A compiled filter: classic BPF instructions, as prctl(PR_SET_SECCOMP)
  * takes them. */
