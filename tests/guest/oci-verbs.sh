@@ -16,7 +16,9 @@ status_of() { oci state "$1" 2>/dev/null | python3 -c 'import json,sys; print(js
 proc_state() { sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 
 umask 077
-mkdir -p "$PARENT" && echo "+memory +pids +cpu" >"$PARENT/cgroup.subtree_control" && mkdir "$SLICE" ||
+# The controllers the limits need, enabled down to the slice (as the runtime does).
+echo "+memory +pids +cpu" >/sys/fs/cgroup/cgroup.subtree_control && mkdir -p "$PARENT" &&
+  echo "+memory +pids +cpu" >"$PARENT/cgroup.subtree_control" && mkdir "$SLICE" ||
   { not_ok "make a slice under $PARENT"; exit 0; }
 # The process joins the slice itself, then forks a child and execs.
 sh -c "echo \$\$ >$SLICE/cgroup.procs; sleep 1001 & exec sleep 1000" &
