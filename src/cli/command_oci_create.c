@@ -185,16 +185,17 @@ static int run_create_hooks(const struct spec *spec, const struct container *con
   return 0;
 }
 
+/* The runtime gives the container ocirun's own stdio: a terminal (a pty
+ * whose master goes to --console-socket) is not implemented yet, and is
+ * refused by name rather than run without one. */
 static int check_terminal(const struct spec *spec, const struct create_options *options,
                           oci_error_t *err)
 {
-  bool terminal = spec->has_process && spec->process.terminal;
-
-  if (terminal && options->console_socket == NULL)
+  if (spec->has_process && spec->process.terminal)
     return oci_error_set(err, 0,
-                         "create: process.terminal is true: --console-socket is required "
-                         "(the pty's master goes there)");
-  if (!terminal && options->console_socket != NULL)
+                         "create: process.terminal: not supported by ocirun yet (no "
+                         "console); set it to false");
+  if (options->console_socket != NULL)
     return oci_error_set(err, 0,
                          "create: --console-socket given but process.terminal is not "
                          "true");
@@ -208,11 +209,9 @@ static int create(const char *root, const char *id, const struct create_options 
   struct container container = {0};
   struct container_handle handle = {.containers_fd = -1, .dir_fd = -1};
   cleanup_close int bundle_fd = -1;
-  cleanup_close int root_fd = -1;
   cleanup_free char *fifo = NULL;
-  cleanup_free char *cgroup_path = NULL;
   char bundle[PATH_MAX];
-  bool rootless = geteuid() != 0, made = false;
+  bool made = false;
   int ret = -1;
 
   if (realpath(options->bundle, bundle) == NULL)
@@ -229,15 +228,7 @@ static int create(const char *root, const char *id, const struct create_options 
                   "only a cgroup enforces");
     goto out;
   }
-  /* The bundle's root is the caller's: its symlinks are the caller's choice. */
-  root_fd = openat(bundle_fd, spec.root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root_fd < 0) {
-    oci_error_errno(err, "create: root.path '%s' (bundle '%s')", spec.root_path, bundle);
-    goto out;
-  }
-  if (record_from_spec(&spec, id, bundle, &container, err) < 0 ||
-      (!options->unsafe_no_cgroup &&
-       cgroup_slice_path(spec.cgroups_path, id, rootless, &cgroup_path, err) < 0))
+  if (record_from_spec(&spec, id, bundle, &container, err) < 0)
     goto out;
   if (container_new(root, id, &handle, err) < 0)
     goto out;
@@ -251,20 +242,24 @@ static int create(const char *root, const char *id, const struct create_options 
     goto out;
   }
   {
+    /* Rootless or not is decided here, once, for the whole runtime. */
     struct runtime_options runtime_options = {
         .state_root = root,
         .id = id,
         .bundle = bundle,
-        .root = {.root_fd = root_fd, .root_path = spec.root_path, .overlay = false},
+        .root = {.root_fd = -1}, /* root.path, opened by the runtime from the bundle */
+        .rootless = geteuid() != 0,
         .unsafe_no_cgroup = options->unsafe_no_cgroup,
     };
-    pid_t pid = 0;
-    /* On failure the runtime has removed what it made: nothing of it is
-     * recorded, so destroy() cannot touch a cgroup that is not this one's. */
-    if (runtime_create(&spec, &runtime_options, fifo, options->console_socket, &pid, err) < 0)
+    pid_t pid = -1;
+    char *cgroup_path = NULL;
+    /* On failure the runtime has removed what it made and nothing of it
+     * is recorded, so destroy() cannot touch a cgroup that is not this
+     * container's. */
+    if (runtime_create(&spec, &runtime_options, fifo, &pid, &cgroup_path, err) < 0)
       goto out;
     container.pid = pid;
-    container.cgroup_path = steal_pointer(&cgroup_path);
+    container.cgroup_path = cgroup_path;
   }
   if (process_start_time(container.pid, &container.pid_start_time, err) < 0 ||
       run_create_hooks(&spec, &container, err) < 0 ||
@@ -300,12 +295,12 @@ int command_oci_create(int argc, char **argv, const struct global_options *globa
       "Creates container ID from the bundle's config.json: namespaces, cgroup,\n"
       "mounts, root, user, capabilities and seccomp, everything up to the user\n"
       "program, which runs at 'ocirun start ID'; then the prestart and createRuntime\n"
-      "hooks. stdio: ocirun's own 0, 1 and 2, or with process.terminal a pty whose\n"
-      "master is sent to --console-socket.\n"
+      "hooks. stdio: ocirun's own 0, 1 and 2 (process.terminal, a pty for\n"
+      "--console-socket, is not implemented yet and is refused).\n"
       "\n"
       "  -b, --bundle DIR         the bundle (default: the current directory)\n"
       "  --pid-file FILE          write the container's pid (host's pid namespace)\n"
-      "  --console-socket SOCKET  AF_UNIX socket that receives the pty's master\n"
+      "  --console-socket SOCKET  refused for now: process.terminal is not implemented\n"
       "  --unsafe-no-cgroup       no cgroup at all (hosts without cgroup v2): refused\n"
       "                           when config.json sets linux.resources; no pause,\n"
       "                           ps or kill --all\n"
