@@ -219,6 +219,10 @@ static int create(const char *root, const char *id, const struct create_options 
   bundle_fd = open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (bundle_fd < 0)
     return oci_error_errno(err, "create: bundle '%s'", bundle);
+  /* As runc: create works from the bundle, so what is relative in it
+   * (root.path, a hook's own relative paths) is the bundle's. */
+  if (fchdir(bundle_fd) < 0)
+    return oci_error_errno(err, "create: chdir to the bundle '%s'", bundle);
   if (spec_load_bundle(bundle_fd, bundle, &spec, err) < 0 ||
       check_terminal(&spec, options, err) < 0)
     goto out;
