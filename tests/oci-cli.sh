@@ -88,7 +88,8 @@ for verb in state start delete ps pause resume; do
   check "$verb --help prints its usage" grep -q "^Usage: ocirun $verb" "$TEST_TMP/out"
 done
 expect_exit 1 "kill of a missing id exits 1" oci kill nope
-expect_exit 1 "delete --force of a missing id exits 1 (as runc)" oci delete --force nope
+expect_exit 0 "delete --force of a missing id succeeds (runc's: containerd's shim deletes twice)" oci delete --force nope
+expect_exit 1 "delete --force of an invalid id is still an error" oci delete --force ../x
 expect_exit 2 "kill with an unknown signal is a usage error" oci kill nope SIGNOPE
 expect_exit 2 "kill with signal 0 is a usage error" oci kill nope 0
 expect_exit 2 "kill with two signals is a usage error" oci kill nope TERM KILL

@@ -218,7 +218,7 @@ int command_oci_delete(int argc, char **argv, const struct global_options *globa
       "(a failing one is a warning). The container must be stopped (the runtime\n"
       "spec: a created, running or paused one is an error, left as it is), unless\n"
       "--force, which SIGKILLs every process of it and waits. A missing ID is an\n"
-      "error.\n"
+      "error, except with --force (runc's meaning: make sure it is gone).\n"
       "\n"
       "  -f, --force   kill a created, running or paused container first\n";
   static const struct option options[] = {
@@ -244,8 +244,15 @@ int command_oci_delete(int argc, char **argv, const struct global_options *globa
   id = oci_take_id("delete", argc, argv);
   if (id == NULL)
     return EXIT_USAGE;
-  if (container_open(global->root, id, &handle, &err) < 0)
+  if (container_open(global->root, id, &handle, &err) < 0) {
+    /* runc's --force also means "make sure it is gone": containerd's shim
+     * calls `delete --force` after a delete that already succeeded. */
+    if (force && err != NULL && err->errno_value == ENOENT) {
+      oci_error_free(&err);
+      return EXIT_OK;
+    }
     return oci_fail(&err);
+  }
   ret = delete_container(&handle, force, &err);
   container_close(&handle);
   return ret < 0 ? oci_fail(&err) : EXIT_OK;
