@@ -266,7 +266,7 @@ check "--dry-run creates nothing" nothing_left
 m_busy=1${$}5
 "$OCIRUN" run --unsafe-no-cgroup --name busy busybox:latest sleep "$m_busy" >/dev/null 2>&1 &
 runner=$!
-for _ in $(seq 50); do process_with "$m_busy" && break; sleep 0.1; done
+for _ in $(seq 200); do process_with "$m_busy" && break; sleep 0.1; done
 process_with "$m_busy" && ok "a run on busybox is live" || not_ok "a run on busybox is live"
 busy_rootfs=$("$OCIRUN" image unpack busybox:latest 2>/dev/null)
 expect_exit 1 "image rm while a run uses the image" "$OCIRUN" image rm busybox:latest

@@ -10,8 +10,8 @@
 #include "oci/cleanup.h"
 #include "oci/oci.h"
 #include "cli/ocirun.h"
-#include "cli/run_config.h"
-#include "runtime/runtime.h"
+#include "docker_run/run_config.h"
+#include "docker_run/docker_run.h"
 
 static void usage(FILE *out)
 {
@@ -118,7 +118,7 @@ int command_run(int argc, char **argv, const struct global_options *global)
   if (oci_image_unpack(store, image, &unpack, &rootfs, &err) < 0)
     goto fail;
 
-  if (runtime_run(store, image, rootfs, &config, &io, &result, &err) < 0) {
+  if (docker_run(oci_store_root(store), image, rootfs, &config, &io, &result, &err) < 0) {
     status = result.exit_code == EXIT_CANNOT_EXECUTE || result.exit_code == EXIT_COMMAND_NOT_FOUND
                  ? result.exit_code
                  : EXIT_RUNTIME_ERROR;

@@ -11,7 +11,6 @@
 #include "runtime/capabilities.h"
 #include "cli/ocirun.h"
 #include "oci/cleanup.h"
-#include "cli/run_config.h"
 #include "runtime/seccomp_filter.h"
 
 static void usage(FILE *out)
@@ -51,7 +50,6 @@ int command_seccomp_profile(int argc, char **argv, const struct global_options *
   };
   uint64_t add = 0, drop = 0, caps;
   bool add_all = false, drop_all = false, resolved = false;
-  struct run_config config;
   struct seccomp_filter *filter = NULL;
   oci_error_t err = NULL;
   const char *profile_path = NULL;
@@ -95,9 +93,7 @@ int command_seccomp_profile(int argc, char **argv, const struct global_options *
   /* docker run's order: drop first (ALL clears the base), then add. */
   caps = drop_all ? 0 : capabilities_docker_default() & ~drop;
   caps |= add_all ? ~UINT64_C(0) : add;
-  memset(&config, 0, sizeof(config));
-  config.seccomp_profile_path = (char *)profile_path;
-  if (seccomp_filter_build(&config, caps, &filter, &err) < 0) {
+  if (seccomp_filter_build(profile_path, caps, &filter, &err) < 0) {
     oci_error_print(&err);
     return EXIT_FAILURE_GENERIC;
   }

@@ -22,8 +22,8 @@
 #include "oci/digest.h"
 #include "oci/oci.h"
 #include "probe/probe_backend.h"
-#include "cli/run_config.h"
-#include "runtime/runtime.h"
+#include "docker_run/run_config.h"
+#include "docker_run/docker_run.h"
 #include "runtime/seccomp_filter.h"
 
 /* The probe prints one small JSON object; more than this is not read. */
@@ -214,7 +214,9 @@ static int seccomp_profile_sha256(const struct run_config *config, char **out, o
   char digest[OCI_DIGEST_LEN];
 
   *out = NULL;
-  if (seccomp_filter_build(config, 0, &filter, err) < 0)
+  if (config->seccomp_unconfined)
+    return 0; /* unconfined: no profile */
+  if (seccomp_filter_build(config->seccomp_profile_path, 0, &filter, err) < 0)
     return -1;
   if (filter == NULL)
     return 0; /* unconfined: no profile */
@@ -301,7 +303,7 @@ static int run_probe(struct oci_store *store, const struct oci_image *image,
                       .stderr_fd = stderr_fd,
                       .on_exec = host_watch_on_exec,
                       .context = watch};
-  if (runtime_run(store, image, rootfs, config, &io, &result, &step_err) < 0)
+  if (docker_run(oci_store_root(store), image, rootfs, config, &io, &result, &step_err) < 0)
     return set_message(&outcome->error, "run: ", &step_err);
   if (result.interrupted &&
       asprintf(&outcome->error, "interrupted by a signal: the probe did not complete") < 0)

@@ -99,25 +99,32 @@ static void capabilities_free(cap_t *caps)
     cap_free(*caps);
 }
 
-/* Permitted, effective and inheritable as one libcap state: permitted and
- * effective get `keep`; inheritable stays empty, as Docker leaves it since
- * CVE-2022-24769 (an inheritable set would let a non-root user regain caps
- * through a file with inheritable file capabilities; runc's CVE-2022-29162
- * and crun's CVE-2022-27650 are the same class). cap_init() starts with
- * every set empty, so nothing the caller held survives in any set. */
-static int capabilities_set_process(uint64_t keep, oci_error_t *err)
+/* Permitted, effective and inheritable as one libcap state, exactly the
+ * sets asked for. cap_init() starts with every set empty, so nothing the
+ * caller held survives in any set. An inheritable set lets a non-root user
+ * regain capabilities through a file with inheritable file capabilities
+ * (runc's CVE-2022-29162, crun's CVE-2022-27650): the docker-run front end
+ * leaves it empty, as Docker does since CVE-2022-24769; a bundle gets what
+ * its config asks. */
+static int capabilities_set_process(const struct capability_sets *sets, oci_error_t *err)
 {
   __attribute__((cleanup(capabilities_free))) cap_t caps = cap_init();
+  const struct {
+    cap_flag_t flag;
+    uint64_t mask;
+  } flags[] = {{CAP_PERMITTED, sets->permitted},
+               {CAP_EFFECTIVE, sets->effective},
+               {CAP_INHERITABLE, sets->inheritable}};
   int last = (int)cap_max_bits();
 
   if (caps == NULL)
     return oci_error_errno(err, "capabilities: cap_init");
   for (cap_value_t cap = 0; cap < last && cap < 64; cap++) {
-    if ((keep & (UINT64_C(1) << cap)) == 0)
-      continue;
-    if (cap_set_flag(caps, CAP_PERMITTED, 1, &cap, CAP_SET) < 0 ||
-        cap_set_flag(caps, CAP_EFFECTIVE, 1, &cap, CAP_SET) < 0)
-      return oci_error_errno(err, "capabilities: cap_set_flag %d", cap);
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+      if ((flags[i].mask & (UINT64_C(1) << cap)) != 0 &&
+          cap_set_flag(caps, flags[i].flag, 1, &cap, CAP_SET) < 0)
+        return oci_error_errno(err, "capabilities: cap_set_flag %d", cap);
+    }
   }
   if (cap_set_proc(caps) < 0)
     return oci_error_errno(err, "capabilities: capset (permitted/effective/inheritable)");
@@ -125,14 +132,14 @@ static int capabilities_set_process(uint64_t keep, oci_error_t *err)
 }
 
 int capabilities_switch_user(uid_t uid, gid_t gid, bool set_groups, const gid_t *groups,
-                             size_t n_groups, uint64_t keep, oci_error_t *err)
+                             size_t n_groups, const struct capability_sets *sets, oci_error_t *err)
 {
   int last = (int)cap_max_bits();
 
   /* The bounding set first: dropping from it needs CAP_SETPCAP, which the
    * setuid below takes away from a non-root user. */
   for (int cap = 0; cap < last && cap < 64; cap++) {
-    if (keep & (UINT64_C(1) << cap))
+    if (sets->bounding & (UINT64_C(1) << cap))
       continue;
     if (prctl(PR_CAPBSET_DROP, (unsigned long)cap, 0L, 0L, 0L) < 0)
       return oci_error_errno(err, "capabilities: prctl(PR_CAPBSET_DROP, %d)", cap);
@@ -145,19 +152,24 @@ int capabilities_switch_user(uid_t uid, gid_t gid, bool set_groups, const gid_t 
   if (setresgid(gid, gid, gid) < 0)
     return oci_error_errno(err, "capabilities: setresgid %u", (unsigned)gid);
   /* KEEPCAPS so the permitted set survives the uid change; capset below
-   * then trims it to exactly what this uid should hold. */
+   * then sets it to exactly what the configuration asks. */
   if (prctl(PR_SET_KEEPCAPS, 1L, 0L, 0L, 0L) < 0)
     return oci_error_errno(err, "capabilities: prctl(PR_SET_KEEPCAPS)");
   if (setresuid(uid, uid, uid) < 0)
     return oci_error_errno(err, "capabilities: setresuid %u", (unsigned)uid);
   if (prctl(PR_SET_KEEPCAPS, 0L, 0L, 0L, 0L) < 0)
     return oci_error_errno(err, "capabilities: prctl(PR_SET_KEEPCAPS, 0)");
-  /* Docker gives a non-root user no capabilities at all: execve would
-   * clear permitted and effective anyway, and ambient stays empty so it
-   * cannot carry any across. Root keeps `keep` in permitted/effective. */
-  if (capabilities_set_process(uid == 0 ? keep : 0, err) < 0)
+  if (capabilities_set_process(sets, err) < 0)
     return -1;
+  /* Ambient: cleared, then each asked one raised (the kernel requires it
+   * in permitted and inheritable, and refuses it otherwise: an error). */
   if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0L, 0L, 0L) < 0 && errno != EINVAL)
     return oci_error_errno(err, "capabilities: prctl(PR_CAP_AMBIENT_CLEAR_ALL)");
+  for (int cap = 0; cap < last && cap < 64; cap++) {
+    if ((sets->ambient & (UINT64_C(1) << cap)) != 0 &&
+        prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, (unsigned long)cap, 0L, 0L) < 0)
+      return oci_error_errno(err, "capabilities: raise ambient capability %s",
+                             capability_name(cap) != NULL ? capability_name(cap) : "?");
+  }
   return 0;
 }

@@ -17,14 +17,19 @@ int capability_from_name(const char *name);
 const char *capability_name(int cap);
 /* Docker's default capability set as a bit mask. */
 uint64_t capabilities_docker_default(void);
-/* In the child: bounding set reduced to keep, setgroups, setgid, setuid
- * (in that order, keeping caps across setuid; setgroups only when
- * set_groups: a rootless run without a subordinate range may not), then permitted and effective
- * set to keep for uid 0 and emptied for any other uid; inheritable and
- * ambient empty for everyone, as Docker does since CVE-2022-24769.
- * Uses only prctl, setgroups, setresgid, setresuid and capset, which the
- * default seccomp filter allows, so it may run before or after the load. */
+/* The five sets of a process, as bit masks (1 << CAP_*). */
+struct capability_sets {
+  uint64_t bounding, effective, permitted, inheritable, ambient;
+};
+
+/* In the child: bounding set reduced to sets->bounding, setgroups, setgid,
+ * setuid (in that order, keeping caps across setuid; setgroups only when
+ * set_groups: a rootless run without a subordinate range may not), then
+ * permitted, effective and inheritable set exactly, ambient cleared and the
+ * asked ones raised. Uses only prctl, setgroups, setresgid, setresuid and
+ * capset, which the default seccomp filter allows, so it may run before or
+ * after the load. */
 int capabilities_switch_user(uid_t uid, gid_t gid, bool set_groups, const gid_t *groups,
-                             size_t n_groups, uint64_t keep, oci_error_t *err);
+                             size_t n_groups, const struct capability_sets *sets, oci_error_t *err);
 
 #endif

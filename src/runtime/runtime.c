@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/keyctl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -25,6 +26,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,14 +45,15 @@
 #include "runtime/run_state.h"
 #include "runtime/seccomp_filter.h"
 #include "runtime/stdio_relay.h"
-#include "runtime/user.h"
+#include "runtime/sysctl.h"
 #include "runtime/userns.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define EXIT_TIMED_OUT 124
 
-/* What the child tells the parent when it fails before execve. */
-enum child_failure { CHILD_SETUP_FAILED = 1, CHILD_EXEC_FAILED = 2 };
+/* What the child tells the parent: it failed before execve, or (create)
+ * it is ready and waits for `start`. */
+enum child_failure { CHILD_SETUP_FAILED = 1, CHILD_EXEC_FAILED = 2, CHILD_READY = 3 };
 struct child_report {
   int kind;
   int errno_value;
@@ -59,161 +62,156 @@ struct child_report {
 
 /* Everything the child needs, computed by the parent before clone. */
 struct launch {
-  const struct run_config *config;
-  bool rootless; /* a user namespace, mapped by the parent */
+  const struct spec *spec;
+  const struct runtime_options *options;
+  bool supervised;  /* runtime_run: dies with ocirun; create: outlives it */
+  bool new_user_ns; /* a new user namespace, mapped by the parent */
   struct userns_map map;
   bool set_groups; /* false when the user namespace denies setgroups */
+  struct mount_root root;
   struct mount_plan plan;
-  int rootfs_fd; /* the cached rootfs (the overlay's lower), held for the run */
-  struct run_user user;
-  uint64_t caps;
+  int root_fd; /* the root tree (the overlay's lower, or the bundle's root), held */
+  bool root_fd_owned;
+  struct capability_sets caps;
   struct seccomp_filter *filter;
-  char **argv;
-  char **envp;
-  const char *workdir;
-  char hostname[64];
-  int stdio[3];  /* the container's ends of the relay's pipes, never a caller's fd */
-  int go_fd;     /* child reads one byte: the parent is ready */
-  int report_fd; /* child writes a child_report on failure; CLOEXEC */
+  char *const *envp; /* process.env, or an empty list */
+  gid_t *groups;     /* additionalGids, or none when setgroups is denied */
+  size_t n_groups;
+  unsigned long clone_flags;
+  int join_fd[SPEC_NS_COUNT]; /* namespaces joined by path (pid: by the parent), -1 */
+  int stdio[3];               /* the relay's pipes (run) or the caller's 0, 1, 2 (create) */
+  int go_fd;                  /* child reads one byte: the parent is ready */
+  int report_fd;              /* child writes a child_report on failure; CLOEXEC */
+  int exec_fifo_fd;           /* create: O_PATH of the fifo `start` opens; -1 */
+};
+
+static const unsigned long namespace_clone_flag[SPEC_NS_COUNT] = {
+    [SPEC_NS_PID] = CLONE_NEWPID,       [SPEC_NS_NETWORK] = CLONE_NEWNET,
+    [SPEC_NS_MOUNT] = CLONE_NEWNS,      [SPEC_NS_IPC] = CLONE_NEWIPC,
+    [SPEC_NS_UTS] = CLONE_NEWUTS,       [SPEC_NS_USER] = CLONE_NEWUSER,
+    [SPEC_NS_CGROUP] = CLONE_NEWCGROUP, [SPEC_NS_TIME] = CLONE_NEWTIME,
 };
 
 /* ---- preparation (parent) ---- */
 
-static int strv_append(char ***v, size_t *n, const char *s, oci_error_t *err)
+/* New namespaces become clone3 flags; a path is opened now (a namespace
+ * file, checked by its filesystem) and joined by the child, but a pid
+ * namespace by the parent just around clone3, since only children enter
+ * one. ocirun needs its own mount namespace: without one its mounts would
+ * be the host's. */
+static int prepare_namespaces(struct launch *launch, oci_error_t *err)
 {
-  char **grown = reallocarray(*v, *n + 2, sizeof(**v));
+  const struct spec *spec = launch->spec;
 
-  if (grown == NULL)
-    return oci_error_errno(err, "run: allocate");
-  *v = grown;
-  (*v)[*n] = strdup(s);
-  if ((*v)[*n] == NULL)
-    return oci_error_errno(err, "run: allocate");
-  (*v)[++*n] = NULL;
+  for (int ns = 0; ns < SPEC_NS_COUNT; ns++) {
+    const struct spec_namespace *entry = &spec->namespaces[ns];
+    struct statfs fs;
+
+    launch->join_fd[ns] = -1;
+    if (!entry->present)
+      continue;
+    if (entry->path == NULL) {
+      launch->clone_flags |= namespace_clone_flag[ns];
+      continue;
+    }
+    launch->join_fd[ns] = open(entry->path, O_RDONLY | O_CLOEXEC);
+    if (launch->join_fd[ns] < 0)
+      return oci_error_errno(err, "linux.namespaces: open the %s namespace '%s'",
+                             spec_namespace_name(ns), entry->path);
+    if (fstatfs(launch->join_fd[ns], &fs) < 0 || fs.f_type != NSFS_MAGIC)
+      return oci_error_set(err, 0, "linux.namespaces: '%s' is not a namespace file", entry->path);
+  }
+  if (!spec->namespaces[SPEC_NS_MOUNT].present || spec->namespaces[SPEC_NS_MOUNT].path != NULL)
+    return oci_error_set(err, 0,
+                         "linux.namespaces: ocirun needs a new mount namespace (a 'mount' entry "
+                         "without a path)");
+  launch->new_user_ns = (launch->clone_flags & CLONE_NEWUSER) != 0;
+  if (launch->options->rootless && !launch->new_user_ns &&
+      spec->namespaces[SPEC_NS_USER].path == NULL)
+    return oci_error_set(err, 0,
+                         "linux.namespaces: without privilege ocirun needs a user namespace");
   return 0;
 }
 
-/* docker's rule: --entrypoint replaces the image's entrypoint and drops its
- * cmd; a command after IMAGE replaces the cmd. */
-static int build_argv(const struct run_config *config, const struct oci_image *image, char ***out,
-                      oci_error_t *err)
+/* The user namespace's maps, and the process's ids must exist in them.
+ * Without setgroups (an unprivileged caller's own ids only) the
+ * additional groups are left out rather than refused: the kernel would
+ * keep the caller's anyway. */
+static int prepare_user(struct launch *launch, oci_error_t *err)
 {
-  cleanup_strv char **argv = NULL;
-  size_t n = 0;
-  bool user_command = config->command != NULL && config->command[0] != NULL;
-  char *const *cmd = user_command ? config->command : image->defaults.cmd;
+  const struct spec *spec = launch->spec;
+  const struct spec_process *process = &spec->process;
+  struct id_range uid[USERNS_MAX_RANGES], gid[USERNS_MAX_RANGES];
 
-  if (config->entrypoint_set) {
-    if (config->entrypoint[0] != '\0' && strv_append(&argv, &n, config->entrypoint, err) < 0)
-      return -1;
-    if (!user_command)
-      cmd = NULL;
+  launch->set_groups = true;
+  launch->groups = process->additional_gids;
+  launch->n_groups = process->n_additional_gids;
+  if (!launch->new_user_ns)
+    return 0;
+  if (spec->n_uid_mappings > USERNS_MAX_RANGES || spec->n_gid_mappings > USERNS_MAX_RANGES)
+    return oci_error_set(err, 0, "linux.uidMappings: more than %d entries", USERNS_MAX_RANGES);
+  for (size_t i = 0; i < spec->n_uid_mappings; i++)
+    uid[i] = (struct id_range){spec->uid_mappings[i].container_id, spec->uid_mappings[i].host_id,
+                               spec->uid_mappings[i].size};
+  for (size_t i = 0; i < spec->n_gid_mappings; i++)
+    gid[i] = (struct id_range){spec->gid_mappings[i].container_id, spec->gid_mappings[i].host_id,
+                               spec->gid_mappings[i].size};
+  if (userns_map_from_ranges(uid, spec->n_uid_mappings, gid, spec->n_gid_mappings,
+                             launch->options->rootless, &launch->map, err) < 0)
+    return oci_error_wrap(err, "linux.uidMappings/gidMappings");
+  if (!userns_map_has_uid(&launch->map, process->uid) ||
+      !userns_map_has_gid(&launch->map, process->gid))
+    return oci_error_set(err, 0,
+                         "process.user: uid %u gid %u is not mapped by linux.uidMappings and "
+                         "linux.gidMappings",
+                         (unsigned)process->uid, (unsigned)process->gid);
+  if (!userns_map_allows_setgroups(&launch->map)) {
+    launch->set_groups = false;
+    launch->n_groups = 0;
+    return 0;
+  }
+  for (size_t i = 0; i < launch->n_groups; i++) {
+    if (!userns_map_has_gid(&launch->map, launch->groups[i]))
+      return oci_error_set(err, 0,
+                           "process.user.additionalGids: group %u is not mapped by "
+                           "linux.gidMappings",
+                           (unsigned)launch->groups[i]);
+  }
+  return 0;
+}
+
+/* The root tree as an fd: ocirun run's cached rootfs (its front end opened
+ * it from the checked store), or root.path of the bundle, opened from the
+ * bundle's directory. The bundle is the caller's (it wrote config.json);
+ * what is inside the root is not, and is resolved inside it later. */
+static int prepare_root(struct launch *launch, oci_error_t *err)
+{
+  const struct runtime_options *options = launch->options;
+  cleanup_close int bundle_fd = -1;
+
+  launch->root = options->root;
+  if (options->root.root_fd >= 0) {
+    launch->root_fd = options->root.root_fd;
+    return 0;
+  }
+  if (options->bundle == NULL)
+    return oci_error_set(err, 0, "run: no root tree and no bundle");
+  if (launch->spec->root_path[0] == '/') {
+    launch->root_fd = open(launch->spec->root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
   } else {
-    for (char **s = image->defaults.entrypoint; s != NULL && *s != NULL; s++) {
-      if (strv_append(&argv, &n, *s, err) < 0)
-        return -1;
-    }
+    bundle_fd = open(options->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (bundle_fd < 0)
+      return oci_error_errno(err, "open the bundle '%s'", options->bundle);
+    launch->root_fd = openat(bundle_fd, launch->spec->root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
   }
-  for (char *const *s = cmd; s != NULL && *s != NULL; s++) {
-    if (strv_append(&argv, &n, *s, err) < 0)
-      return -1;
-  }
-  if (n == 0)
-    return oci_error_set(err, 0, "run: no command given and the image has no entrypoint or cmd");
-  /* docker refuses this before it runs anything; exec '' would only fail */
-  if (argv[0][0] == '\0') {
-    const char *source =
-        config->entrypoint_set ? "the command after IMAGE"
-        : image->defaults.entrypoint != NULL && image->defaults.entrypoint[0] != NULL
-            ? "the image's Entrypoint"
-        : user_command ? "the command after IMAGE"
-                       : "the image's Cmd";
-    return oci_error_set(err, 0, "run: the command to run is an empty string (from %s)", source);
-  }
-  *out = steal_pointer(&argv);
+  if (launch->root_fd < 0)
+    return oci_error_errno(err, "root.path: open '%s' (bundle '%s')", launch->spec->root_path,
+                           options->bundle);
+  launch->root_fd_owned = true;
+  launch->root.root_fd = launch->root_fd;
+  if (launch->root.root_path == NULL)
+    launch->root.root_path = launch->spec->root_path;
   return 0;
-}
-
-/* Sets NAME=VALUE, replacing an earlier entry of the same name. */
-static int env_set(char ***env, size_t *n, const char *entry, oci_error_t *err)
-{
-  size_t name_len = strcspn(entry, "=");
-
-  for (size_t i = 0; i < *n; i++) {
-    if (strncmp((*env)[i], entry, name_len) == 0 && (*env)[i][name_len] == '=') {
-      char *copy = strdup(entry);
-
-      if (copy == NULL)
-        return oci_error_errno(err, "run: allocate");
-      free((*env)[i]);
-      (*env)[i] = copy;
-      return 0;
-    }
-  }
-  return strv_append(env, n, entry, err);
-}
-
-static bool env_has(char **env, const char *name)
-{
-  size_t len = strlen(name);
-
-  for (char **s = env; s != NULL && *s != NULL; s++) {
-    if (strncmp(*s, name, len) == 0 && (*s)[len] == '=')
-      return true;
-  }
-  return false;
-}
-
-/* Nothing from ocirun's own environment: PATH and HOSTNAME, the image's
- * env, then -e/--env-file in order, then HOME from passwd if still unset. */
-static int build_env(const struct run_config *config, const struct oci_image *image,
-                     const char *hostname, const char *home, char ***out, oci_error_t *err)
-{
-  cleanup_strv char **env = NULL;
-  cleanup_free char *hostname_entry = NULL;
-  cleanup_free char *home_entry = NULL;
-  size_t n = 0;
-
-  if (asprintf(&hostname_entry, "HOSTNAME=%s", hostname) < 0 ||
-      asprintf(&home_entry, "HOME=%s", home) < 0) {
-    hostname_entry = home_entry = NULL;
-    return oci_error_errno(err, "run: allocate");
-  }
-  if (env_set(&env, &n, "PATH=" DEFAULT_PATH, err) < 0 ||
-      env_set(&env, &n, hostname_entry, err) < 0)
-    return -1;
-  for (char **s = image->defaults.env; s != NULL && *s != NULL; s++) {
-    if (strchr(*s, '=') != NULL && env_set(&env, &n, *s, err) < 0)
-      return -1;
-  }
-  for (size_t i = 0; i < config->n_env; i++) {
-    if (env_set(&env, &n, config->env[i], err) < 0)
-      return -1;
-  }
-  if (!env_has(env, "HOME") && env_set(&env, &n, home_entry, err) < 0)
-    return -1;
-  *out = steal_pointer(&env);
-  return 0;
-}
-
-/* --hostname; else the 12 hex digits of a generated name (docker uses the
- * short container ID); else the name itself, cut to a hostname's length. */
-static void pick_hostname(const struct run_config *config, char *out, size_t size)
-{
-  const char *name = config->name;
-
-  if (config->hostname != NULL)
-    name = config->hostname;
-  else if (config->name_generated && strncmp(name, "ocirun-", 7) == 0)
-    name += 7;
-  snprintf(out, size, "%s", name);
-}
-
-static uint64_t effective_capabilities(const struct run_config *config)
-{
-  uint64_t caps = config->cap_drop_all ? 0 : capabilities_docker_default() & ~config->cap_drop;
-
-  return caps | config->cap_add;
 }
 
 /* ---- the child ---- */
@@ -264,15 +262,28 @@ static int reset_signals(oci_error_t *err)
  * had open (a host directory, a store fd) would otherwise be reachable
  * through /proc/self/fd from the working directory, a mount source or the
  * workload itself. */
+static int compare_fds(const void *a, const void *b)
+{
+  return *(const int *)a - *(const int *)b;
+}
+
 static int child_close_fds(struct launch *launch, oci_error_t *err)
 {
-  /* go and report pipes (CLOEXEC), and the overlay's lower until the mount
-   * plan is applied (it may name it /proc/self/fd/N) */
-  int keep[3] = {launch->go_fd, launch->report_fd, launch->rootfs_fd};
+  /* go and report pipes (CLOEXEC), the root tree until the mount plan is
+   * applied (it may name it /proc/self/fd/N), the exec fifo, and the
+   * namespaces to join */
+  int keep[4 + SPEC_NS_COUNT];
+  size_t n_keep = 0;
   unsigned next = 3;
   int copies[3];
 
-  for (int i = 0; i < 3; i++) {
+  keep[n_keep++] = launch->go_fd;
+  keep[n_keep++] = launch->report_fd;
+  keep[n_keep++] = launch->root_fd;
+  keep[n_keep++] = launch->exec_fifo_fd;
+  for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
+    keep[n_keep++] = launch->join_fd[ns];
+  for (size_t i = 0; i < n_keep; i++) {
     if (keep[i] >= 0 && keep[i] < 3)
       return oci_error_set(err, 0, "run: internal fd %d collides with stdio", keep[i]);
   }
@@ -286,14 +297,8 @@ static int child_close_fds(struct launch *launch, oci_error_t *err)
     if (dup2(copies[i], i) < 0)
       return oci_error_errno(err, "run: dup2 onto fd %d", i);
   }
-  for (int i = 1; i < 3; i++) {
-    for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
-      int t = keep[j];
-      keep[j] = keep[j - 1];
-      keep[j - 1] = t;
-    }
-  }
-  for (int i = 0; i < 3; i++) {
+  qsort(keep, n_keep, sizeof(keep[0]), compare_fds);
+  for (size_t i = 0; i < n_keep; i++) {
     if (keep[i] < 0 || (unsigned)keep[i] < next)
       continue;
     if ((unsigned)keep[i] > next && close_range(next, (unsigned)keep[i] - 1, 0) < 0)
@@ -302,6 +307,71 @@ static int child_close_fds(struct launch *launch, oci_error_t *err)
   }
   if (close_range(next, ~0U, 0) < 0)
     return oci_error_errno(err, "run: close_range %u-", next);
+  return 0;
+}
+
+/* Joins the namespaces the configuration names by path: the user
+ * namespace first (the others may belong to it), the pid namespace was
+ * entered by the parent for its child. */
+static int join_namespaces(const struct launch *launch, oci_error_t *err)
+{
+  static const enum spec_namespace_type order[] = {SPEC_NS_USER,    SPEC_NS_IPC,    SPEC_NS_UTS,
+                                                   SPEC_NS_NETWORK, SPEC_NS_CGROUP, SPEC_NS_TIME};
+
+  for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+    int fd = launch->join_fd[order[i]];
+
+    if (fd < 0)
+      continue;
+    if (setns(fd, (int)namespace_clone_flag[order[i]]) < 0)
+      return oci_error_errno(err, "linux.namespaces: join the %s namespace '%s'",
+                             spec_namespace_name(order[i]),
+                             launch->spec->namespaces[order[i]].path);
+    close(fd);
+  }
+  return 0;
+}
+
+/* process.rlimits, after the caller's realtime limits were reset (so a
+ * configuration that asks for RLIMIT_RTPRIO gets it). Raising a hard
+ * limit needs CAP_SYS_RESOURCE, which the child still holds here. */
+static int apply_rlimits(const struct spec_process *process, oci_error_t *err)
+{
+  for (size_t i = 0; i < process->n_rlimits; i++) {
+    const struct spec_rlimit *r = &process->rlimits[i];
+    struct rlimit limit = {.rlim_cur = r->soft, .rlim_max = r->hard};
+
+    if (setrlimit(r->resource, &limit) < 0)
+      return oci_error_errno(err, "process.rlimits: set resource %d to %llu/%llu", r->resource,
+                             (unsigned long long)r->soft, (unsigned long long)r->hard);
+  }
+  return 0;
+}
+
+/* create: tell the parent the container is ready, then block until
+ * `ocirun start` opens the fifo for reading (the open for writing returns
+ * then) and reads the byte written here. */
+static int wait_for_start(struct launch *launch, oci_error_t *err)
+{
+  struct child_report ready = {.kind = CHILD_READY};
+  char path[64];
+  int fd;
+
+  if (write(launch->report_fd, &ready, sizeof(ready)) != (ssize_t)sizeof(ready))
+    return oci_error_errno(err, "create: report ready");
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", launch->exec_fifo_fd);
+  do
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    return oci_error_errno(err, "create: open the exec fifo");
+  if (write(fd, "0", 1) != 1) {
+    close(fd);
+    return oci_error_errno(err, "create: write the exec fifo");
+  }
+  close(fd);
+  close(launch->exec_fifo_fd);
+  launch->exec_fifo_fd = -1;
   return 0;
 }
 
@@ -397,6 +467,8 @@ static int rearm_parent_death_signal(const struct launch *launch, oci_error_t *e
 {
   struct pollfd go = {.fd = launch->go_fd, .events = POLLIN};
 
+  if (!launch->supervised)
+    return 0; /* create: the container outlives ocirun */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
     return oci_error_errno(err, "run: PR_SET_PDEATHSIG after the user switch");
   if (poll(&go, 1, 0) < 0)
@@ -420,13 +492,13 @@ static void exec_in_root(const struct launch *launch, int root_fd, const char *p
   fd = (int)syscall(SYS_openat2, path[0] == '/' ? root_fd : AT_FDCWD, path, &how, sizeof(how));
   if (fd < 0)
     return;
-  syscall(SYS_execveat, fd, "", launch->argv, launch->envp, AT_EMPTY_PATH);
+  syscall(SYS_execveat, fd, "", launch->spec->process.args, launch->envp, AT_EMPTY_PATH);
   /* A script from a close-on-exec fd: its interpreter would be handed
    * /dev/fd/N, closed by then, so the kernel refuses with ENOENT. Run it by
    * the path just checked instead: the container has no other process yet
    * that could swap it in between. */
   if (errno == ENOENT)
-    execve(path, launch->argv, launch->envp);
+    execve(path, launch->spec->process.args, launch->envp);
   saved = errno;
   close(fd);
   errno = saved;
@@ -435,7 +507,7 @@ static void exec_in_root(const struct launch *launch, int root_fd, const char *p
 /* execvp's search, but with the container's PATH and after pivot_root. */
 static _Noreturn void child_exec(const struct launch *launch)
 {
-  const char *command = launch->argv[0];
+  const char *command = launch->spec->process.args[0];
   const char *path = DEFAULT_PATH;
   char message[600];
   int last_errno = ENOENT;
@@ -451,7 +523,7 @@ static _Noreturn void child_exec(const struct launch *launch)
     exec_in_root(launch, root_fd, command);
     last_errno = errno;
   } else {
-    for (char **s = launch->envp; *s != NULL; s++) {
+    for (char *const *s = launch->envp; *s != NULL; s++) {
       if (strncmp(*s, "PATH=", 5) == 0)
         path = *s + 5;
     }
@@ -486,8 +558,32 @@ static _Noreturn void child_exec(const struct launch *launch)
   child_report_and_exit(launch, CHILD_EXEC_FAILED, last_errno, message);
 }
 
+/* Sets the user, capabilities, no-new-privileges and seccomp in the
+ * order that works. Without no-new-privileges, loading a filter needs
+ * CAP_SYS_ADMIN, so it goes in before the user switch drops it. With it,
+ * the user switch, then no-new-privileges, then seccomp last: nothing after
+ * the filter but execve. */
+static int child_confine(struct launch *launch, oci_error_t *err)
+{
+  const struct spec_process *process = &launch->spec->process;
+
+  if (!process->no_new_privileges && launch->filter != NULL &&
+      seccomp_filter_load(launch->filter, err) < 0)
+    return -1;
+  if (capabilities_switch_user(process->uid, process->gid, launch->set_groups, launch->groups,
+                               launch->n_groups, &launch->caps, err) < 0 ||
+      rearm_parent_death_signal(launch, err) < 0)
+    return -1;
+  if (!process->no_new_privileges)
+    return 0;
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    return oci_error_errno(err, "run: PR_SET_NO_NEW_PRIVS");
+  return launch->filter != NULL ? seccomp_filter_load(launch->filter, err) : 0;
+}
+
 static _Noreturn void child_main(struct launch *launch)
 {
+  const struct spec *spec = launch->spec;
   oci_error_t err = NULL;
   char go;
   ssize_t n;
@@ -495,7 +591,7 @@ static _Noreturn void child_main(struct launch *launch)
   if (reset_signals(&err) < 0)
     child_fail(launch, &err);
   /* If ocirun dies, pid 1 dies, and with it the whole pid namespace. */
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+  if (launch->supervised && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
     oci_error_errno(&err, "run: PR_SET_PDEATHSIG");
     child_fail(launch, &err);
   }
@@ -517,47 +613,33 @@ static _Noreturn void child_main(struct launch *launch)
     oci_error_errno(&err, "run: setsid");
     child_fail(launch, &err);
   }
-  if (join_new_session_keyring(&err) < 0 || reset_scheduling(&err) < 0)
+  if (join_namespaces(launch, &err) < 0 || join_new_session_keyring(&err) < 0 ||
+      reset_scheduling(&err) < 0)
     child_fail(launch, &err);
-  if (sethostname(launch->hostname, strlen(launch->hostname)) < 0) {
-    oci_error_errno(&err, "run: sethostname '%s'", launch->hostname);
-    child_fail(launch, &err);
-  }
-  if (network_loopback_up(&err) < 0 || mount_plan_apply(&launch->plan, &err) < 0)
-    child_fail(launch, &err);
-  if (launch->rootfs_fd >= 0 && close(launch->rootfs_fd) < 0) {
-    oci_error_errno(&err, "run: close the overlay's lower");
+  if (spec->hostname != NULL && sethostname(spec->hostname, strlen(spec->hostname)) < 0) {
+    oci_error_errno(&err, "hostname: sethostname '%s'", spec->hostname);
     child_fail(launch, &err);
   }
-  launch->rootfs_fd = -1;
-  if (enter_workdir(launch->workdir, launch->config->read_only, &err) < 0)
+  if (spec->domainname != NULL && setdomainname(spec->domainname, strlen(spec->domainname)) < 0) {
+    oci_error_errno(&err, "domainname: setdomainname '%s'", spec->domainname);
     child_fail(launch, &err);
-
-  /* Order matters. Without no-new-privileges, loading a filter needs
-   * CAP_SYS_ADMIN, so it goes in before the user switch drops it. With it,
-   * the user switch, then no-new-privileges, then seccomp last: nothing
-   * after the filter but execve. */
-  if (!launch->config->no_new_privileges) {
-    if (launch->filter != NULL && seccomp_filter_load(launch->filter, &err) < 0)
-      child_fail(launch, &err);
-    if (capabilities_switch_user(launch->user.uid, launch->user.gid, launch->set_groups,
-                                 launch->user.groups, launch->user.n_groups, launch->caps,
-                                 &err) < 0 ||
-        rearm_parent_death_signal(launch, &err) < 0)
-      child_fail(launch, &err);
-  } else {
-    if (capabilities_switch_user(launch->user.uid, launch->user.gid, launch->set_groups,
-                                 launch->user.groups, launch->user.n_groups, launch->caps,
-                                 &err) < 0 ||
-        rearm_parent_death_signal(launch, &err) < 0)
-      child_fail(launch, &err);
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-      oci_error_errno(&err, "run: PR_SET_NO_NEW_PRIVS");
-      child_fail(launch, &err);
-    }
-    if (launch->filter != NULL && seccomp_filter_load(launch->filter, &err) < 0)
-      child_fail(launch, &err);
   }
+  if (sysctl_apply(spec, &err) < 0 ||
+      ((launch->clone_flags & CLONE_NEWNET) && network_loopback_up(&err) < 0) ||
+      mount_plan_apply(&launch->plan, &err) < 0)
+    child_fail(launch, &err);
+  if (launch->root_fd >= 0 && close(launch->root_fd) < 0) {
+    oci_error_errno(&err, "run: close the root tree");
+    child_fail(launch, &err);
+  }
+  launch->root_fd = -1;
+  if (apply_rlimits(&spec->process, &err) < 0 ||
+      enter_workdir(spec->process.cwd, spec->root_readonly, &err) < 0)
+    child_fail(launch, &err);
+  if (launch->exec_fifo_fd >= 0 && wait_for_start(launch, &err) < 0)
+    child_fail(launch, &err);
+  if (child_confine(launch, &err) < 0)
+    child_fail(launch, &err);
   child_exec(launch);
 }
 
@@ -616,7 +698,9 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
                           struct child_watch *watch, struct stdio_relay *relay,
                           struct run_result *result, oci_error_t *err)
 {
-  int64_t deadline = monotonic_ms() + (int64_t)(timeout_seconds * 1000);
+  /* no --timeout (0): no deadline */
+  int64_t deadline =
+      timeout_seconds > 0 ? monotonic_ms() + (int64_t)(timeout_seconds * 1000) : INT64_MAX;
   siginfo_t info = {0};
   bool exited = false;
 
@@ -783,150 +867,180 @@ static bool teardown(struct run_resources *res, oci_error_t *err)
 
 static void launch_clear(struct launch *launch)
 {
-  if (launch->rootfs_fd >= 0)
-    close(launch->rootfs_fd);
-  launch->rootfs_fd = -1;
+  if (launch->root_fd_owned && launch->root_fd >= 0)
+    close(launch->root_fd);
+  launch->root_fd = -1;
+  for (int ns = 0; ns < SPEC_NS_COUNT; ns++) {
+    if (launch->join_fd[ns] >= 0)
+      close(launch->join_fd[ns]);
+    launch->join_fd[ns] = -1;
+  }
+  if (launch->exec_fifo_fd >= 0)
+    close(launch->exec_fifo_fd);
+  launch->exec_fifo_fd = -1;
   mount_plan_clear(&launch->plan);
-  user_clear(&launch->user);
   seccomp_filter_free(launch->filter);
   launch->filter = NULL;
-  cleanup_strvp(&launch->argv);
-  cleanup_strvp(&launch->envp);
 }
 
-static void print_dry_run(const struct launch *launch, const char *rootfs,
-                          const char *cgroup_parent, FILE *out)
+static void print_capabilities(const char *set, uint64_t mask, FILE *out)
 {
-  const struct run_config *config = launch->config;
+  fprintf(out, "  %-12s", set);
+  if (mask == 0)
+    fprintf(out, " none");
+  for (int cap = 0; cap < 64; cap++) {
+    if ((mask & (UINT64_C(1) << cap)) != 0 && capability_name(cap) != NULL)
+      fprintf(out, " %s", capability_name(cap));
+  }
+  fprintf(out, "\n");
+}
+
+/* The plan, as the child and the parent will carry it out. */
+static void print_plan(const struct launch *launch, const char *slice_path,
+                       const struct cgroup_limits *limits, const struct spec_device_rule *rules,
+                       size_t n_rules, FILE *out)
+{
+  const struct spec *spec = launch->spec;
+  const struct spec_process *process = &spec->process;
   cleanup_free char *profile = NULL;
 
-  fprintf(out, "ocirun run --dry-run: nothing was created or started\n\n");
-  fprintf(out, "name: %s\nhostname: %s\nrootfs (overlay lower, never written): %s\n", config->name,
-          launch->hostname, rootfs);
-  fprintf(out, "\nmount plan:\n");
+  fprintf(out, "plan of '%s': nothing was created or started\n\n", launch->options->id);
+  fprintf(out, "namespaces:");
+  for (int ns = 0; ns < SPEC_NS_COUNT; ns++) {
+    if (spec->namespaces[ns].present)
+      fprintf(out, " %s%s%s", spec_namespace_name(ns), spec->namespaces[ns].path ? "=" : "",
+              spec->namespaces[ns].path ? spec->namespaces[ns].path : "");
+  }
+  fprintf(out, "\nhostname: %s\n", spec->hostname != NULL ? spec->hostname : "(unchanged)");
+  if (launch->new_user_ns) {
+    fprintf(out, "user namespace: ");
+    userns_map_print(&launch->map, out);
+  }
+  fprintf(out, "\nmount plan (root: %s):\n", launch->root.root_path);
   mount_plan_print(&launch->plan, out);
   fprintf(out, "\ncgroup:\n");
-  if (config->unsafe_no_cgroup) {
-    fprintf(out, "  NONE (--unsafe-no-cgroup): no memory/cpu/pids limits and no device program "
-                 "are applied\n");
+  if (slice_path == NULL) {
+    fprintf(out, "  NONE (--unsafe-no-cgroup): no limits and no device program are applied\n");
   } else {
-    fprintf(out, "  slice: %s/%s\n", cgroup_parent, config->name);
-    fprintf(out, "  memory.max: %lld\n", (long long)config->memory_bytes);
-    fprintf(out, "  memory.swap (docker --memory-swap): %lld\n",
-            (long long)config->memory_swap_bytes);
-    fprintf(out, "  cpu.max: %lld %lld\n", (long long)config->cpu_quota_us,
-            (long long)config->cpu_period_us);
-    fprintf(out, "  pids.max: %lld\n", (long long)config->pids_limit);
-    fprintf(out, "  (-1: max/unset; memory.swap -2: unlimited)\n");
+    fprintf(out, "  slice: %s\n", slice_path);
+    cgroup_limits_print(limits, out, "  ");
   }
   fprintf(out, "\ndevices:\n");
-  if (config->unsafe_no_cgroup || launch->rootless)
+  if (slice_path == NULL || launch->options->rootless)
     fprintf(out, "  no device program (%s): every mount the workload can write is nodev%s\n",
-            config->unsafe_no_cgroup ? "--unsafe-no-cgroup" : "rootless",
-            launch->rootless ? ", and mknod of a device needs CAP_MKNOD on the host" : "");
+            slice_path == NULL ? "--unsafe-no-cgroup" : "rootless",
+            launch->options->rootless ? ", and mknod of a device needs CAP_MKNOD on the host" : "");
   else
-    cgroup_devices_print(out, "  ");
-  fprintf(out, "\ncapabilities (bounding/permitted for uid 0): 0x%016llx\n ",
-          (unsigned long long)launch->caps);
-  for (int cap = 0; cap < 64; cap++) {
-    if (launch->caps & ((uint64_t)1 << cap))
-      fprintf(out, " %s", capability_name(cap) != NULL ? capability_name(cap) : "?");
-  }
-  fprintf(out, "\nno-new-privileges: %s\n", config->no_new_privileges ? "true" : "false");
-  fprintf(out, "user namespace: ");
-  if (launch->rootless)
-    userns_map_print(&launch->map, out);
-  else
-    fprintf(out, "none (ocirun runs as root)\n");
-  fprintf(out, "user: uid %u gid %u groups", (unsigned)launch->user.uid,
-          (unsigned)launch->user.gid);
-  for (size_t i = 0; i < launch->user.n_groups; i++)
-    fprintf(out, " %u", (unsigned)launch->user.groups[i]);
+    cgroup_devices_print(rules, n_rules, out, "  ");
+  fprintf(out, "\ncapabilities:\n");
+  print_capabilities("bounding", launch->caps.bounding, out);
+  print_capabilities("effective", launch->caps.effective, out);
+  print_capabilities("permitted", launch->caps.permitted, out);
+  print_capabilities("inheritable", launch->caps.inheritable, out);
+  print_capabilities("ambient", launch->caps.ambient, out);
+  fprintf(out, "no-new-privileges: %s\n", process->no_new_privileges ? "yes" : "no");
+  fprintf(out, "user: uid %u gid %u groups", (unsigned)process->uid, (unsigned)process->gid);
+  for (size_t i = 0; i < launch->n_groups; i++)
+    fprintf(out, " %u", (unsigned)launch->groups[i]);
+  fprintf(out, "\nrlimits:");
+  for (size_t i = 0; i < process->n_rlimits; i++)
+    fprintf(out, " %d=%llu/%llu", process->rlimits[i].resource,
+            (unsigned long long)process->rlimits[i].soft,
+            (unsigned long long)process->rlimits[i].hard);
+  fprintf(out, "%s\nsysctl:", process->n_rlimits == 0 ? " (inherited)" : "");
+  for (size_t i = 0; i < spec->n_sysctl; i++)
+    fprintf(out, " %s=%s", spec->sysctl[i].key, spec->sysctl[i].value);
   fprintf(out, "\nseccomp: %s\n",
-          launch->filter == NULL                 ? "unconfined"
-          : config->seccomp_profile_path != NULL ? config->seccomp_profile_path
-                                                 : "built-in default (docker's profile)");
+          launch->filter == NULL                    ? "unconfined"
+          : launch->options->seccomp_origin != NULL ? launch->options->seccomp_origin
+                                                    : "linux.seccomp");
   if (launch->filter != NULL) {
     profile = seccomp_filter_profile_json(launch->filter);
     if (profile != NULL) {
-      size_t syscalls = 0;
+      size_t groups = 0;
       for (const char *p = profile; (p = strstr(p, "\"names\"")) != NULL; p++)
-        syscalls++;
-      fprintf(out, "  %zu rule groups; 'ocirun seccomp-profile' prints the default in full\n",
-              syscalls);
+        groups++;
+      fprintf(out, "  %zu rule groups, compiled for this host\n", groups);
     }
   }
-  fprintf(out, "workdir: %s\nargv:", launch->workdir);
-  for (char **s = launch->argv; *s != NULL; s++)
-    fprintf(out, " '%s'", *s);
+  fprintf(out, "workdir: %s\nargv:", process->cwd);
+  for (char **a = process->args; *a != NULL; a++)
+    fprintf(out, " '%s'", *a);
   fprintf(out, "\nenv:\n");
-  for (char **s = launch->envp; *s != NULL; s++)
-    fprintf(out, "  %s\n", *s);
-  fprintf(out, "timeout: %g s\n", config->timeout_seconds);
+  for (char *const *e = launch->envp; *e != NULL; e++)
+    fprintf(out, "  %s\n", *e);
+  if (launch->supervised && launch->options->timeout_seconds > 0)
+    fprintf(out, "timeout: %g s\n", launch->options->timeout_seconds);
 }
 
-/* Rootless: the run's uid, gid and groups must exist in the user namespace.
- * Without a subordinate range only 0 does, and setgroups is denied, so the
- * image's supplementary groups for root are left out rather than refused. */
-static int check_user_mapped(struct launch *launch, const char *user_source, oci_error_t *err)
+/* Everything the child needs, from the spec: nothing is decided later. */
+static int prepare_launch(struct launch *launch, oci_error_t *err)
 {
-  const char *hint;
+  static char *const no_env[] = {NULL};
+  const struct spec *spec = launch->spec;
+  const struct spec_process *process = &spec->process;
 
-  userns_map_choose(&launch->map);
-  hint = launch->map.n_ranges > 1
-             ? "it is outside the range from /etc/subuid and /etc/subgid"
-             : "without a range for this user in /etc/subuid and /etc/subgid (and "
-               "newuidmap/newgidmap from the uidmap package) only 0 is mapped";
-  if (!userns_map_has_uid(&launch->map, launch->user.uid) ||
-      !userns_map_has_gid(&launch->map, launch->user.gid))
-    return oci_error_set(err, 0, "run: rootless: %s uid %u gid %u cannot be mapped: %s",
-                         user_source, (unsigned)launch->user.uid, (unsigned)launch->user.gid, hint);
-  if (!userns_map_allows_setgroups(&launch->map)) {
-    launch->set_groups = false;
-    launch->user.n_groups = 0;
+  if (!spec->has_process)
+    return oci_error_set(err, 0, "config.json has no 'process': nothing to run");
+  launch->envp = process->env != NULL ? process->env : no_env;
+  launch->caps = (struct capability_sets){.bounding = process->cap_bounding,
+                                          .effective = process->cap_effective,
+                                          .permitted = process->cap_permitted,
+                                          .inheritable = process->cap_inheritable,
+                                          .ambient = process->cap_ambient};
+  if (process->terminal)
+    return oci_error_set(err, 0, "process.terminal: a terminal is not supported by ocirun yet");
+  if (prepare_namespaces(launch, err) < 0 || prepare_user(launch, err) < 0 ||
+      sysctl_check(spec, err) < 0 || prepare_root(launch, err) < 0 ||
+      mount_plan_build(spec, &launch->root, launch->new_user_ns, &launch->plan, err) < 0)
+    return -1;
+  launch->plan.lower_fd = launch->root_fd;
+  for (size_t i = 0; launch->options->mount_names != NULL && i < launch->plan.n_ops; i++) {
+    struct mount_op *op = &launch->plan.ops[i];
+    const char *name = op->mount_index >= 0 && (size_t)op->mount_index < spec->n_mounts
+                           ? launch->options->mount_names[op->mount_index]
+                           : NULL;
+
+    if (name == NULL)
+      continue;
+    free(op->what);
+    op->what = strdup(name);
+    if (op->what == NULL)
+      return oci_error_errno(err, "run: allocate");
+  }
+  if (spec->seccomp == NULL)
     return 0;
-  }
-  for (size_t i = 0; i < launch->user.n_groups; i++) {
-    if (!userns_map_has_gid(&launch->map, launch->user.groups[i]))
-      return oci_error_set(err, 0, "run: rootless: %s supplementary group %u cannot be mapped: %s",
-                           user_source, (unsigned)launch->user.groups[i], hint);
-  }
-  return 0;
-}
-
-static int prepare_launch(const struct oci_image *image, const char *rootfs,
-                          const struct run_config *config, const char *state_root,
-                          const char *run_dir, struct launch *launch, oci_error_t *err)
-{
-  const char *user_spec = config->user != NULL ? config->user : image->defaults.user;
-  const char *user_source = config->user != NULL ? "--user" : "image config user";
-
-  launch->config = config;
-  launch->set_groups = true;
-  /* The cache entry's rootfs, reached from the checked store root without
-   * following any symlink: the overlay's lower is this fd, never a path. */
-  launch->rootfs_fd = oci_image_rootfs_open(state_root, image, err);
-  if (launch->rootfs_fd < 0)
-    return oci_error_wrap(err, "run");
-  if (user_resolve(launch->rootfs_fd, user_spec, user_source, &launch->user, err) < 0)
-    return -1;
-  if (launch->rootless && check_user_mapped(launch, user_source, err) < 0)
-    return -1;
-  pick_hostname(config, launch->hostname, sizeof(launch->hostname));
-  launch->workdir = config->workdir != NULL ? config->workdir
-                    : image->defaults.working_dir != NULL && image->defaults.working_dir[0] == '/'
-                        ? image->defaults.working_dir
-                        : "/";
-  launch->caps = effective_capabilities(config);
-  if (build_argv(config, image, &launch->argv, err) < 0 ||
-      build_env(config, image, launch->hostname, launch->user.home, &launch->envp, err) < 0 ||
-      mount_plan_build(config, rootfs, run_dir, launch->hostname, launch->rootless, &launch->plan,
-                       err) < 0)
-    return -1;
-  launch->plan.lower_fd = launch->rootfs_fd;
   /* Built before clone: the child only loads it. Compiling the profile is
    * the costliest step of a start, so the compiled program is cached. */
-  return seccomp_filter_build_cached(config, launch->caps, state_root, &launch->filter, err);
+  return seccomp_filter_build_oci(spec->seccomp, process->cap_effective,
+                                  launch->options->state_root, &launch->filter, err);
+}
+
+/* The device rules of the slice: the configuration's, then the spec's
+ * default devices, which a container always gets (runtime-spec "Default
+ * Devices"): /dev/null, zero, full, random, urandom, tty, and the pty
+ * multiplexer and pseudo-terminals of its devpts. */
+static int device_rules(const struct spec *spec, struct spec_device_rule **out, size_t *n,
+                        oci_error_t *err)
+{
+  static const struct spec_device_rule defaults[] = {
+      {true, 'c', 1, 3, "rwm"}, {true, 'c', 1, 5, "rwm"},    {true, 'c', 1, 7, "rwm"},
+      {true, 'c', 1, 8, "rwm"}, {true, 'c', 1, 9, "rwm"},    {true, 'c', 5, 0, "rwm"},
+      {true, 'c', 5, 2, "rwm"}, {true, 'c', 136, -1, "rwm"},
+  };
+  size_t n_defaults = sizeof(defaults) / sizeof(defaults[0]);
+  size_t n_spec = spec->has_resources ? spec->resources.n_devices : 0;
+  struct spec_device_rule *rules = calloc(n_spec + n_defaults, sizeof(*rules));
+
+  if (rules == NULL)
+    return oci_error_errno(err, "devices: allocate");
+  for (size_t i = 0; i < n_spec; i++)
+    rules[i] = spec->resources.devices[i];
+  for (size_t i = 0; i < n_defaults; i++)
+    rules[n_spec + i] = defaults[i];
+  *out = rules;
+  *n = n_spec + n_defaults;
+  return 0;
 }
 
 /* The child inherits ocirun's oom_score_adj, and a caller started by a
@@ -938,98 +1052,171 @@ static int prepare_launch(const struct oci_image *image, const char *rootfs,
  * raised to docker's 0 here, from the host's /proc, before the child is let
  * go; a score above 0 is the caller's choice and is kept. Raising needs no
  * privilege, so a failure fails the run. */
-static int raise_oom_score_adj(pid_t pid, oci_error_t *err)
+static int set_oom_score_adj(pid_t pid, const struct spec_process *process, oci_error_t *err)
 {
   char text[32], path[64];
-  cleanup_close int self = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+  cleanup_close int self = -1;
   cleanup_close int fd = -1;
   ssize_t n;
+  int inherited;
 
+  snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+  if (process->oom_score_adj_set) {
+    snprintf(text, sizeof(text), "%d", process->oom_score_adj);
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || oci_write_all(fd, text, strlen(text)) < 0)
+      return oci_error_errno(err, "process.oomScoreAdj: write %s to %s", text, path);
+    return 0;
+  }
+  self = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
   if (self < 0 || (n = read(self, text, sizeof(text) - 1)) <= 0)
     return oci_error_errno(err, "run: read ocirun's /proc/self/oom_score_adj");
   text[n] = '\0';
-  if (atoi(text) >= 0)
+  inherited = atoi(text);
+  if (inherited >= 0)
     return 0;
-  snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
   fd = open(path, O_WRONLY | O_CLOEXEC);
   if (fd < 0 || oci_write_all(fd, "0", 1) < 0)
     return oci_error_errno(err, "run: raise the container's oom_score_adj from %d to 0 (%s)",
-                           atoi(text), path);
+                           inherited, path);
   return 0;
+}
+
+/* The container's process, stopped at its go pipe until the parent has
+ * mapped its user namespace and set its OOM score, then let go. */
+struct spawned {
+  pid_t pid;
+  int pidfd;
+  int report_fd; /* the parent's end of the report pipe */
+  int go_fd;     /* the go pipe's write end: its hang-up tells the child ocirun died */
+};
+
+static void spawned_kill(struct spawned *child)
+{
+  if (child->pidfd < 0)
+    return;
+  pidfd_send_signal(child->pidfd, SIGKILL, NULL, 0);
+  waitid(P_PIDFD, (id_t)child->pidfd, &(siginfo_t){0}, WEXITED);
+}
+
+static int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *child,
+                       oci_error_t *err)
+{
+  int go[2] = {-1, -1}, report[2] = {-1, -1};
+  cleanup_close int own_pid_ns = -1;
+  struct clone_args args = {0};
+  int pid_join = launch->join_fd[SPEC_NS_PID];
+  long pid;
+  int saved;
+
+  *child = (struct spawned){.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1};
+  if (pipe2(go, O_CLOEXEC) < 0)
+    return oci_error_errno(err, "run: pipe");
+  child->go_fd = go[1];
+  if (pipe2(report, O_CLOEXEC) < 0) {
+    close(go[0]);
+    return oci_error_errno(err, "run: pipe");
+  }
+  child->report_fd = report[0];
+  launch->go_fd = go[0];
+  launch->report_fd = report[1];
+
+  args.flags = CLONE_PIDFD | launch->clone_flags;
+  args.pidfd = (uint64_t)(uintptr_t)&child->pidfd;
+  args.exit_signal = SIGCHLD;
+  if (cgroup_fd >= 0) {
+    args.flags |= CLONE_INTO_CGROUP;
+    args.cgroup = (uint64_t)cgroup_fd;
+  }
+  /* A pid namespace is entered only by children: the parent steps in for
+   * clone3 and straight back. */
+  if (pid_join >= 0) {
+    own_pid_ns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+    if (own_pid_ns < 0 || setns(pid_join, CLONE_NEWPID) < 0) {
+      close(go[0]);
+      close(report[1]);
+      return oci_error_errno(err, "linux.namespaces: join the pid namespace '%s'",
+                             launch->spec->namespaces[SPEC_NS_PID].path);
+    }
+  }
+  pid = syscall(SYS_clone3, &args, sizeof(args));
+  if (pid == 0)
+    child_main(launch);
+  saved = errno;
+  if (own_pid_ns >= 0 && setns(own_pid_ns, CLONE_NEWPID) < 0) {
+    /* ocirun's later children would land there: stop here */
+    oci_error_errno(err, "linux.namespaces: return to ocirun's own pid namespace");
+    abort();
+  }
+  close(go[0]);
+  close(report[1]);
+  if (pid < 0)
+    return oci_error_set(err, saved, "run: clone3 into new namespaces%s%s",
+                         cgroup_fd >= 0 ? " and the cgroup slice" : "",
+                         launch->new_user_ns && (saved == EPERM || saved == ENOSPC)
+                             ? " (rootless: does this host allow unprivileged user namespaces? "
+                               "see the sysctls kernel.unprivileged_userns_clone and "
+                               "user.max_user_namespaces)"
+                             : "");
+  child->pid = (pid_t)pid;
+  /* The child waits on the go pipe while its user namespace is mapped. */
+  if ((launch->new_user_ns && userns_map_write(&launch->map, child->pid, err) < 0) ||
+      set_oom_score_adj(child->pid, &launch->spec->process, err) < 0) {
+    spawned_kill(child);
+    return -1;
+  }
+  if (write(child->go_fd, "g", 1) != 1) {
+    saved = errno;
+    spawned_kill(child);
+    return oci_error_set(err, saved, "run: start the container");
+  }
+  return 0;
+}
+
+/* A report the child wrote before exec: the run's outcome and message. */
+static int report_failure(const struct child_report *report, struct run_result *result,
+                          oci_error_t *err)
+{
+  if (report->kind == CHILD_EXEC_FAILED) {
+    result->exit_code =
+        report->errno_value == ENOENT ? EXIT_COMMAND_NOT_FOUND : EXIT_CANNOT_EXECUTE;
+    return oci_error_set(err, 0, "run: %s", report->message);
+  }
+  result->exit_code = EXIT_RUNTIME_ERROR;
+  return oci_error_set(err, 0, "run: in the container, before exec: %s", report->message);
 }
 
 static int start_and_wait(struct launch *launch, struct run_resources *res, const struct run_io *io,
                           struct stdio_relay *relay, int signal_fd, struct run_result *result,
                           oci_error_t *err)
 {
-  cleanup_close int pidfd = -1;
-  int go[2] = {-1, -1}, report[2] = {-1, -1};
-  cleanup_close int go_write = -1, report_read = -1;
-  struct clone_args args = {0};
   struct child_watch watch = {.io = io};
-  long pid;
+  struct spawned child;
+  cleanup_close int report_read = -1;
+  int cgroup_fd = res->slice_created ? res->slice.dir_fd : -1;
+  int ret;
 
   for (int i = 0; i < 3; i++)
     launch->stdio[i] = relay->container_fd[i];
-  if (pipe2(go, O_CLOEXEC) < 0)
-    return oci_error_errno(err, "run: pipe");
-  go_write = go[1];
-  if (pipe2(report, O_CLOEXEC) < 0) {
-    close(go[0]);
-    return oci_error_errno(err, "run: pipe");
-  }
-  report_read = report[0];
-  launch->go_fd = go[0];
-  launch->report_fd = report[1];
-
-  args.flags = CLONE_PIDFD | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWUTS |
-               CLONE_NEWIPC | CLONE_NEWCGROUP;
-  if (launch->rootless)
-    args.flags |= CLONE_NEWUSER;
-  args.pidfd = (uint64_t)(uintptr_t)&pidfd;
-  args.exit_signal = SIGCHLD;
-  if (res->slice_created && res->slice.dir_fd >= 0) {
-    args.flags |= CLONE_INTO_CGROUP;
-    args.cgroup = (uint64_t)res->slice.dir_fd;
-  }
-  pid = syscall(SYS_clone3, &args, sizeof(args));
-  if (pid == 0)
-    child_main(launch);
-  close(go[0]);
-  close(report[1]);
+  ret = spawn_child(launch, cgroup_fd, &child, err);
+  report_read = child.report_fd;
   /* Only the container may hold the write ends, or output never ends. */
   stdio_relay_close_container_ends(relay);
-  if (pid < 0) {
-    int saved = errno;
-    return oci_error_set(err, saved, "run: clone3 into new namespaces%s%s",
-                         res->slice_created ? " and the cgroup slice" : "",
-                         launch->rootless && (saved == EPERM || saved == ENOSPC)
-                             ? " (rootless: does this host allow unprivileged user namespaces? "
-                               "see the sysctls kernel.unprivileged_userns_clone and "
-                               "user.max_user_namespaces)"
-                             : "");
-  }
-
-  /* The child waits on the go pipe while its user namespace is mapped. */
-  if ((launch->rootless && userns_map_write(&launch->map, (pid_t)pid, err) < 0) ||
-      raise_oom_score_adj((pid_t)pid, err) < 0) {
-    pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-    waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
+  if (ret < 0) {
+    if (child.pidfd >= 0)
+      close(child.pidfd);
+    if (child.go_fd >= 0)
+      close(child.go_fd);
     return -1;
   }
-  if (write(go_write, "g", 1) != 1) {
-    int saved = errno;
-    pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-    waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
-    return oci_error_set(err, saved, "run: start the container");
-  }
   watch.report_fd = report_read;
-  watch.pid = (pid_t)pid;
-  watch.cgroup_fd = res->slice_created ? res->slice.dir_fd : -1;
-  if (wait_for_child(pidfd, signal_fd, launch->config->timeout_seconds, &watch, relay, result,
-                     err) < 0) {
-    pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-    waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
+  watch.pid = child.pid;
+  watch.cgroup_fd = cgroup_fd;
+  if (wait_for_child(child.pidfd, signal_fd, launch->options->timeout_seconds, &watch, relay,
+                     result, err) < 0) {
+    spawned_kill(&child);
+    close(child.pidfd);
+    close(child.go_fd);
     return -1;
   }
   if (res->slice_created)
@@ -1039,63 +1226,119 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   if (watch.report_fd >= 0 && !watch.reported) {
     int flags = fcntl(watch.report_fd, F_GETFL);
     if (flags >= 0 && fcntl(watch.report_fd, F_SETFL, flags | O_NONBLOCK) == 0)
-      watch_report(pidfd, &watch);
+      watch_report(child.pidfd, &watch);
   }
-  if (watch.reported) {
-    if (watch.report.kind == CHILD_EXEC_FAILED) {
-      result->exit_code =
-          watch.report.errno_value == ENOENT ? EXIT_COMMAND_NOT_FOUND : EXIT_CANNOT_EXECUTE;
-      return oci_error_set(err, 0, "run: %s", watch.report.message);
-    }
-    result->exit_code = EXIT_RUNTIME_ERROR;
-    return oci_error_set(err, 0, "run: in the container, before exec: %s", watch.report.message);
+  close(child.pidfd);
+  close(child.go_fd);
+  if (watch.reported)
+    return report_failure(&watch.report, result, err);
+  return 0;
+}
+
+/* The slice a configuration asks for, its limits and device rules. */
+struct slice_plan {
+  char *path; /* NULL: none (--unsafe-no-cgroup) */
+  struct cgroup_limits limits;
+  struct spec_device_rule *rules;
+  size_t n_rules;
+};
+
+static void slice_plan_clear(struct slice_plan *slice)
+{
+  free(slice->path);
+  cgroup_limits_clear(&slice->limits);
+  free(slice->rules);
+  *slice = (struct slice_plan){0};
+}
+
+static int slice_plan_build(const struct spec *spec, const struct runtime_options *options,
+                            struct slice_plan *slice, oci_error_t *err)
+{
+  static const struct spec_resources none = {.memory_limit = -1,
+                                             .memory_reservation = -1,
+                                             .memory_swap = -1,
+                                             .cpu_quota = -1,
+                                             .pids_limit = -1};
+
+  *slice = (struct slice_plan){0};
+  if (options->unsafe_no_cgroup)
+    return 0;
+  if (cgroup_slice_path(spec->cgroups_path, options->id, options->rootless, &slice->path, err) <
+          0 ||
+      cgroup_limits_build(spec->has_resources ? &spec->resources : &none, &slice->limits, err) <
+          0 ||
+      device_rules(spec, &slice->rules, &slice->n_rules, err) < 0) {
+    slice_plan_clear(slice);
+    return -1;
   }
   return 0;
 }
 
-int runtime_run(struct oci_store *store, const struct oci_image *image, const char *rootfs,
-                const struct run_config *config, const struct run_io *io, struct run_result *result,
-                oci_error_t *err)
+/* The slice itself; rootless, without a device program (an unprivileged
+ * caller cannot attach one; nodev on every writable mount keeps devices
+ * out). */
+static int slice_create(const struct slice_plan *plan, bool rootless, struct cgroup_slice *slice,
+                        oci_error_t *err)
 {
-  /* Rootless is decided once, here: by who runs ocirun. */
-  struct launch launch = {.rootless = geteuid() != 0, .rootfs_fd = -1};
-  struct run_resources res = {.root = oci_store_root(store),
-                              .name = config->name,
+  return cgroup_slice_create(plan->path, rootless, &plan->limits, rootless ? NULL : plan->rules,
+                             rootless ? 0 : plan->n_rules, slice, err);
+}
+
+static void launch_init(struct launch *launch, const struct spec *spec,
+                        const struct runtime_options *options, bool supervised)
+{
+  *launch = (struct launch){.spec = spec,
+                            .options = options,
+                            .supervised = supervised,
+                            .root_fd = -1,
+                            .go_fd = -1,
+                            .report_fd = -1,
+                            .exec_fifo_fd = -1};
+  for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
+    launch->join_fd[ns] = -1;
+}
+
+int runtime_run(const struct spec *spec, const struct runtime_options *options,
+                const struct run_io *io, struct run_result *result, oci_error_t *err)
+{
+  struct launch launch;
+  struct run_resources res = {.root = options->state_root,
+                              .name = options->id,
                               .mountpoint_fd = -1,
                               .slice = {.dir_fd = -1}};
-  cleanup_free char *cgroup_parent = NULL;
+  struct slice_plan slice = {0};
   cleanup_free char *run_dir = NULL;
-  cleanup_free char *cgroup_path = NULL;
   cleanup_free char *record_file = NULL;
   cleanup_close int signal_fd = -1;
   bool signals_blocked = false, pipe_ignored = false, relay_open = false;
   sigset_t blocked, original_mask;
   struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
   struct stdio_relay relay;
+  struct runtime_options run_options = *options;
   int ret = -1;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
-  if (cgroup_resolve_parent(config->cgroup_parent, launch.rootless, &cgroup_parent, err) < 0)
-    return -1;
-  if (config->unsafe_no_cgroup)
+  /* The run dir holds the scratch of an overlay root: its path is
+   * ocirun's layout, derived from the name. */
+  if (asprintf(&run_dir, "%s/run/%s", res.root, options->id) < 0) {
+    run_dir = NULL;
+    return oci_error_errno(err, "run: allocate");
+  }
+  if (run_options.root.overlay)
+    run_options.root.run_dir = run_dir;
+  launch_init(&launch, spec, &run_options, true);
+  if (options->unsafe_no_cgroup)
     fprintf(stderr, "WARNING: --unsafe-no-cgroup: no memory/cpu/pids limits are applied and "
                     "processes are contained by the pid namespace only; no device cgroup either: "
                     "devices are kept out by nodev on every mount the container can write\n");
-  if (asprintf(&run_dir, "%s/run/%s", res.root, config->name) < 0 ||
-      asprintf(&cgroup_path, "%s/%s", cgroup_parent, config->name) < 0) {
-    run_dir = cgroup_path = NULL;
-    return oci_error_errno(err, "run: allocate");
-  }
-  if (prepare_launch(image, rootfs, config, res.root, run_dir, &launch, err) < 0)
+  if (prepare_launch(&launch, err) < 0 || slice_plan_build(spec, options, &slice, err) < 0)
     goto out;
-  if (config->dry_run) {
-    print_dry_run(&launch, rootfs, cgroup_parent, stdout);
+  if (options->dry_run) {
+    print_plan(&launch, slice.path, &slice.limits, slice.rules, slice.n_rules, stdout);
     *result = (struct run_result){.exit_code = 0, .exited = true, .teardown_verified = true};
     ret = 0;
     goto out;
   }
-  if (!config->unsafe_no_cgroup && cgroup_check_host(cgroup_parent, err) < 0)
-    goto out;
 
   /* From the first thing created until the last removed, the signals that
    * end a process by default and that a user or a terminal sends (INT,
@@ -1130,27 +1373,27 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
   relay_open = true;
 
   /* The record first: from here on a crash leaves something sweep can find. */
-  struct run_record record = {.name = config->name,
-                              .cgroup_path = config->unsafe_no_cgroup ? NULL : cgroup_path,
-                              .run_dir = run_dir};
-  if (asprintf(&record_file, "%s.json", config->name) < 0) {
+  struct run_record record = {
+      .name = (char *)options->id, .cgroup_path = slice.path, .run_dir = run_dir};
+  if (asprintf(&record_file, "%s.json", options->id) < 0) {
     record_file = NULL;
     oci_error_errno(err, "run: allocate");
     goto out;
   }
   res.created_in_store[0] = record_file;
-  res.created_in_store[1] = config->name;
-  res.created_cgroup = config->unsafe_no_cgroup ? NULL : cgroup_path;
+  res.created_in_store[1] = options->id;
+  res.created_cgroup = slice.path;
   if (run_state_write(res.root, &record, err) < 0)
     goto out;
   res.record_written = true;
-  if (run_dir_create(res.root, config->name, &res.mountpoint_fd, err) < 0)
-    goto teardown;
-  res.run_dir_created = true;
-  /* The scratch goes onto the directory just created, which this fd holds
-   * (so its inode stays that directory's) until teardown. */
-  {
+  if (run_options.root.overlay) {
     struct stat mountpoint;
+
+    if (run_dir_create(res.root, options->id, &res.mountpoint_fd, err) < 0)
+      goto teardown;
+    res.run_dir_created = true;
+    /* The scratch goes onto the directory just created, which this fd
+     * holds (so its inode stays that directory's) until teardown. */
     if (fstat(res.mountpoint_fd, &mountpoint) < 0) {
       oci_error_errno(err, "run: stat the run dir's mount point");
       goto teardown;
@@ -1158,9 +1401,8 @@ int runtime_run(struct oci_store *store, const struct oci_image *image, const ch
     launch.plan.mountpoint_dev = mountpoint.st_dev;
     launch.plan.mountpoint_ino = mountpoint.st_ino;
   }
-  if (!config->unsafe_no_cgroup) {
-    if (cgroup_slice_create(cgroup_parent, config->name, launch.rootless, config, &res.slice, err) <
-        0)
+  if (slice.path != NULL) {
+    if (slice_create(&slice, options->rootless, &res.slice, err) < 0)
       goto teardown;
     res.slice_created = true;
   }
@@ -1178,6 +1420,295 @@ out:
     sigaction(SIGPIPE, &original_pipe, NULL);
   if (signals_blocked)
     sigprocmask(SIG_SETMASK, &original_mask, NULL);
+  slice_plan_clear(&slice);
   launch_clear(&launch);
   return ret;
+}
+
+/* Reads the child's first report: ready (it waits for `start`), or why it
+ * failed. */
+static int wait_until_ready(struct spawned *child, oci_error_t *err)
+{
+  struct child_report report;
+  struct run_result ignored;
+  ssize_t n;
+
+  do
+    n = read(child->report_fd, &report, sizeof(report));
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)sizeof(report))
+    return oci_error_set(err, n < 0 ? errno : 0,
+                         "create: the container's process died before it was ready");
+  report.message[sizeof(report.message) - 1] = '\0';
+  if (report.kind == CHILD_READY)
+    return 0;
+  return report_failure(&report, &ignored, err);
+}
+
+int runtime_create(const struct spec *spec, const struct runtime_options *options,
+                   const char *exec_fifo, pid_t *pid, char **cgroup_path, oci_error_t *err)
+{
+  struct launch launch;
+  struct slice_plan slice = {0};
+  struct cgroup_slice created = {.dir_fd = -1};
+  bool slice_created = false;
+  struct spawned child = {.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1};
+  int ret = -1;
+
+  *pid = -1;
+  *cgroup_path = NULL;
+  launch_init(&launch, spec, options, false);
+  if (options->root.overlay)
+    return oci_error_set(err, 0, "create: an overlay root is only for ocirun run");
+  if (prepare_launch(&launch, err) < 0 || slice_plan_build(spec, options, &slice, err) < 0)
+    goto out;
+  if (options->dry_run) {
+    print_plan(&launch, slice.path, &slice.limits, slice.rules, slice.n_rules, stdout);
+    ret = 0;
+    goto out;
+  }
+  launch.exec_fifo_fd = open(exec_fifo, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+  if (launch.exec_fifo_fd < 0) {
+    oci_error_errno(err, "create: open the exec fifo '%s'", exec_fifo);
+    goto out;
+  }
+  for (int i = 0; i < 3; i++)
+    launch.stdio[i] = i;
+  if (slice.path != NULL) {
+    if (slice_create(&slice, options->rootless, &created, err) < 0)
+      goto out;
+    slice_created = true;
+  }
+  if (spawn_child(&launch, slice_created ? created.dir_fd : -1, &child, err) < 0 ||
+      wait_until_ready(&child, err) < 0) {
+    spawned_kill(&child);
+    goto out;
+  }
+  *pid = child.pid;
+  if (slice.path != NULL) {
+    *cgroup_path = steal_pointer(&slice.path);
+  }
+  ret = 0;
+out:
+  if (child.go_fd >= 0)
+    close(child.go_fd);
+  if (child.report_fd >= 0)
+    close(child.report_fd);
+  if (child.pidfd >= 0)
+    close(child.pidfd);
+  if (slice_created) {
+    if (ret < 0) {
+      oci_error_t one = NULL;
+      if (cgroup_slice_destroy(&created, &one) < 0)
+        keep_first_error(err, &one);
+    } else {
+      /* the slice stays for `delete`; only ocirun's handle goes */
+      if (created.dir_fd >= 0)
+        close(created.dir_fd);
+      free(created.path);
+    }
+  }
+  slice_plan_clear(&slice);
+  launch_clear(&launch);
+  return ret;
+}
+
+/* ---- exec: a second process in a live container ---- */
+
+/* The namespaces of pid that are not ocirun's own: joining one's own user
+ * namespace is an error, and the others need not be joined. */
+static int namespaces_to_join(pid_t pid, int *flags, oci_error_t *err)
+{
+  static const struct {
+    const char *name;
+    int flag;
+  } types[] = {{"user", CLONE_NEWUSER},     {"mnt", CLONE_NEWNS},   {"pid", CLONE_NEWPID},
+               {"net", CLONE_NEWNET},       {"ipc", CLONE_NEWIPC},  {"uts", CLONE_NEWUTS},
+               {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME}};
+  char path[64];
+
+  *flags = 0;
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+    struct stat theirs, ours;
+
+    snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, types[i].name);
+    if (stat(path, &theirs) < 0) {
+      if (errno == ENOENT && strcmp(types[i].name, "time") == 0)
+        continue; /* a kernel without time namespaces */
+      return oci_error_errno(err, "exec: %s", path);
+    }
+    snprintf(path, sizeof(path), "/proc/self/ns/%s", types[i].name);
+    if (stat(path, &ours) < 0)
+      return oci_error_errno(err, "exec: %s", path);
+    if (theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino)
+      *flags |= types[i].flag;
+  }
+  return 0;
+}
+
+/* In the process that joins: into the container's namespaces through its
+ * pidfd, then a child of ocirun's (CLONE_PARENT) in the container's pid
+ * namespace and cgroup, which becomes the process. This one only reports
+ * that child's pid and exits: it is never seen inside the container. */
+static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, int cgroup_fd,
+                                int pid_pipe)
+{
+  struct clone_args args = {.flags = CLONE_PARENT, .exit_signal = 0};
+  oci_error_t err = NULL;
+  long child;
+
+  /* Non-dumpable until exec: nothing in the container may open the
+   * /proc/PID/exe of a process that runs ocirun's binary. */
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+    oci_error_errno(&err, "exec: PR_SET_DUMPABLE");
+    child_fail(launch, &err);
+  }
+  if (setns(pidfd, ns_flags) < 0) {
+    oci_error_errno(&err, "exec: join the container's namespaces");
+    child_fail(launch, &err);
+  }
+  if (cgroup_fd >= 0) {
+    args.flags |= CLONE_INTO_CGROUP;
+    args.cgroup = (uint64_t)cgroup_fd;
+  }
+  child = syscall(SYS_clone3, &args, sizeof(args));
+  if (child == 0) {
+    oci_error_t child_err = NULL;
+
+    close(pid_pipe);
+    if (cgroup_fd >= 0)
+      close(cgroup_fd);
+    close(pidfd);
+    if (reset_signals(&child_err) < 0 || child_close_fds(launch, &child_err) < 0 || setsid() < 0 ||
+        join_new_session_keyring(&child_err) < 0 || reset_scheduling(&child_err) < 0 ||
+        apply_rlimits(&launch->spec->process, &child_err) < 0 ||
+        enter_workdir(launch->spec->process.cwd, true, &child_err) < 0 ||
+        child_confine(launch, &child_err) < 0) {
+      if (child_err == NULL)
+        oci_error_errno(&child_err, "exec: setsid");
+      child_fail(launch, &child_err);
+    }
+    child_exec(launch);
+  }
+  if (child < 0) {
+    oci_error_errno(&err, "exec: clone3 into the container's pid namespace%s",
+                    cgroup_fd >= 0 ? " and cgroup" : "");
+    child_fail(launch, &err);
+  }
+  {
+    pid_t reported = (pid_t)child;
+    if (write(pid_pipe, &reported, sizeof(reported)) != (ssize_t)sizeof(reported))
+      _exit(EXIT_RUNTIME_ERROR);
+  }
+  _exit(0);
+}
+
+int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_error_t *err)
+{
+  struct launch launch;
+  struct spec joined = *exec->spec; /* shallow: the container's, with this process */
+  cleanup_close int pidfd = -1, cgroup_fd = -1;
+  int report[2] = {-1, -1}, pid_pipe[2] = {-1, -1};
+  cleanup_close int report_read = -1, pid_read = -1;
+  struct runtime_options options = {.state_root = exec->state_root, .id = "exec"};
+  struct child_report failure;
+  pid_t joiner;
+  int ns_flags, status;
+  ssize_t n;
+  int ret = -1;
+
+  *exec_pid = -1;
+  joined.process = *exec->process;
+  joined.has_process = true;
+  launch_init(&launch, &joined, &options, false);
+  launch.envp = joined.process.env;
+  launch.caps = (struct capability_sets){.bounding = joined.process.cap_bounding,
+                                         .effective = joined.process.cap_effective,
+                                         .permitted = joined.process.cap_permitted,
+                                         .inheritable = joined.process.cap_inheritable,
+                                         .ambient = joined.process.cap_ambient};
+  launch.groups = joined.process.additional_gids;
+  launch.n_groups = joined.process.n_additional_gids;
+  launch.set_groups = exec->set_groups;
+  if (joined.process.terminal)
+    return oci_error_set(err, 0,
+                         "exec: process.terminal: a terminal is not supported by ocirun yet");
+  pidfd = (int)syscall(SYS_pidfd_open, exec->pid, 0);
+  if (pidfd < 0)
+    return oci_error_errno(err, "exec: the container's process %d", (int)exec->pid);
+  if (namespaces_to_join(exec->pid, &ns_flags, err) < 0)
+    return -1;
+  if (exec->cgroup_path != NULL) {
+    cgroup_fd = open(exec->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cgroup_fd < 0)
+      return oci_error_errno(err, "exec: the container's cgroup '%s'", exec->cgroup_path);
+  }
+  if (joined.seccomp != NULL &&
+      seccomp_filter_build_oci(joined.seccomp, joined.process.cap_effective, exec->state_root,
+                               &launch.filter, err) < 0)
+    goto out;
+  if (pipe2(report, O_CLOEXEC) < 0 || pipe2(pid_pipe, O_CLOEXEC) < 0) {
+    oci_error_errno(err, "exec: pipe");
+    goto out;
+  }
+  report_read = report[0];
+  pid_read = pid_pipe[0];
+  launch.report_fd = report[1];
+  for (int i = 0; i < 3; i++)
+    launch.stdio[i] = i;
+  joiner = fork();
+  if (joiner == 0) {
+    close(report[0]);
+    close(pid_pipe[0]);
+    exec_join(&launch, pidfd, ns_flags, cgroup_fd, pid_pipe[1]);
+  }
+  close(report[1]);
+  close(pid_pipe[1]);
+  if (joiner < 0) {
+    oci_error_errno(err, "exec: fork");
+    goto out;
+  }
+  while (waitpid(joiner, &status, 0) < 0 && errno == EINTR)
+    ;
+  do
+    n = read(pid_read, exec_pid, sizeof(*exec_pid));
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)sizeof(*exec_pid))
+    *exec_pid = -1;
+  /* End of file: the process exec'd (the write end was close-on-exec);
+   * a report: it failed before, and says why. */
+  do
+    n = read(report_read, &failure, sizeof(failure));
+  while (n < 0 && errno == EINTR);
+  if (n == (ssize_t)sizeof(failure)) {
+    struct run_result ignored;
+    failure.message[sizeof(failure.message) - 1] = '\0';
+    if (*exec_pid > 0)
+      waitpid(*exec_pid, &status, 0);
+    *exec_pid = -1;
+    report_failure(&failure, &ignored, err);
+    ret = failure.kind == CHILD_EXEC_FAILED ? -ignored.exit_code : -1;
+    goto out;
+  }
+  if (*exec_pid <= 0) {
+    oci_error_set(err, 0, "exec: the process could not be started in the container");
+    goto out;
+  }
+  ret = 0;
+out:
+  launch.report_fd = -1;
+  launch_clear(&launch);
+  return ret;
+}
+
+int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err)
+{
+  siginfo_t info = {0};
+
+  while (waitid(P_PID, (id_t)exec_pid, &info, WEXITED) < 0) {
+    if (errno != EINTR)
+      return oci_error_errno(err, "exec: wait for process %d", (int)exec_pid);
+  }
+  *exit_code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+  return 0;
 }

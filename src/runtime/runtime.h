@@ -1,14 +1,33 @@
-/* Runs one process in an unpacked image behind the boundary ocirun builds:
- * clone3 into new namespaces and a cgroup slice, the mount plan, caps,
- * no-new-privileges, seccomp; then waits under the deadline and tears down. */
+/* Runs one process behind the boundary an OCI runtime-spec configuration
+ * describes (runtime/spec.h): clone3 into its namespaces and cgroup slice,
+ * the mount plan, user, capabilities, no-new-privileges, seccomp. The
+ * runtime takes only the spec and these options; it knows nothing of the
+ * command line or the image that produced them. */
 #ifndef RUNTIME_H
 #define RUNTIME_H
 
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "oci/oci.h"
-#include "cli/run_config.h"
+#include "oci/error.h"
+#include "runtime/mount_plan.h"
+#include "runtime/spec.h"
+
+/* How a run is made that a configuration does not say. */
+struct runtime_options {
+  const char *state_root;     /* --root: ocirun's state, records and caches */
+  const char *id;             /* the container's name (ocirun run's --name) */
+  const char *bundle;         /* absolute; root.path is relative to it; NULL for ocirun run */
+  struct mount_root root;     /* how the root is made; root_fd -1: opened from the bundle */
+  bool rootless;              /* decided once, by the caller: ocirun runs without privilege */
+  double timeout_seconds;     /* runtime_run only; 0: none */
+  bool unsafe_no_cgroup;      /* loud development opt-out: no slice, no limits, no device program */
+  bool dry_run;               /* print the plan, create and run nothing */
+  const char *seccomp_origin; /* names linux.seccomp in messages and the plan */
+  /* What names each mounts[] entry in messages, n_mounts of them, NULL for
+   * the default ("config.json: mounts[N]"): a front end's own flag. */
+  const char *const *mount_names;
+};
 
 /* What the parent knows of the container's process once it has exec'd:
  * still alive and unreaped, so /proc/<pid> is this process. */
@@ -38,12 +57,43 @@ struct run_result {
   bool teardown_verified; /* cgroup gone, no process left, state removed */
 };
 
-/* image must already be resolved and rootfs unpacked: nothing is looked up
- * by name here. Returns 0 when the process ran (whatever its status), a
- * negative value with *err set when the boundary could not be built (nothing
- * ran, everything created was removed). */
-int runtime_run(struct oci_store *store, const struct oci_image *image, const char *rootfs,
-                const struct run_config *config, const struct run_io *io, struct run_result *result,
-                oci_error_t *err);
+/* Runs spec's process and supervises it: the caller's stdio reaches it
+ * only through ocirun's relay, the deadline and the caller's signals end
+ * it, and everything created is removed and checked gone. Returns 0 when
+ * the process ran (whatever its status), a negative value with *err set
+ * when the boundary could not be built (nothing ran, everything created
+ * was removed). */
+int runtime_run(const struct spec *spec, const struct runtime_options *options,
+                const struct run_io *io, struct run_result *result, oci_error_t *err);
+
+/* `ocirun create`: everything up to the user program; the container's pid 1
+ * then blocks opening exec_fifo for writing, and execs the user program
+ * when `ocirun start` opens the fifo for reading and reads one byte. Its
+ * stdio is the caller's 0, 1, 2 (an OCI caller, conmon or containerd's
+ * shim, owns those pipes). On success the slice (*cgroup_path, allocated,
+ * NULL without one) and the process stay for `delete`; on failure nothing
+ * is left. *pid is in ocirun's pid namespace. */
+int runtime_create(const struct spec *spec, const struct runtime_options *options,
+                   const char *exec_fifo, pid_t *pid, char **cgroup_path, oci_error_t *err);
+
+/* A second process in a live container (`ocirun exec`): it joins the
+ * namespaces of the container's pid 1 through a pidfd and its cgroup, and
+ * gets the process's user, capabilities, rlimits, no-new-privileges and
+ * the container's seccomp filter. Its stdio is the caller's 0, 1, 2. */
+struct runtime_exec {
+  const struct spec *spec;            /* the container's configuration (seccomp) */
+  const struct spec_process *process; /* what to run */
+  pid_t pid;               /* the container's pid 1, checked alive (start time) by the caller */
+  const char *cgroup_path; /* its slice; NULL: none */
+  const char *state_root;  /* for the seccomp cache */
+  bool set_groups;         /* false in a user namespace that denies setgroups */
+};
+/* Starts it and returns once it has exec'd (*exec_pid, a child of ocirun's
+ * that the caller may wait for, or leave to a subreaper); a failure before
+ * exec returns -126 or -127 for a command that cannot run or is missing, -1
+ * otherwise. */
+int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_error_t *err);
+/* Waits for it: its exit status, or 128+N for signal N. */
+int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err);
 
 #endif

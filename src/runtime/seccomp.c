@@ -467,17 +467,14 @@ static int filter_build(const struct seccomp_profile *profile, uint64_t effectiv
   return 0;
 }
 
-int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
+int seccomp_filter_build_cached(const char *profile_path, uint64_t effective_caps,
                                 const char *state_root, struct seccomp_filter **out,
                                 oci_error_t *err)
 {
   __attribute__((cleanup(profile_release))) struct seccomp_profile *parsed = NULL;
 
   *out = NULL;
-  if (config->seccomp_unconfined)
-    return 0;
-  if (config->seccomp_profile_path != NULL &&
-      seccomp_profile_parse_file(config->seccomp_profile_path, &parsed, err) < 0)
+  if (profile_path != NULL && seccomp_profile_parse_file(profile_path, &parsed, err) < 0)
     return -1;
   return filter_build(parsed != NULL ? parsed : seccomp_default_profile(), effective_caps,
                       state_root, out, err);
@@ -500,10 +497,10 @@ int seccomp_filter_build_oci(const cJSON *seccomp, uint64_t effective_caps, cons
   return filter_build(parsed, effective_caps, state_root, out, err);
 }
 
-int seccomp_filter_build(const struct run_config *config, uint64_t effective_caps,
+int seccomp_filter_build(const char *profile_path, uint64_t effective_caps,
                          struct seccomp_filter **out, oci_error_t *err)
 {
-  return seccomp_filter_build_cached(config, effective_caps, NULL, out, err);
+  return seccomp_filter_build_cached(profile_path, effective_caps, NULL, out, err);
 }
 
 int seccomp_filter_load(struct seccomp_filter *filter, oci_error_t *err)

@@ -10,18 +10,18 @@
 #include <cjson/cJSON.h>
 
 #include "oci/error.h"
-#include "cli/run_config.h"
 
 struct seccomp_filter; /* opaque compiled filter, built before clone */
 
-/* Builds the filter the config asks for (NULL in *out when unconfined).
- * effective_caps decides Docker's capability-conditional rules. */
-int seccomp_filter_build(const struct run_config *config, uint64_t effective_caps,
+/* Builds the filter of a Docker/OCI JSON profile file (NULL: the built-in
+ * default, docker's). effective_caps decides Docker's capability-
+ * conditional rules. */
+int seccomp_filter_build(const char *profile_path, uint64_t effective_caps,
                          struct seccomp_filter **out, oci_error_t *err);
 /* The same, keeping compiled programs under STATE_ROOT/seccomp-cache (the
  * --root directory) so later runs skip libseccomp's compilation, which costs
  * 20-30 ms for three architectures. state_root NULL: no cache. */
-int seccomp_filter_build_cached(const struct run_config *config, uint64_t effective_caps,
+int seccomp_filter_build_cached(const char *profile_path, uint64_t effective_caps,
                                 const char *state_root, struct seccomp_filter **out,
                                 oci_error_t *err);
 /* The filter for a configuration's linux.seccomp (OCI's format, which

@@ -67,13 +67,33 @@ void userns_map_choose(struct userns_map *map)
   int ret = getpwuid_r(uid, &entry, buffer, sizeof(buffer), &found);
   const char *name = ret == 0 && found != NULL ? found->pw_name : NULL;
 
-  *map = (struct userns_map){.n_ranges = 1};
+  *map = (struct userns_map){.n_ranges = 1, .n_gid_ranges = 1, .self_only = true};
   map->uid[0] = (struct id_range){.inside = 0, .outside = uid, .count = 1};
   map->gid[0] = (struct id_range){.inside = 0, .outside = gid, .count = 1};
   if (access(NEWUIDMAP, X_OK) == 0 && access(NEWGIDMAP, X_OK) == 0 &&
       find_subordinate_range("/etc/subuid", name, uid, &map->uid[1]) &&
-      find_subordinate_range("/etc/subgid", name, uid, &map->gid[1]))
-    map->n_ranges = 2;
+      find_subordinate_range("/etc/subgid", name, uid, &map->gid[1])) {
+    map->n_ranges = map->n_gid_ranges = 2;
+    map->self_only = false;
+  }
+}
+
+int userns_map_from_ranges(const struct id_range *uid, size_t n_uid, const struct id_range *gid,
+                           size_t n_gid, bool rootless, struct userns_map *map, oci_error_t *err)
+{
+  *map = (struct userns_map){.n_ranges = n_uid, .n_gid_ranges = n_gid};
+  if (n_uid == 0 || n_gid == 0)
+    return oci_error_set(err, 0,
+                         "a new user namespace needs linux.uidMappings and linux.gidMappings");
+  if (n_uid > USERNS_MAX_RANGES || n_gid > USERNS_MAX_RANGES)
+    return oci_error_set(err, 0, "more than %d uid or gid mappings", USERNS_MAX_RANGES);
+  for (size_t i = 0; i < n_uid; i++)
+    map->uid[i] = uid[i];
+  for (size_t i = 0; i < n_gid; i++)
+    map->gid[i] = gid[i];
+  map->self_only = rootless && n_uid == 1 && n_gid == 1 && uid[0].count == 1 && gid[0].count == 1 &&
+                   uid[0].outside == geteuid() && gid[0].outside == getegid();
+  return 0;
 }
 
 static bool ranges_have(const struct id_range *ranges, size_t n, unsigned id)
@@ -92,20 +112,20 @@ bool userns_map_has_uid(const struct userns_map *map, unsigned uid)
 
 bool userns_map_has_gid(const struct userns_map *map, unsigned gid)
 {
-  return ranges_have(map->gid, map->n_ranges, gid);
+  return ranges_have(map->gid, map->n_gid_ranges, gid);
 }
 
 bool userns_map_allows_setgroups(const struct userns_map *map)
 {
-  return map->n_ranges > 1;
+  return !map->self_only;
 }
 
 /* Runs newuidmap/newgidmap PID inside outside count ... and waits for it. */
 static int run_map_helper(const char *helper, const char *grant, pid_t pid,
                           const struct id_range *ranges, size_t n, oci_error_t *err)
 {
-  char args[1 + 1 + 2 * 3][16];
-  char *argv[1 + 1 + 2 * 3 + 1];
+  char args[1 + USERNS_MAX_RANGES * 3][16];
+  char *argv[1 + 1 + USERNS_MAX_RANGES * 3 + 1];
   char *envp[] = {"PATH=/usr/bin:/bin", NULL};
   size_t argc = 0;
   pid_t child;
@@ -148,23 +168,36 @@ static int write_proc_file(pid_t pid, const char *file, const char *text, oci_er
   return 0;
 }
 
+/* The lines of a uid_map or gid_map file. */
+static void format_ranges(const struct id_range *ranges, size_t n, char *text, size_t size)
+{
+  size_t used = 0;
+
+  text[0] = '\0';
+  for (size_t i = 0; i < n && used < size; i++)
+    used += (size_t)snprintf(text + used, size - used, "%u %u %u\n", ranges[i].inside,
+                             ranges[i].outside, ranges[i].count);
+}
+
 int userns_map_write(const struct userns_map *map, pid_t pid, oci_error_t *err)
 {
-  char line[64];
+  char text[USERNS_MAX_RANGES * 40];
 
-  if (map->n_ranges > 1)
+  /* An unprivileged process may map only its own ids, and its own gid
+   * only once setgroups is denied for good in that namespace; anything
+   * else it asks of the setuid helpers. Root writes any mapping itself. */
+  if (geteuid() != 0 && !map->self_only)
     return run_map_helper(NEWUIDMAP, "/etc/subuid", pid, map->uid, map->n_ranges, err) < 0 ||
-                   run_map_helper(NEWGIDMAP, "/etc/subgid", pid, map->gid, map->n_ranges, err) < 0
+                   run_map_helper(NEWGIDMAP, "/etc/subgid", pid, map->gid, map->n_gid_ranges, err) <
+                       0
                ? -1
                : 0;
-  /* An unprivileged process may map only its own ids, and its own gid
-   * only once setgroups is denied for good in that namespace. */
-  snprintf(line, sizeof(line), "0 %u 1\n", map->uid[0].outside);
-  if (write_proc_file(pid, "uid_map", line, err) < 0 ||
-      write_proc_file(pid, "setgroups", "deny", err) < 0)
+  format_ranges(map->uid, map->n_ranges, text, sizeof(text));
+  if (write_proc_file(pid, "uid_map", text, err) < 0 ||
+      (map->self_only && write_proc_file(pid, "setgroups", "deny", err) < 0))
     return -1;
-  snprintf(line, sizeof(line), "0 %u 1\n", map->gid[0].outside);
-  return write_proc_file(pid, "gid_map", line, err);
+  format_ranges(map->gid, map->n_gid_ranges, text, sizeof(text));
+  return write_proc_file(pid, "gid_map", text, err);
 }
 
 static void print_ranges(const char *what, const struct id_range *ranges, size_t n, FILE *out)
@@ -178,6 +211,6 @@ static void print_ranges(const char *what, const struct id_range *ranges, size_t
 void userns_map_print(const struct userns_map *map, FILE *out)
 {
   print_ranges("uid", map->uid, map->n_ranges, out);
-  print_ranges("; gid", map->gid, map->n_ranges, out);
-  fprintf(out, "%s\n", map->n_ranges > 1 ? "" : " (no /etc/subuid range: setgroups denied)");
+  print_ranges("; gid", map->gid, map->n_gid_ranges, out);
+  fprintf(out, "%s\n", map->self_only ? " (only the caller's ids: setgroups denied)" : "");
 }

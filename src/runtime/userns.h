@@ -19,9 +19,15 @@ struct id_range {
  * and /etc/subgid (and the setuid newuidmap/newgidmap helpers) ids 1..count
  * map onto it, so --user 65534 works. Without one only id 0 exists inside,
  * and setgroups is denied (the kernel's rule for a single self-mapping). */
+#define USERNS_MAX_RANGES 16
+
 struct userns_map {
-  struct id_range uid[2], gid[2];
-  size_t n_ranges; /* 1: only the caller; 2: plus the subordinate range */
+  struct id_range uid[USERNS_MAX_RANGES], gid[USERNS_MAX_RANGES];
+  size_t n_ranges;     /* uid lines; rootless: 1 (only the caller) or 2 (plus the range) */
+  size_t n_gid_ranges; /* gid lines */
+  /* The caller maps only its own ids (one line of count 1 each): written
+   * without a helper, and then setgroups is denied (the kernel's rule). */
+  bool self_only;
 };
 
 /* Chooses the mapping for the calling (non-root) user. A missing or
@@ -35,6 +41,12 @@ bool userns_map_has_gid(const struct userns_map *map, unsigned gid);
 /* Whether the container may call setgroups (not with the single mapping). */
 bool userns_map_allows_setgroups(const struct userns_map *map);
 
+/* The mapping a configuration's linux.uidMappings/gidMappings give. As
+ * root any mapping is written directly; an unprivileged caller's own single
+ * ids directly, anything else through newuidmap/newgidmap (which check
+ * /etc/subuid and /etc/subgid themselves). */
+int userns_map_from_ranges(const struct id_range *uid, size_t n_uid, const struct id_range *gid,
+                           size_t n_gid, bool rootless, struct userns_map *map, oci_error_t *err);
 /* In the parent, after clone3(CLONE_NEWUSER) and before the child is let go:
  * writes the maps of child pid (through newuidmap/newgidmap for a range). */
 int userns_map_write(const struct userns_map *map, pid_t pid, oci_error_t *err);

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "runtime/capabilities.h"
-#include "cli/run_config.h"
 #include "runtime/seccomp_filter.h"
 
 static int parse_cap(const char *name, uint64_t *mask, bool *all)
@@ -43,7 +42,11 @@ static int confine_child(struct seccomp_filter *filter, uid_t uid, gid_t gid, ui
 
   if (!nnp && seccomp_filter_load(filter, &err) < 0)
     goto fail;
-  if (capabilities_switch_user(uid, gid, true, NULL, 0, keep, &err) < 0)
+  /* docker's rule: root holds the set, any other uid only the bound */
+  struct capability_sets sets = {
+      .bounding = keep, .effective = uid == 0 ? keep : 0, .permitted = uid == 0 ? keep : 0};
+
+  if (capabilities_switch_user(uid, gid, true, NULL, 0, &sets, &err) < 0)
     goto fail;
   if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) < 0) {
     perror("confine-exec: prctl(PR_SET_NO_NEW_PRIVS)");
@@ -71,13 +74,13 @@ int main(int argc, char **argv)
   bool drop_all = false, add_all = false, nnp = true;
   unsigned uid = 0, gid = 0;
   const char *cache_root = NULL;
-  struct run_config config;
+  const char *profile_path = NULL;
+  bool unconfined = false;
   struct seccomp_filter *filter = NULL;
   oci_error_t err = NULL;
   int c, status;
   pid_t pid;
 
-  memset(&config, 0, sizeof(config));
   while ((c = getopt_long(argc, argv, "+", options, NULL)) != -1) {
     switch (c) {
     case 'd':
@@ -93,10 +96,10 @@ int main(int argc, char **argv)
         return 2;
       break;
     case 'p':
-      config.seccomp_profile_path = optarg;
+      profile_path = optarg;
       break;
     case 'U':
-      config.seccomp_unconfined = true;
+      unconfined = true;
       break;
     case 'n':
       nnp = false;
@@ -115,7 +118,8 @@ int main(int argc, char **argv)
   keep = drop_all ? 0 : capabilities_docker_default() & ~drop;
   keep |= add_all ? ~UINT64_C(0) : add;
   /* Built in the parent, as the runtime builds it before clone. */
-  if (seccomp_filter_build_cached(&config, keep, cache_root, &filter, &err) < 0) {
+  if (!unconfined &&
+      seccomp_filter_build_cached(profile_path, keep, cache_root, &filter, &err) < 0) {
     oci_error_print(&err);
     return 125;
   }

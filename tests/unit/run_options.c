@@ -1,4 +1,4 @@
-/* Unit tests of docker-run option parsing (src/cli/run_config.c): sizes,
+/* Unit tests of docker-run option parsing (src/docker_run/run_config.c): sizes,
  * limits, capabilities and --tmpfs as docker reads them, and refusals that
  * name the option. */
 #include "config.h"
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <sys/mount.h>
 
-#include "cli/run_config.h"
+#include "docker_run/run_config.h"
 #include "runtime/capabilities.h"
 #include "unit.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests of the docker-run front end (src/cli/run_spec.c): the probe's
+/* Unit tests of the docker-run front end (src/docker_run/run_spec.c): the probe's
  * recipe flags and variations become a runtime-spec configuration whose
  * fields are checked one by one, refusals included; the seccomp profile it
  * carries is read back by the profile parser to the same rules. */
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/run_config.h"
-#include "cli/run_spec.h"
+#include "docker_run/run_config.h"
+#include "docker_run/run_spec.h"
 #include "oci/cleanup.h"
 #include "probe/probe_backend.h"
 #include "runtime/capabilities.h"
@@ -761,7 +761,8 @@ static void check_same_filter(const char *what, const char *first, ...)
   caps = config.cap_drop_all ? 0 : capabilities_docker_default() & ~config.cap_drop;
   caps |= config.cap_add;
   /* the copy of linux.seccomp the parser keeps is what the runtime compiles */
-  if (ok(document != NULL && seccomp_filter_build(&config, caps, &from_flags, &err) == 0 &&
+  if (ok(document != NULL &&
+             seccomp_filter_build(config.seccomp_profile_path, caps, &from_flags, &err) == 0 &&
              spec_parse(document, &spec, &err) == 0 &&
              seccomp_filter_build_oci(spec.seccomp, caps, NULL, &from_spec, &err) == 0,
          "%s: both filters build (%s)", what, err != NULL ? err->message : "")) {
@@ -797,10 +798,15 @@ static void test_seccomp_compile(void)
 
 static void test_rootless(void)
 {
-  struct userns_map single = {.uid = {{0, 1000, 1}}, .gid = {{0, 1000, 1}}, .n_ranges = 1};
+  struct userns_map single = {.uid = {{0, 1000, 1}},
+                              .gid = {{0, 1000, 1}},
+                              .n_ranges = 1,
+                              .n_gid_ranges = 1,
+                              .self_only = true};
   struct userns_map range = {.uid = {{0, 1000, 1}, {1, 100000, 65536}},
                              .gid = {{0, 1000, 1}, {1, 100000, 65536}},
-                             .n_ranges = 2};
+                             .n_ranges = 2,
+                             .n_gid_ranges = 2};
   struct variant v = {.rootless = true, .map = &single, .cgroups_path = NULL};
   char msg[1024];
   cJSON *config;

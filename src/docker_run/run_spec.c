@@ -5,7 +5,7 @@
  * takes like any bundle's config.json. */
 #include "config.h"
 
-#include "cli/run_spec.h"
+#include "docker_run/run_spec.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -490,6 +490,12 @@ static cJSON *tmpfs_json(const struct tmpfs_mount *mount, oci_error_t *err)
                   "--tmpfs '%s': option 'dev' is not allowed: every mount the container can "
                   "write is nodev",
                   mount->path);
+    return NULL;
+  }
+  /* ocirun's /dev holds only what it puts there (issue 8, finding 6) */
+  if ((strcmp(mount->path, "/dev") == 0 || strncmp(mount->path, "/dev/", 5) == 0) &&
+      strcmp(mount->path, "/dev/shm") != 0 && strcmp(mount->path, "/dev/mqueue") != 0) {
+    oci_error_set(err, 0, "--tmpfs %s: the target is in ocirun's /dev tmpfs: refused", mount->path);
     return NULL;
   }
   used = snprintf(options, sizeof(options), "%s%s%snodev,mode=%o",

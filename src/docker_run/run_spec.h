@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli/run_config.h"
+#include "docker_run/run_config.h"
 #include "oci/error.h"
 #include "oci/oci.h"
 #include "runtime/userns.h"

@@ -3,7 +3,7 @@
  * option; nothing is guessed and nothing is ignored. */
 #include "config.h"
 
-#include "cli/run_config.h"
+#include "docker_run/run_config.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,0 +1,127 @@
+/* docker_run (see docker_run.h): the one place where the docker-run front
+ * end meets the runtime. Rootless or not is decided here, once. */
+#include "config.h"
+
+#include "docker_run/docker_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "oci/cleanup.h"
+#include "docker_run/run_spec.h"
+#include "runtime/cgroup.h"
+#include "runtime/exit_codes.h"
+#include "runtime/spec.h"
+#include "runtime/userns.h"
+
+static void spec_clearp(struct spec *spec)
+{
+  spec_clear(spec);
+}
+
+static void json_freep(cJSON **json)
+{
+  cJSON_Delete(*json);
+}
+
+/* --cgroup-parent P (checked: under /sys/fs/cgroup/, no "..") is the
+ * configuration's cgroupsPath /P-relative/NAME; without it ocirun's default
+ * parent is the runtime's to choose (NULL). */
+static int cgroups_path(const struct run_config *config, char **out, oci_error_t *err)
+{
+  *out = NULL;
+  if (config->unsafe_no_cgroup || config->cgroup_parent == NULL)
+    return 0;
+  if (asprintf(out, "%s/%s", config->cgroup_parent + strlen(CGROUP_MOUNT), config->name) < 0) {
+    *out = NULL;
+    return oci_error_errno(err, "run: allocate");
+  }
+  return 0;
+}
+
+static void print_configuration(const cJSON *json, FILE *out)
+{
+  cleanup_free char *text = cJSON_Print(json);
+
+  fprintf(out,
+          "ocirun run --dry-run: nothing was created or started\n\n"
+          "configuration (the OCI runtime-spec config.json this run is):\n%s\n\n",
+          text != NULL ? text : "(out of memory)");
+}
+
+int docker_run(const char *state_root, const struct oci_image *image, const char *rootfs,
+               const struct run_config *config, const struct run_io *io, struct run_result *result,
+               oci_error_t *err)
+{
+  bool rootless = geteuid() != 0;
+  cleanup_close int root_fd = -1;
+  cleanup_free char *cgroups = NULL;
+  cleanup_free char *hostname_file = NULL;
+  __attribute__((cleanup(json_freep))) cJSON *json = NULL;
+  __attribute__((cleanup(spec_clearp))) struct spec spec = {0};
+  struct userns_map map;
+  struct run_spec_input input;
+  struct mount_file files[2];
+  struct runtime_options options;
+  cleanup_free const char **mount_names = NULL;
+
+  *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
+  /* The cache entry's rootfs, reached from the checked store root without
+   * following any symlink: the overlay's lower is this fd, never a path. */
+  root_fd = oci_image_rootfs_open(state_root, image, err);
+  if (root_fd < 0)
+    return oci_error_wrap(err, "run");
+  if (rootless)
+    userns_map_choose(&map);
+  if (cgroups_path(config, &cgroups, err) < 0)
+    return -1;
+  input = (struct run_spec_input){.config = config,
+                                  .image = image,
+                                  .rootfs_fd = root_fd,
+                                  .rootfs_path = rootfs,
+                                  .rootless = rootless,
+                                  .map = rootless ? &map : NULL,
+                                  .cgroups_path = cgroups};
+  if (run_spec_build(&input, &json, err) < 0)
+    return -1;
+  if (spec_parse(json, &spec, err) < 0)
+    return oci_error_wrap(err, "run: the configuration built from the options");
+  if (config->dry_run)
+    print_configuration(json, stdout);
+
+  /* As docker: the image's /etc/hostname and /etc/hosts describe the run,
+   * not the machine the image was built on; written into the overlay's
+   * upper layer before a --read-only root is made read-only. */
+  if (asprintf(&hostname_file, "%s\n", spec.hostname != NULL ? spec.hostname : "") < 0) {
+    hostname_file = NULL;
+    return oci_error_errno(err, "run: allocate");
+  }
+  files[0] = (struct mount_file){"/etc/hostname", hostname_file};
+  files[1] = (struct mount_file){"/etc/hosts", RUN_SPEC_ETC_HOSTS};
+  /* --tmpfs mounts come last: messages name the flag */
+  mount_names = calloc(spec.n_mounts + 1, sizeof(*mount_names));
+  if (mount_names == NULL)
+    return oci_error_errno(err, "run: allocate");
+  for (size_t i = spec.n_mounts - config->n_tmpfs; i < spec.n_mounts; i++)
+    mount_names[i] = "--tmpfs";
+  options = (struct runtime_options){
+      .state_root = state_root,
+      .id = config->name,
+      .root = {.root_fd = root_fd,
+               .root_path = rootfs,
+               .overlay = true,
+               .files = files,
+               .n_files = sizeof(files) / sizeof(files[0])},
+      .rootless = rootless,
+      .timeout_seconds = config->timeout_seconds,
+      .unsafe_no_cgroup = config->unsafe_no_cgroup,
+      .dry_run = config->dry_run,
+      .seccomp_origin = run_spec_seccomp_origin(config),
+      .mount_names = mount_names,
+  };
+  return runtime_run(&spec, &options, io, result, err);
+}
