@@ -31,6 +31,8 @@ static const struct {
     {"sweep", command_sweep, "clean up after runs whose runner crashed", false},
     /* The OCI runtime command line (runtime-spec runtime.md), as runc's
      * callers (podman's conmon, containerd's shim) drive it. */
+    {"create", command_oci_create, "OCI: create a container from a bundle (runs nothing yet)",
+     true},
     {"start", command_oci_start, "OCI: run the user program of a created container", false},
     {"state", command_oci_state, "OCI: print a container's state (JSON)", false},
     {"kill", command_oci_kill, "OCI: send a signal to a container", false},
@@ -38,6 +40,7 @@ static const struct {
     {"ps", command_oci_ps, "OCI: list the processes of a container", false},
     {"pause", command_oci_pause, "OCI: freeze a container's processes", false},
     {"resume", command_oci_resume, "OCI: thaw a paused container", false},
+    {"update", command_oci_update, "OCI: change a container's cgroup limits", false},
     {"features", command_oci_features, "OCI: print what ocirun implements (JSON)", false},
     {"spec", command_oci_spec, "OCI: write a default config.json", false},
 };

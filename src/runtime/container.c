@@ -33,14 +33,13 @@
 #include "oci/file_read.h"
 #include "oci/oci.h"
 #include "oci/remove_tree.h"
+#include "runtime/cgroup.h"
 #include "runtime/run_state.h"
 
 #define STATE_FILE "state.json"
 #define EXEC_FIFO "exec.fifo"
 #define CGROUP_ROOT "/sys/fs/cgroup"
 #define STATE_MAX_SIZE (4 << 20)
-/* cgroup nesting ocirun walks for `ps` and `kill --all` */
-#define CGROUP_MAX_DEPTH 32
 
 bool container_id_valid(const char *id)
 {
@@ -686,82 +685,19 @@ int container_wait_gone(const struct container *container, int timeout_ms, oci_e
 
 /* ---- the cgroup ---- */
 
-static int add_pid(pid_t pid, pid_t **pids, size_t *n, size_t *capacity)
-{
-  if (*n == *capacity) {
-    size_t grown = *capacity ? *capacity * 2 : 16;
-    pid_t *more = realloc(*pids, grown * sizeof(pid_t));
-    if (more == NULL)
-      return -1;
-    *pids = more;
-    *capacity = grown;
-  }
-  (*pids)[(*n)++] = pid;
-  return 0;
-}
-
-static int collect_pids(int dir_fd, int depth, pid_t **pids, size_t *n, size_t *capacity,
-                        oci_error_t *err)
-{
-  cleanup_close int procs_fd = -1;
-  cleanup_fclose FILE *procs = NULL;
-  cleanup_dir DIR *dir = NULL;
-  struct dirent *entry;
-  int list_fd;
-  long pid;
-
-  if (depth > CGROUP_MAX_DEPTH)
-    return oci_error_set(err, ELOOP, "cgroup: nested deeper than %d", CGROUP_MAX_DEPTH);
-  procs_fd = openat(dir_fd, "cgroup.procs", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (procs_fd < 0 || (procs = fdopen(procs_fd, "r")) == NULL)
-    return oci_error_errno(err, "cgroup: read cgroup.procs");
-  procs_fd = -1;
-  while (fscanf(procs, "%ld", &pid) == 1)
-    if (add_pid((pid_t)pid, pids, n, capacity) < 0)
-      return oci_error_set(err, ENOMEM, "cgroup: list pids");
-  list_fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (list_fd < 0 || (dir = fdopendir(list_fd)) == NULL) {
-    if (list_fd >= 0)
-      close(list_fd);
-    return oci_error_errno(err, "cgroup: list children");
-  }
-  while ((entry = readdir(dir)) != NULL) {
-    cleanup_close int child = -1;
-    if (entry->d_type != DT_DIR || entry->d_name[0] == '.')
-      continue;
-    child = openat(dir_fd, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (child < 0) {
-      if (errno == ENOENT)
-        continue; /* removed meanwhile */
-      return oci_error_errno(err, "cgroup: open child '%s'", entry->d_name);
-    }
-    if (collect_pids(child, depth + 1, pids, n, capacity, err) < 0)
-      return -1;
-  }
-  return 0;
-}
-
 int container_cgroup_pids(const struct container *container, pid_t **pids, size_t *n,
                           oci_error_t *err)
 {
-  cleanup_close int path_fd = container_cgroup_open(container, err);
-  cleanup_close int dir_fd = -1;
-  size_t capacity = 0;
+  /* The recorded path is checked (a cgroup2 directory under /sys/fs/cgroup,
+   * no symlink on the way) before the cgroup code reads it. */
+  cleanup_close int fd = container_cgroup_open(container, err);
 
   *pids = NULL;
   *n = 0;
-  if (path_fd < 0)
+  if (fd < 0)
     return -1;
-  dir_fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0)
-    return oci_error_errno(err, "container '%s': open cgroup '%s'", container->id,
-                           container->cgroup_path);
-  if (collect_pids(dir_fd, 0, pids, n, &capacity, err) < 0) {
-    free(*pids);
-    *pids = NULL;
-    *n = 0;
-    return oci_error_wrap(err, "container '%s': '%s'", container->id, container->cgroup_path);
-  }
+  if (cgroup_list_pids(container->cgroup_path, pids, n, err) < 0)
+    return oci_error_wrap(err, "container '%s'", container->id);
   return 0;
 }
 
@@ -789,28 +725,13 @@ int container_signal_all(const struct container *container, int sig, oci_error_t
 
 int container_cgroup_freeze(const struct container *container, bool frozen, oci_error_t *err)
 {
-  cleanup_close int path_fd = container_cgroup_open(container, err);
-  cleanup_close int fd = -1;
-  const char *want = frozen ? "frozen 1" : "frozen 0";
+  cleanup_close int fd = container_cgroup_open(container, err);
 
-  if (path_fd < 0)
+  if (fd < 0)
     return -1;
-  fd = openat(path_fd, "cgroup.freeze", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 || write(fd, frozen ? "1" : "0", 1) != 1)
-    return oci_error_errno(err, "container '%s': write %s/cgroup.freeze", container->id,
-                           container->cgroup_path);
-  /* The kernel freezes asynchronously: cgroup.events says when it is done. */
-  for (int attempt = 0; attempt < 1000; attempt++) {
-    char events[512];
-    if (cgroup_read(path_fd, "cgroup.events", events, sizeof(events)) < 0)
-      return oci_error_errno(err, "container '%s': read %s/cgroup.events", container->id,
-                             container->cgroup_path);
-    if (strstr(events, want) != NULL)
-      return 0;
-    nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
-  }
-  return oci_error_set(err, ETIMEDOUT, "container '%s': %s/cgroup.events never said '%s'",
-                       container->id, container->cgroup_path, want);
+  if (cgroup_freeze(container->cgroup_path, frozen, err) < 0)
+    return oci_error_wrap(err, "container '%s'", container->id);
+  return 0;
 }
 
 int container_remove(struct container_handle *handle, oci_error_t *err)
