@@ -2,11 +2,12 @@
 # The OCI runtime command line on the host: global options (--version,
 # --log/--log-format, --debug, --systemd-cgroup), `spec`, errors on missing
 # and invalid ids, usage errors (exit 2) against failures (exit 1), and
-# start/state/kill/delete with their hooks on a stand-in container: a
+# start/state/kill/delete with their hooks on a stand-in container (a
 # record in ocirun's format for a process this script starts, which waits
-# on the exec FIFO the way create's process does. (The host is hybrid
-# cgroup v1: the lifecycle through create, with its cgroup, pause, resume,
-# ps and update, is tests/guest/oci-lifecycle.sh.)
+# on the exec FIFO the way create's process does), and create: its
+# refusals, and the lifecycle without a cgroup (the host is hybrid cgroup
+# v1; with one, and pause, resume, ps and update, it is
+# tests/guest/oci-lifecycle.sh and tests/guest/oci-verbs.sh).
 . "$top_srcdir/tests/lib.sh"
 
 ROOT=$OCIRUN_ROOT
@@ -79,7 +80,7 @@ for key, value in f.items():
 expect_exit 2 "features: an operand is a usage error" oci features extra
 
 # --- missing ids, invalid ids, usage ---
-for verb in state start delete ps pause resume; do
+for verb in state start delete ps pause resume update; do
   expect_exit 1 "$verb of a missing id exits 1" oci "$verb" nope
   check "$verb of a missing id: 'does not exist'" grep -q "container 'nope' does not exist" "$TEST_TMP/err"
   expect_exit 2 "$verb without an id is a usage error" oci "$verb"
@@ -93,6 +94,14 @@ expect_exit 1 "delete --force of an invalid id is still an error" oci delete --f
 expect_exit 2 "kill with an unknown signal is a usage error" oci kill nope SIGNOPE
 expect_exit 2 "kill with signal 0 is a usage error" oci kill nope 0
 expect_exit 2 "kill with two signals is a usage error" oci kill nope TERM KILL
+expect_exit 1 "update with a bad --memory is an error naming it" oci update --memory 12q nope
+check "... --memory" grep -q -- "--memory: '12q' is not a number" "$TEST_TMP/err"
+expect_exit 1 "update --resources with a value the parser refuses names the field" \
+  oci update --resources - nope <<<'{"memory": {"limit": "x"}}'
+check "... linux.resources.memory.limit" grep -q "linux.resources.memory.limit" "$TEST_TMP/err"
+expect_exit 1 "update: device rules cannot be updated" \
+  oci update --resources - nope <<<'{"devices": [{"allow": false, "access": "rwm"}]}'
+check "... says so" grep -q "device rules are fixed at create" "$TEST_TMP/err"
 for id in .. . "a/b" "a b" "x:y" "$(printf 'a%.0s' $(seq 201))"; do
   expect_exit 1 "invalid id '${id:0:20}' refused" oci state "$id"
   check "invalid id '${id:0:20}': the message says so" grep -q "invalid container id" "$TEST_TMP/err"
@@ -226,11 +235,6 @@ expect_exit 0 "delete removes what is left" oci delete c5
 check "... the directory is gone" test ! -e "$ROOT/containers/c5"
 
 # --- create ---
-# (create exists once the runtime's runtime_create is on main; until then
-# one skip says so.)
-if ! "$OCIRUN" create --help >/dev/null 2>&1; then
-  skip "create: not in this build yet (it waits for runtime_create)"
-else
 # busybox's layers as DIR/rootfs and `ocirun spec`'s config.json, with
 # process.args and PYTHON applied to it (c is the document).
 make_bundle() {
@@ -299,6 +303,5 @@ expect_exit 0 "kill KILL" oci kill h1 KILL
 check "kill: stopped" sh -c "for i in \$(seq 50); do [ \"\$('$OCIRUN' --root '$ROOT' state h1 | grep -c stopped)\" = 1 ] && exit 0; sleep 0.1; done; exit 1"
 expect_exit 0 "delete" oci delete h1
 check "delete: nothing left" test ! -e "$ROOT/containers/h1"
-fi
 
 tap_done

@@ -51,20 +51,16 @@ check "resume: cgroup.freeze 0, cgroup.events frozen 0" \
 check "state: running" test "$(status_of s1)" = running
 expect_exit 1 "resume of a running container fails" oci resume s1
 
-if oci update --help >/dev/null 2>&1; then
-  expect_exit 0 "update --memory 64m --pids-limit 20 --cpu-quota 50000 --cpu-period 100000" \
-    oci update --memory 64m --pids-limit 20 --cpu-quota 50000 --cpu-period 100000 s1
-  check "update: memory.max" grep -qx 67108864 "$SLICE/memory.max"
-  check "update: pids.max" grep -qx 20 "$SLICE/pids.max"
-  check "update: cpu.max" grep -qx "50000 100000" "$SLICE/cpu.max"
-  expect_exit 0 "update --resources - (stdin)" oci update -r - s1 <<<'{"memory": {"limit": 33554432}}'
-  check "update: memory.max from stdin" grep -qx 33554432 "$SLICE/memory.max"
-  expect_exit 1 "update: a bad value is refused" oci update -r - s1 <<<'{"pids": {"limit": "x"}}'
-  check "... naming the field" grep -q "linux.resources.pids.limit" "$TEST_TMP/err"
-  check "... and nothing changed" grep -qx 20 "$SLICE/pids.max"
-else
-  echo "# update is not built in this tree yet"
-fi
+expect_exit 0 "update --memory 64m --pids-limit 20 --cpu-quota 50000 --cpu-period 100000" \
+  oci update --memory 64m --pids-limit 20 --cpu-quota 50000 --cpu-period 100000 s1
+check "update: memory.max" grep -qx 67108864 "$SLICE/memory.max"
+check "update: pids.max" grep -qx 20 "$SLICE/pids.max"
+check "update: cpu.max" grep -qx "50000 100000" "$SLICE/cpu.max"
+expect_exit 0 "update --resources - (stdin)" oci update -r - s1 <<<'{"memory": {"limit": 33554432}}'
+check "update: memory.max from stdin" grep -qx 33554432 "$SLICE/memory.max"
+expect_exit 1 "update: a bad value is refused" oci update -r - s1 <<<'{"pids": {"limit": "x"}}'
+check "... naming the field" grep -q "linux.resources.pids.limit" "$TEST_TMP/err"
+check "... and nothing changed" grep -qx 20 "$SLICE/pids.max"
 
 expect_exit 0 "kill --all STOP" oci kill --all s1 STOP
 sleep 0.5
