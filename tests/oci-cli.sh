@@ -278,6 +278,15 @@ TTY=$TEST_TMP/tty-bundle
 check "a bundle with process.terminal true" make_bundle "$TTY" 'c["process"]["terminal"] = True'
 expect_exit 1 "create: process.terminal is refused by name" oci create --bundle "$TTY" e3
 check "... naming it" grep -q "process.terminal" "$TEST_TMP/err"
+for kind in createContainer startContainer; do
+  HB=$TEST_TMP/$kind-bundle
+  check "a bundle with a $kind hook" make_bundle "$HB" \
+    "c['hooks'] = {'$kind': [{'path': '/bin/true'}]}; del c['linux']['resources']"
+  expect_exit 1 "create: a $kind hook is refused (the runtime does not run it yet), not skipped" \
+    oci create --unsafe-no-cgroup --bundle "$HB" e-$kind
+  check "... naming hooks.$kind" grep -q "hooks.$kind: not supported" "$TEST_TMP/err"
+  check "... and leaves no container" test ! -e "$ROOT/containers/e-$kind"
+done
 RES=$TEST_TMP/resources-bundle
 check "a bundle with linux.resources" make_bundle "$RES" 'c["linux"]["resources"] = {"pids": {"limit": 10}}'
 expect_exit 1 "create --unsafe-no-cgroup refuses a configuration with limits" \
