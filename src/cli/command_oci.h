@@ -32,6 +32,10 @@ int oci_container_load(const char *root, const char *id, bool lock, struct conta
  * sh in DIR/rootfs), as root or, with rootless, in a user namespace that
  * maps uid and gid to 0. */
 cJSON *oci_default_config(bool rootless, uid_t uid, gid_t gid);
+/* Whether ocirun runs hooks of this kind: createContainer and
+ * startContainer belong inside the runtime's child, which does not run
+ * them yet; create refuses them and features leaves them out. */
+bool oci_hook_kind_supported(enum spec_hook_kind kind);
 /* `ocirun features`' document, from the parser's and the runtime's tables. */
 cJSON *oci_features(void);
 

@@ -202,20 +202,20 @@ static int check_terminal(const struct spec *spec, const struct create_options *
   return 0;
 }
 
-/* createContainer and startContainer run in the container's namespaces,
- * from inside the runtime's child; until the runtime runs them they are
- * refused by name, never silently skipped. */
-static int check_container_hooks(const struct spec *spec, oci_error_t *err)
+bool oci_hook_kind_supported(enum spec_hook_kind kind)
 {
-  static const enum spec_hook_kind kinds[] = {SPEC_HOOK_CREATE_CONTAINER,
-                                              SPEC_HOOK_START_CONTAINER};
+  return kind != SPEC_HOOK_CREATE_CONTAINER && kind != SPEC_HOOK_START_CONTAINER;
+}
 
-  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-    if (spec->hooks[kinds[i]].n_hooks > 0)
+/* A hook is never skipped silently: a kind ocirun does not run is refused. */
+static int check_hooks_supported(const struct spec *spec, oci_error_t *err)
+{
+  for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++)
+    if (spec->hooks[kind].n_hooks > 0 && !oci_hook_kind_supported((enum spec_hook_kind)kind))
       return oci_error_set(err, 0,
                            "create: hooks.%s: not supported by ocirun yet (the runtime does not "
                            "run hooks inside the container)",
-                           spec_hook_kind_name(kinds[i]));
+                           spec_hook_kind_name((enum spec_hook_kind)kind));
   return 0;
 }
 
@@ -241,7 +241,7 @@ static int create(const char *root, const char *id, const struct create_options 
   if (fchdir(bundle_fd) < 0)
     return oci_error_errno(err, "create: chdir to the bundle '%s'", bundle);
   if (spec_load_bundle(bundle_fd, bundle, &spec, err) < 0 ||
-      check_terminal(&spec, options, err) < 0 || check_container_hooks(&spec, err) < 0)
+      check_terminal(&spec, options, err) < 0 || check_hooks_supported(&spec, err) < 0)
     goto out;
   if (options->unsafe_no_cgroup && spec.has_resources) {
     oci_error_set(err, 0,

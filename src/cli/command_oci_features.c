@@ -34,7 +34,8 @@ static bool add_hooks_and_mounts(cJSON *features)
   if (hooks == NULL || options == NULL)
     return false;
   for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++)
-    if (!add_string(hooks, spec_hook_kind_name((enum spec_hook_kind)kind)))
+    if (oci_hook_kind_supported((enum spec_hook_kind)kind) &&
+        !add_string(hooks, spec_hook_kind_name((enum spec_hook_kind)kind)))
       return false;
   for (size_t i = 0; (name = spec_mount_option_name(i)) != NULL; i++)
     if (!add_string(options, name))
