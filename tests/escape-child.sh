@@ -247,18 +247,134 @@ fi
 # Against a copy: if the attack works (an unfixed build), only the copy is lost.
 cp "$OCIRUN" "$TEST_TMP/ocirun-copy"
 digest_before=$(sha256sum <"$TEST_TMP/ocirun-copy")
-hold_exe_then_write "$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup busybox:latest sleep 3 >"$TEST_TMP/out" 2>&1
-verdict "ocirun runs a container from a memfd copy" grep -q '^exe /memfd:ocirun' "$TEST_TMP/out"
-verdict "ocirun's held exe cannot be reopened for writing after the run (sealed)" \
-  sh -c '! grep -q written "$1" && grep -q refused "$1"' _ "$TEST_TMP/out"
-verdict "ocirun's host binary is unchanged" test "$(sha256sum <"$TEST_TMP/ocirun-copy")" = "$digest_before"
-# A script whose interpreter is /proc/self/exe: the kernel resolves it to the
-# sealed copy, never to the host file.
+# A script whose interpreter is /proc/self/exe: the kernel resolves that in
+# the process that execs the script, so whatever ran the container's command
+# runs again, as the container's pid 1, with the container's privileges.
+printf '#!/proc/self/exe\n' >"$TEST_TMP/selfexe-script"
+chmod 755 "$TEST_TMP/selfexe-script"
 busybox_variant shebang '{"Entrypoint": ["/s"]}' s file '#!/proc/self/exe
 ' 0755 || not_ok "build the image with #!/proc/self/exe"
-"$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup busybox:shebang >/dev/null 2>&1
+# hold_interpreter_then_write COMMAND...: runs COMMAND under strace with the
+# return of every exec delayed 1.5 s, so that a #!/proc/self/exe interpreter
+# lives long enough to be seen; holds that interpreter's /proc/PID/exe
+# (O_PATH), as a second process in the container could, and once COMMAND has
+# exited reopens it for writing; prints "exe TARGET", then "written" when
+# that worked.
+hold_interpreter_then_write() {
+  python3 - strace -f -qq -o /dev/null -e trace=execve,execveat \
+    -e inject=execve,execveat:delay_exit=1500000 "$@" <<'PY'
+import os, subprocess, sys, time
+def descendants(pid):
+    found = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                for child in map(int, f.read().split()):
+                    found += [child] + descendants(child)
+    except OSError:
+        pass
+    return found
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+fd, deadline = None, time.time() + 60
+while fd is None and time.time() < deadline and p.poll() is None:
+    for pid in descendants(p.pid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if not f.read().startswith(b"/proc/self/exe\0"):
+                    continue
+            fd = os.open(f"/proc/{pid}/exe", os.O_PATH)
+            print("exe", os.readlink(f"/proc/{pid}/exe"))
+            break
+        except OSError:
+            pass
+    time.sleep(0.01)
+p.wait()
+if fd is None:
+    print("no interpreter seen")
+    sys.exit(0)
+try:
+    w = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY)
+    os.write(w, b"pwned")
+    print("written")
+except OSError as e:
+    print("refused", e)
+PY
+}
+if command -v strace >/dev/null; then
+  cp "$(command -v bash)" "$TEST_TMP/victim-sh"
+  hold_interpreter_then_write "$TEST_TMP/victim-sh" -c 'exec "$0"' "$TEST_TMP/selfexe-script" \
+    >"$TEST_TMP/out" 2>&1
+  verdict "control: a #!/proc/self/exe script exec'd by a plain binary runs that binary again" \
+    grep -qx "exe $TEST_TMP/victim-sh" "$TEST_TMP/out"
+  check "control: its held exe reopened for writing after exit overwrites the binary" \
+    grep -q pwned "$TEST_TMP/victim-sh"
+  hold_interpreter_then_write "$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup busybox:shebang \
+    >"$TEST_TMP/out" 2>&1
+  verdict "a #!/proc/self/exe entrypoint's interpreter is the sealed exec stub, not ocirun" \
+    grep -q '^exe /memfd:ocirun-exec-stub' "$TEST_TMP/out"
+  verdict "the interpreter's held exe cannot be reopened for writing after the run (sealed)" \
+    sh -c '! grep -q written "$1" && grep -q refused "$1"' _ "$TEST_TMP/out"
+  verdict "ocirun's host binary is unchanged" test "$(sha256sum <"$TEST_TMP/ocirun-copy")" = "$digest_before"
+  # Before the stub's exec the child is ocirun's binary: a root process with
+  # the container's capabilities but not CAP_SYS_PTRACE (as a process sharing
+  # its pid namespace would be) cannot open its exe, since it is
+  # non-dumpable. strace holds the child just before it execs the stub.
+  strace -f -qq -o /dev/null -e trace=execveat -e inject=execveat:delay_enter=3000000 \
+    "$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup busybox:latest sleep 5 >/dev/null 2>&1 &
+  tracer=$!
+  sleep 1.5
+  runner=$(cat /proc/$tracer/task/*/children 2>/dev/null | awk '{print $1}')
+  child=$(cat /proc/$runner/task/*/children 2>/dev/null | awk '{print $1}')
+  check "the child, held before the stub's exec, still is ocirun's binary" \
+    test "$(readlink "/proc/$child/exe")" = "$TEST_TMP/ocirun-copy"
+  check "its exe cannot be opened by root without CAP_SYS_PTRACE (non-dumpable)" \
+    sh -c '! setpriv --bounding-set=-sys_ptrace readlink "/proc/$1/exe"' _ "$child"
+  # the stub's own exec is held 3 s too; then the same process is the workload
+  workload_exe() {
+    for _ in $(seq 60); do
+      setpriv --bounding-set=-sys_ptrace readlink "/proc/$1/exe" 2>/dev/null | grep -q busybox && return
+      sleep 0.2
+    done
+    return 1
+  }
+  check "control: that root reads the exe of the workload (dumpable), the same process after exec" \
+    workload_exe "$child"
+  wait "$tracer"
+  # In an image with a glibc loader, ocirun's own binary could start there.
+  if VARIANT_IMAGE=python busybox_variant shebang '{"Entrypoint": ["/s"]}' s file '#!/proc/self/exe
+' 0755; then
+    hold_interpreter_then_write "$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup python:shebang \
+      >"$TEST_TMP/out" 2>&1
+    verdict "python image: the #!/proc/self/exe interpreter is the sealed exec stub" \
+      grep -q '^exe /memfd:ocirun-exec-stub' "$TEST_TMP/out"
+    verdict "python image: its held exe cannot be reopened for writing (sealed)" \
+      sh -c '! grep -q written "$1" && grep -q refused "$1"' _ "$TEST_TMP/out"
+    verdict "python image: ocirun's host binary is unchanged" \
+      test "$(sha256sum <"$TEST_TMP/ocirun-copy")" = "$digest_before"
+  else
+    skip "python test image not available"
+  fi
+else
+  skip "strace not installed: the held-interpreter attack is not run"
+fi
+# Without strace, the container's own view: the stub, run as the
+# interpreter, refuses to be one (ocirun's binary would have printed its own
+# usage), and ocirun's file is untouched.
+expect_exit 126 "a #!/proc/self/exe entrypoint runs the exec stub, which refuses (126)" \
+  "$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup busybox:shebang
+err_has "ocirun-exec-stub: not a program" && ! err_has "unknown command" &&
+  ok "the message is the stub's, not ocirun's usage" ||
+  not_ok "the message is the stub's, not ocirun's usage"
 verdict "a #!/proc/self/exe entrypoint leaves ocirun's host binary unchanged" \
   test "$(sha256sum <"$TEST_TMP/ocirun-copy")" = "$digest_before"
+# ocirun itself runs from its own file (no re-exec from a copy): the
+# container never sees that process, and its child execs through the stub.
+"$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup busybox:latest sleep 2 >/dev/null 2>&1 &
+runner=$!
+sleep 1
+check "the runner is ocirun's own file, not a copy" \
+  test "$(readlink "/proc/$runner/exe")" = "$TEST_TMP/ocirun-copy"
+wait "$runner"
 
 check "nothing left of any run" nothing_left
 tap_done

@@ -99,13 +99,14 @@ pid_of_sleep() {
   return 1
 }
 # busybox_variant REF CONFIG_JSON [PATH KIND DATA_OR_TARGET MODE]...: imports busybox
-# with config keys replaced and files added in one more layer.
+# with config keys replaced and files added in one more layer (with
+# VARIANT_IMAGE=python: python:REF, from the python test image).
 busybox_variant() {
-  local ref=$1 config=$2
+  local ref=$1 config=$2 base=${VARIANT_IMAGE:-busybox}
   shift 2
   rm -rf "$TEST_TMP/variant"
-  cp -a "$TEST_IMAGES/busybox" "$TEST_TMP/variant" || return 1
-  PYTHONPATH="$top_srcdir/scripts/images" python3 -B - "$TEST_TMP/variant" "busybox:$ref" "$config" "$@" <<'PY' || return 1
+  cp -a "$TEST_IMAGES/$base" "$TEST_TMP/variant" || return 1
+  PYTHONPATH="$top_srcdir/scripts/images" python3 -B - "$TEST_TMP/variant" "$base:$ref" "$config" "$@" <<'PY' || return 1
 import json, os, sys
 from oci_layout import tar_bytes, tar_entry, write_gzip_layer, write_image
 path, ref, overrides, rest = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4:]
@@ -130,8 +131,8 @@ if rest:
     config["rootfs"]["diff_ids"].append(diff_id)
 write_image(path, layers, config, ref)
 PY
-  "$OCIRUN" image import "oci:$TEST_TMP/variant:busybox:$ref" >/dev/null 2>&1 &&
-    "$OCIRUN" image inspect "busybox:$ref" >/dev/null 2>&1
+  "$OCIRUN" image import "oci:$TEST_TMP/variant:$base:$ref" >/dev/null 2>&1 &&
+    "$OCIRUN" image inspect "$base:$ref" >/dev/null 2>&1
 }
 # Guest cases (real cgroup v2, slices under /sys/fs/cgroup/ocirun):
 # has_process SLICE: whether the run's slice holds a process (cgroup files

@@ -296,7 +296,12 @@ check "... and leaves no container" test ! -e "$ROOT/containers/e4"
 
 # The host is cgroup v1 hybrid: the lifecycle without a cgroup (the guest
 # runs it with one, tests/guest/oci-lifecycle.sh).
-expect_exit 0 "create --unsafe-no-cgroup" oci create --unsafe-no-cgroup --bundle "$CB" --pid-file "$TEST_TMP/c.pid" h1 </dev/null
+# A relative --pid-file is the caller's directory's (create itself works
+# from the bundle's, as runc does).
+expect_exit 0 "create --unsafe-no-cgroup, a relative --pid-file" \
+  sh -c "cd '$TEST_TMP' && '$OCIRUN' --root '$ROOT' create --unsafe-no-cgroup --bundle '$CB' --pid-file c.pid h1 </dev/null"
+check "create: the relative pid file is in the caller's directory, not the bundle" \
+  test -s "$TEST_TMP/c.pid" -a ! -e "$CB/c.pid"
 pid=$(cat "$TEST_TMP/c.pid" 2>/dev/null)
 check "create: the pid file names a live process" test -n "$pid" -a -d "/proc/${pid:-none}"
 check "create: state created, with the pid file's pid" \

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/log.h"
+#include "oci/atomic_file.h"
 #include "oci/cleanup.h"
 
 int oci_usage_error(const char *verb, const char *fmt, ...)
@@ -69,6 +71,35 @@ int oci_container_load(const char *root, const char *id, bool lock, struct conta
     container_close(handle);
     return -1;
   }
+  return 0;
+}
+
+/* The caller's pid file, whole or not at all (conmon and the shim read
+ * it as soon as create returns). */
+int oci_write_pid_file(const char *path, pid_t pid, oci_error_t *err)
+{
+  cleanup_free char *dir = strdup(path);
+  cleanup_close int dir_fd = -1;
+  char *slash, text[32], what[PATH_MAX + 16];
+  const char *name = path;
+  struct atomic_file file;
+
+  if (dir == NULL)
+    return oci_error_set(err, ENOMEM, "--pid-file");
+  slash = strrchr(dir, '/');
+  if (slash != NULL) {
+    *slash = '\0';
+    name = slash + 1;
+  }
+  dir_fd = open(slash == NULL ? "." : slash == dir ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0)
+    return oci_error_errno(err, "--pid-file: the directory of '%s'", path);
+  snprintf(what, sizeof(what), "'%s'", path);
+  snprintf(text, sizeof(text), "%d", (int)pid);
+  if (atomic_file_begin(&file, dir_fd, ".ocirun-pid", 0644, what, err) < 0 ||
+      atomic_file_write(&file, text, strlen(text), err) < 0 ||
+      atomic_file_commit(&file, dir_fd, name, ATOMIC_FILE_REPLACE, err) < 0)
+    return oci_error_wrap(err, "--pid-file");
   return 0;
 }
 

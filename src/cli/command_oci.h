@@ -24,6 +24,11 @@ int oci_fail(oci_error_t *err);
  * error has been printed. */
 const char *oci_take_id(const char *verb, int argc, char **argv);
 
+/* --pid-file: the pid in decimal, the file replaced whole (conmon and the
+ * shim read it as soon as the verb returns); a relative path is the
+ * caller's working directory's. */
+int oci_write_pid_file(const char *path, pid_t pid, oci_error_t *err);
+
 /* Opens (locked or not) and loads a container. */
 int oci_container_load(const char *root, const char *id, bool lock, struct container_handle *handle,
                        struct container *container, oci_error_t *err);

@@ -113,35 +113,6 @@ static int record_from_spec(const struct spec *spec, const char *id, const char 
   return 0;
 }
 
-/* The caller's pid file, whole or not at all (conmon and the shim read
- * it as soon as create returns). */
-static int write_pid_file(const char *path, pid_t pid, oci_error_t *err)
-{
-  cleanup_free char *dir = strdup(path);
-  cleanup_close int dir_fd = -1;
-  char *slash, text[32], what[PATH_MAX + 16];
-  const char *name = path;
-  struct atomic_file file;
-
-  if (dir == NULL)
-    return oci_error_set(err, ENOMEM, "--pid-file");
-  slash = strrchr(dir, '/');
-  if (slash != NULL) {
-    *slash = '\0';
-    name = slash + 1;
-  }
-  dir_fd = open(slash == NULL ? "." : slash == dir ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0)
-    return oci_error_errno(err, "--pid-file: the directory of '%s'", path);
-  snprintf(what, sizeof(what), "'%s'", path);
-  snprintf(text, sizeof(text), "%d", (int)pid);
-  if (atomic_file_begin(&file, dir_fd, ".ocirun-pid", 0644, what, err) < 0 ||
-      atomic_file_write(&file, text, strlen(text), err) < 0 ||
-      atomic_file_commit(&file, dir_fd, name, ATOMIC_FILE_REPLACE, err) < 0)
-    return oci_error_wrap(err, "--pid-file");
-  return 0;
-}
-
 /* Undoes what create made after runtime_create returned: the process, its
  * cgroup, the container's directory. Errors are logged: the first failure
  * is the one the caller reports. */
@@ -227,6 +198,7 @@ static int create(const char *root, const char *id, const struct create_options 
   struct container_handle handle = {.containers_fd = -1, .dir_fd = -1};
   cleanup_close int bundle_fd = -1;
   cleanup_free char *fifo = NULL;
+  cleanup_free char *pid_file = NULL;
   char bundle[PATH_MAX];
   bool made = false;
   int ret = -1;
@@ -236,6 +208,16 @@ static int create(const char *root, const char *id, const struct create_options 
   bundle_fd = open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (bundle_fd < 0)
     return oci_error_errno(err, "create: bundle '%s'", bundle);
+  /* A relative --pid-file is the caller's working directory's, named
+   * before create moves to the bundle's. */
+  if (options->pid_file != NULL && options->pid_file[0] != '/') {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof(cwd)) == NULL ||
+        asprintf(&pid_file, "%s/%s", cwd, options->pid_file) < 0) {
+      pid_file = NULL;
+      return oci_error_errno(err, "create: --pid-file '%s'", options->pid_file);
+    }
+  }
   /* As runc: create works from the bundle, so what is relative in it
    * (root.path, a hook's own relative paths) is the bundle's. */
   if (fchdir(bundle_fd) < 0)
@@ -285,7 +267,8 @@ static int create(const char *root, const char *id, const struct create_options 
   if (process_start_time(container.pid, &container.pid_start_time, err) < 0 ||
       run_create_hooks(&spec, &container, err) < 0 ||
       container_save(&handle, &container, err) < 0 ||
-      (options->pid_file != NULL && write_pid_file(options->pid_file, container.pid, err) < 0))
+      (options->pid_file != NULL &&
+       oci_write_pid_file(pid_file != NULL ? pid_file : options->pid_file, container.pid, err) < 0))
     goto out;
   log_message("debug", "create: container '%s' created, pid %d", id, container.pid);
   ret = 0;

@@ -13,14 +13,13 @@
 
 #include "cli/log.h"
 #include "cli/ocirun.h"
-#include "runtime/sealed_exe.h"
 #include "runtime/spec.h"
 
 static const struct {
   const char *name;
   command_fn fn;
   const char *summary;
-  bool starts_containers; /* run from a sealed copy of the binary (sealed_exe.h) */
+  bool starts_containers; /* unused since runtime/exec_stub.h: to be dropped once merged */
 } commands[] = {
     {"image", command_image, "manage the image store: import, ls, inspect, rm, unpack", false},
     {"run", command_run, "run a command in an image behind ocirun's boundary", true},
@@ -218,13 +217,6 @@ int main(int argc, char **argv)
       int sub_argc = argc - optind;
       char **sub_argv = argv + optind;
       optind = 0; /* reset getopt for the command */
-      if (commands[i].starts_containers) {
-        oci_error_t err = NULL;
-        if (sealed_exe_ensure(argv, &err) < 0) {
-          oci_error_print(&err);
-          return EXIT_RUNTIME_ERROR;
-        }
-      }
       return commands[i].fn(sub_argc, sub_argv, &global);
     }
   }

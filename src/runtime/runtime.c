@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@
 #include "runtime/capabilities.h"
 #include "runtime/cgroup.h"
 #include "runtime/cgroup_devices.h"
+#include "runtime/exec_stub.h"
+#include "runtime/exec_stub/protocol.h"
 #include "runtime/exit_codes.h"
 #include "runtime/in_root.h"
 #include "runtime/mount_plan.h"
@@ -478,9 +481,18 @@ static int rearm_parent_death_signal(const struct launch *launch, oci_error_t *e
   return 0;
 }
 
-/* Execs path if it resolves inside the root without a /proc magic link
- * (/proc/self/exe would be ocirun's own binary, /proc/self/fd/N whatever
- * that fd is); returns with errno set otherwise. */
+/* The exec stub writes this same report when the workload's exec fails. */
+_Static_assert(sizeof(struct child_report) == sizeof(struct exec_stub_report) &&
+                   offsetof(struct child_report, message) ==
+                       offsetof(struct exec_stub_report, message) &&
+                   CHILD_EXEC_FAILED == EXEC_STUB_REPORT_EXEC_FAILED,
+               "struct child_report is the exec stub's report");
+
+/* Execs path, through the sealed exec stub, if it resolves inside the root
+ * without a /proc magic link (/proc/self/exe would be ocirun's own binary,
+ * /proc/self/fd/N whatever that fd is) to an executable file; returns with
+ * errno set otherwise. A failure of the exec proper is the stub's to
+ * report. */
 static void exec_in_root(const struct launch *launch, int root_fd, const char *path)
 {
   struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
@@ -492,13 +504,7 @@ static void exec_in_root(const struct launch *launch, int root_fd, const char *p
   fd = (int)syscall(SYS_openat2, path[0] == '/' ? root_fd : AT_FDCWD, path, &how, sizeof(how));
   if (fd < 0)
     return;
-  syscall(SYS_execveat, fd, "", launch->spec->process.args, launch->envp, AT_EMPTY_PATH);
-  /* A script from a close-on-exec fd: its interpreter would be handed
-   * /dev/fd/N, closed by then, so the kernel refuses with ENOENT. Run it by
-   * the path just checked instead: the container has no other process yet
-   * that could swap it in between. */
-  if (errno == ENOENT)
-    execve(path, launch->spec->process.args, launch->envp);
+  exec_stub_exec(fd, path, launch->report_fd, launch->spec->process.args, launch->envp);
   saved = errno;
   close(fd);
   errno = saved;
@@ -602,7 +608,7 @@ static _Noreturn void child_main(struct launch *launch)
     _exit(EXIT_RUNTIME_ERROR); /* the parent is gone or gave up */
   /* go_fd stays open: its hang-up tells the child that ocirun died */
 
-  if (child_close_fds(launch, &err) < 0)
+  if (child_close_fds(launch, &err) < 0 || exec_stub_prepare(&err) < 0)
     child_fail(launch, &err);
 
   /* A session of its own: ocirun's terminal is not the container's

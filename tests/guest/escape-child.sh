@@ -4,7 +4,7 @@
 # has the full set): a leaked host dir through -w /proc/self/fd/N
 # (CVE-2024-21626), fds other than 0-2 (CVE-2016-9962), the caller's stdio
 # files (issue 8 finding 3), ignored signals (finding 5), /proc/self/exe as
-# the command and ocirun's exe (CVE-2019-5736).
+# the command, a #!/proc/self/exe entrypoint and ocirun's exe (CVE-2019-5736).
 . "$top_srcdir/tests/lib.sh"
 
 "$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
@@ -55,11 +55,29 @@ say test "$(cat "$TEST_TMP/out")" = "$(readlink -f "$(command -v sh)")"
 rc=$?
 what="image command /proc/self/exe is refused (126; exit $rc)"
 say test "$rc" -eq 126
+# A #!/proc/self/exe entrypoint: its interpreter is what ran the command,
+# the sealed exec stub (it refuses to be one: 126), never ocirun's binary.
+printf '#!/proc/self/exe\necho interpreter-was-the-caller\n' >"$TEST_TMP/selfexe-script"
+chmod 755 "$TEST_TMP/selfexe-script"
+cp "$(command -v bash)" "$TEST_TMP/victim-sh"
+"$TEST_TMP/victim-sh" -c 'exec "$0"' "$TEST_TMP/selfexe-script" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+what="control: a #!/proc/self/exe script exec'd by a plain binary runs that binary again"
+say grep -q interpreter-was-the-caller "$TEST_TMP/out"
+cp "$OCIRUN" "$TEST_TMP/ocirun-copy"
+digest=$(sha256sum <"$TEST_TMP/ocirun-copy")
+busybox_variant shebang '{"Entrypoint": ["/s"]}' s file '#!/proc/self/exe
+' 0755 >/dev/null 2>&1 || echo "not ok - build the image with #!/proc/self/exe"
+"$TEST_TMP/ocirun-copy" run busybox:shebang >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+rc=$?
+what="a #!/proc/self/exe entrypoint runs the sealed exec stub, which refuses (126; exit $rc)"
+say sh -c '[ "$1" -eq 126 ] && grep -q "ocirun-exec-stub: not a program" "$2"' _ "$rc" "$TEST_TMP/err"
+what="ocirun's binary is unchanged"
+say test "$(sha256sum <"$TEST_TMP/ocirun-copy")" = "$digest"
 "$OCIRUN" run busybox:latest sleep 3 >/dev/null 2>&1 &
 runner=$!
 sleep 2
-what="ocirun runs the container from a sealed memfd copy ($(readlink "/proc/$runner/exe"))"
-say sh -c 'readlink "/proc/$1/exe" | grep -q "^/memfd:ocirun"' _ "$runner"
+what="the runner is ocirun's own file, no sealed copy ($(readlink "/proc/$runner/exe"))"
+say test "$(readlink "/proc/$runner/exe")" = "$(readlink -f "$OCIRUN")"
 wait "$runner"
 [ -z "$(ls -A "$OCIRUN_ROOT/run" 2>/dev/null)" ] && echo "ok - nothing left of any run" ||
   echo "not ok - nothing left of any run"

@@ -1,0 +1,339 @@
+/* `ocirun exec [OPTIONS] ID [COMMAND [ARG...]]`: a second process in a
+ * running container, as runc's callers ask for it (containerd's shim and
+ * conmon: --process FILE --detach --pid-file F). The process joins the
+ * container's namespaces through its pidfd and its cgroup, and gets the
+ * container's seccomp filter; the runtime does it (runtime_exec_start). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "oci/cleanup.h"
+#include "oci/file_read.h"
+#include "cli/command_oci.h"
+#include "cli/log.h"
+#include "runtime/capabilities.h"
+#include "runtime/runtime.h"
+#include "runtime/spec.h"
+
+struct exec_options {
+  const char *process_file;
+  const char *pid_file;
+  const char *cwd;
+  const char *user;
+  char **env; /* -e, in order */
+  size_t n_env;
+  uint64_t caps; /* --cap, added to every set but ambient */
+  bool no_new_privileges;
+  bool detach;
+};
+
+static void spec_clearp(struct spec *spec)
+{
+  spec_clear(spec);
+}
+
+static void json_freep(cJSON **json)
+{
+  cJSON_Delete(*json);
+}
+
+/* --process FILE: a "process" object, read through the bounded reader and
+ * parsed by the configuration's own parser (wrapped in a minimal
+ * configuration), so it gets every check config.json's process gets. */
+static int load_process_file(const char *path, const char *oci_version, struct spec *out,
+                             oci_error_t *err)
+{
+  cleanup_free char *text = NULL;
+  __attribute__((cleanup(json_freep))) cJSON *process = NULL;
+  __attribute__((cleanup(json_freep))) cJSON *config = NULL;
+  size_t length;
+
+  if (oci_file_read(AT_FDCWD, path, OCI_FILE_NAMED, "--process", 1 << 20, &text, &length, err) < 0)
+    return -1;
+  process = cJSON_ParseWithLength(text, length);
+  if (process == NULL || !cJSON_IsObject(process))
+    return oci_error_set(err, 0, "--process '%s': not a JSON object", path);
+  config = cJSON_CreateObject();
+  if (config == NULL || cJSON_AddStringToObject(config, "ociVersion", oci_version) == NULL ||
+      cJSON_AddItemToObject(config, "root", cJSON_Parse("{\"path\":\"rootfs\"}")) == 0)
+    return oci_error_set(err, ENOMEM, "--process: allocate");
+  cJSON_AddItemToObject(config, "process", process);
+  process = NULL; /* config owns it */
+  if (spec_parse(config, out, err) < 0)
+    return oci_error_wrap(err, "--process '%s'", path);
+  return 0;
+}
+
+/* Replaces a string array's NULL-terminated copy. */
+static int strv_set(char ***slot, char *const *values, size_t n)
+{
+  char **copy = calloc(n + 1, sizeof(*copy));
+
+  if (copy == NULL)
+    return -1;
+  for (size_t i = 0; i < n; i++) {
+    copy[i] = strdup(values[i]);
+    if (copy[i] == NULL) {
+      cleanup_strvp(&copy);
+      return -1;
+    }
+  }
+  cleanup_strvp(slot);
+  *slot = copy;
+  return 0;
+}
+
+/* Without --process: the container's own process, with the command and the
+ * options' changes. */
+static int process_from_options(struct spec *spec, const struct exec_options *options,
+                                char *const *command, size_t n_command, oci_error_t *err)
+{
+  struct spec_process *p = &spec->process;
+
+  if (n_command == 0)
+    return oci_error_set(err, 0, "exec: a COMMAND (or --process FILE) is required");
+  if (strv_set(&p->args, command, n_command) < 0)
+    return oci_error_set(err, ENOMEM, "exec: allocate");
+  if (options->cwd != NULL) {
+    char *cwd = strdup(options->cwd);
+    if (cwd == NULL)
+      return oci_error_set(err, ENOMEM, "exec: allocate");
+    free(p->cwd);
+    p->cwd = cwd;
+  }
+  if (options->user != NULL) {
+    unsigned uid, gid;
+    char extra;
+    int n = sscanf(options->user, "%u:%u%c", &uid, &gid, &extra);
+
+    if (n == 1 && sscanf(options->user, "%u%c", &uid, &extra) == 1)
+      gid = uid;
+    else if (n != 2)
+      return oci_error_set(err, 0, "exec: --user '%s': UID[:GID] in numbers is expected",
+                           options->user);
+    p->uid = uid;
+    p->gid = gid;
+    p->n_additional_gids = 0;
+  }
+  if (options->n_env > 0) {
+    size_t n = 0;
+    char **env;
+
+    while (p->env != NULL && p->env[n] != NULL)
+      n++;
+    env = reallocarray(p->env, n + options->n_env + 1, sizeof(*env));
+    if (env == NULL)
+      return oci_error_set(err, ENOMEM, "exec: allocate");
+    p->env = env;
+    for (size_t i = 0; i < options->n_env; i++) {
+      p->env[n + i] = strdup(options->env[i]);
+      if (p->env[n + i] == NULL)
+        return oci_error_set(err, ENOMEM, "exec: allocate");
+      p->env[n + i + 1] = NULL;
+    }
+  }
+  p->cap_bounding |= options->caps;
+  p->cap_effective |= options->caps;
+  p->cap_permitted |= options->caps;
+  p->cap_inheritable |= options->caps;
+  if (options->no_new_privileges)
+    p->no_new_privileges = true;
+  p->terminal = false;
+  return 0;
+}
+
+/* In a user namespace that denies setgroups (an unprivileged caller's own
+ * ids only), the process keeps the groups it has. */
+static bool setgroups_allowed(pid_t pid)
+{
+  char path[64], text[16] = "";
+  cleanup_close int fd = -1;
+  ssize_t n;
+
+  snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (n = read(fd, text, sizeof(text) - 1)) <= 0)
+    return true;
+  text[n] = '\0';
+  return strncmp(text, "deny", 4) != 0;
+}
+
+static int run_exec(const char *root, const char *id, const struct exec_options *options,
+                    char *const *command, size_t n_command, int *exit_code, oci_error_t *err)
+{
+  struct container_handle handle;
+  struct container container;
+  __attribute__((cleanup(spec_clearp))) struct spec spec = {0};
+  __attribute__((cleanup(spec_clearp))) struct spec from_file = {0};
+  cleanup_close int bundle_fd = -1;
+  struct runtime_exec exec;
+  enum container_status status;
+  pid_t pid;
+  int ret;
+
+  if (oci_container_load(root, id, false, &handle, &container, err) < 0)
+    return -1;
+  status = container_status(&handle, &container);
+  if (status != CONTAINER_RUNNING) {
+    oci_error_set(err, 0, "exec: container '%s' is %s, not running", id,
+                  container_status_name(status));
+    goto fail;
+  }
+  /* The bundle's configuration: the seccomp filter every process of the
+   * container gets, and the process that --process replaces. */
+  bundle_fd = open(container.bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (bundle_fd < 0) {
+    oci_error_errno(err, "exec: the bundle '%s'", container.bundle);
+    goto fail;
+  }
+  if (spec_load_bundle(bundle_fd, container.bundle, &spec, err) < 0)
+    goto fail;
+  if (options->process_file != NULL) {
+    if (load_process_file(options->process_file, spec.oci_version, &from_file, err) < 0)
+      goto fail;
+  } else if (process_from_options(&spec, options, command, n_command, err) < 0) {
+    goto fail;
+  }
+  exec = (struct runtime_exec){
+      .spec = &spec,
+      .process = options->process_file != NULL ? &from_file.process : &spec.process,
+      .pid = container.pid,
+      .cgroup_path = container.cgroup_path,
+      .state_root = root,
+      .set_groups = setgroups_allowed(container.pid),
+  };
+  /* The pid is checked right before: a reused pid is never joined. */
+  {
+    int pidfd = container_pidfd(&container, err);
+    if (pidfd < 0)
+      goto fail;
+    close(pidfd);
+  }
+  ret = runtime_exec_start(&exec, &pid, err);
+  if (ret < 0) {
+    *exit_code = ret < -1 ? -ret : OCI_EXIT_FAILURE;
+    goto fail;
+  }
+  if (options->pid_file != NULL && oci_write_pid_file(options->pid_file, pid, err) < 0)
+    goto fail;
+  if (options->detach)
+    *exit_code = 0;
+  else if (runtime_exec_wait(pid, exit_code, err) < 0)
+    goto fail;
+  container_clear(&container);
+  container_close(&handle);
+  return 0;
+fail:
+  container_clear(&container);
+  container_close(&handle);
+  return -1;
+}
+
+int command_oci_exec(int argc, char **argv, const struct global_options *global)
+{
+  static const char usage[] =
+      "Usage: ocirun exec [OPTIONS] ID [COMMAND [ARG...]]\n"
+      "\n"
+      "Runs a process in a running container: it joins the container's namespaces\n"
+      "and cgroup and gets its seccomp filter, with the user, capabilities,\n"
+      "rlimits and no-new-privileges of the process given.\n"
+      "\n"
+      "  -p, --process FILE   the process, as config.json's \"process\" object\n"
+      "                       (COMMAND and the options below are then not used)\n"
+      "  -d, --detach         return once it runs; its exit is its parent's to reap\n"
+      "      --pid-file FILE  write its pid (the host's pid namespace)\n"
+      "      --cwd DIR        working directory (default: the container's)\n"
+      "  -e, --env NAME=VALUE add to the container's environment\n"
+      "  -u, --user UID[:GID] run as this user (numbers)\n"
+      "  -c, --cap CAP        add a capability\n"
+      "      --no-new-privs   set no-new-privileges\n"
+      "  -t, --tty, --console-socket S\n"
+      "                       refused: ocirun has no terminal support yet\n"
+      "\n"
+      "Exit status: the process's own (128+N for signal N) unless --detach; 126/127\n"
+      "when the command cannot run or is not found; 1 when ocirun failed; 2 usage.\n";
+  static const struct option long_options[] = {
+      {"process", required_argument, NULL, 'p'}, {"detach", no_argument, NULL, 'd'},
+      {"pid-file", required_argument, NULL, 'P'}, {"cwd", required_argument, NULL, 'w'},
+      {"env", required_argument, NULL, 'e'},      {"user", required_argument, NULL, 'u'},
+      {"cap", required_argument, NULL, 'c'},      {"no-new-privs", no_argument, NULL, 'n'},
+      {"tty", no_argument, NULL, 't'},            {"console-socket", required_argument, NULL, 's'},
+      {"preserve-fds", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  struct exec_options options = {0};
+  cleanup_free char **env = calloc((size_t)argc + 1, sizeof(*env));
+  oci_error_t err = NULL;
+  const char *id;
+  int c, exit_code = OCI_EXIT_FAILURE;
+
+  if (env == NULL)
+    return OCI_EXIT_FAILURE;
+  options.env = env;
+  optind = 0;
+  while ((c = getopt_long(argc, argv, "+p:de:u:c:th", long_options, NULL)) != -1) {
+    switch (c) {
+    case 'p':
+      options.process_file = optarg;
+      break;
+    case 'd':
+      options.detach = true;
+      break;
+    case 'P':
+      options.pid_file = optarg;
+      break;
+    case 'w':
+      options.cwd = optarg;
+      break;
+    case 'e':
+      if (strchr(optarg, '=') == NULL)
+        return oci_usage_error("exec", "--env '%s': NAME=VALUE is expected", optarg);
+      env[options.n_env++] = optarg;
+      break;
+    case 'u':
+      options.user = optarg;
+      break;
+    case 'c': {
+      int cap = capability_from_name(optarg);
+      if (cap < 0)
+        return oci_usage_error("exec", "--cap '%s': unknown capability", optarg);
+      options.caps |= UINT64_C(1) << cap;
+      break;
+    }
+    case 'n':
+      options.no_new_privileges = true;
+      break;
+    case 't':
+    case 's':
+      return oci_usage_error("exec", "--tty and --console-socket are not supported by ocirun yet");
+    case 'F':
+      if (strcmp(optarg, "0") != 0)
+        return oci_usage_error("exec", "--preserve-fds is not supported by ocirun");
+      break;
+    case 'h':
+      fputs(usage, stdout);
+      return EXIT_OK;
+    default:
+      return oci_usage_error("exec", "unknown option");
+    }
+  }
+  if (optind >= argc)
+    return oci_usage_error("exec", "the container id is missing");
+  id = argv[optind];
+  if (options.process_file != NULL && optind + 1 < argc)
+    return oci_usage_error("exec", "--process and a COMMAND: give one of them");
+  if (run_exec(global->root, id, &options, argv + optind + 1, (size_t)(argc - optind - 1),
+               &exit_code, &err) < 0) {
+    log_error(&err);
+    return exit_code;
+  }
+  return exit_code;
+}

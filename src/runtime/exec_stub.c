@@ -1,0 +1,105 @@
+/* The exec stub's host side (see exec_stub.h): the stub's bytes are
+ * embedded at build time and written, per run, into a memfd whose every
+ * write seal is set before anything could exec it. */
+#include "config.h"
+
+#include "runtime/exec_stub.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "oci/cleanup.h"
+#include "oci/io.h"
+#include "runtime/exec_stub/protocol.h"
+#include "src/runtime/exec_stub_embedded.h"
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+#define SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+
+/* Set in the child only (after clone): the sealed stub, close-on-exec. */
+static int stub_fd = -1;
+
+static int write_sealed_stub(oci_error_t *err)
+{
+  /* MFD_EXEC where vm.memfd_noexec knows it; older kernels refuse the flag */
+  cleanup_close int fd =
+      memfd_create("ocirun-exec-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+
+  if (fd < 0 && errno == EINVAL)
+    fd = memfd_create("ocirun-exec-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    return oci_error_errno(err, "run: exec stub: memfd_create%s",
+                           errno == EACCES ? " (is vm.memfd_noexec 2?)" : "");
+  if (oci_write_all(fd, exec_stub_program, exec_stub_program_length) < 0)
+    return oci_error_errno(err, "run: exec stub: write the memfd");
+  if (fcntl(fd, F_ADD_SEALS, SEALS) < 0)
+    return oci_error_errno(err, "run: exec stub: seal the memfd");
+  stub_fd = steal_fd(&fd);
+  return 0;
+}
+
+int exec_stub_prepare(oci_error_t *err)
+{
+  /* Not before: the parent of a rootless run writes the child's uid_map,
+   * which a non-dumpable process's /proc files (owned by root then) would
+   * refuse it. The child's own /proc/self accesses are unaffected, and the
+   * stub's exec makes the workload dumpable again as any exec does. */
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    return oci_error_errno(err, "run: PR_SET_DUMPABLE 0");
+  return write_sealed_stub(err);
+}
+
+void exec_stub_exec(int fd, const char *path, int report_fd, char *const argv[], char *const envp[])
+{
+  char fd_text[16], report_text[16];
+  cleanup_free char **stub_argv = NULL;
+  cleanup_close int report_copy = -1;
+  struct stat st;
+  size_t argc = 0;
+  int saved;
+
+  if (stub_fd < 0) {
+    errno = EBADF; /* exec_stub_prepare did not run: exec nothing */
+    return;
+  }
+  /* What execve would refuse anyway, checked here while a PATH search can
+   * still try the next directory (as exec.LookPath does for docker): the
+   * stub's exec is the point of no return. */
+  if (fstat(fd, &st) < 0)
+    return;
+  if (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0) {
+    errno = EACCES;
+    return;
+  }
+  while (argv[argc] != NULL)
+    argc++;
+  stub_argv = calloc(argc + EXEC_STUB_ARG_WORKLOAD + 1, sizeof(*stub_argv));
+  if (stub_argv == NULL)
+    return;
+  /* inheritable copies for the stub, which closes them on its own exec */
+  report_copy = fcntl(report_fd, F_DUPFD, 3);
+  if (report_copy < 0 || fcntl(fd, F_SETFD, 0) < 0)
+    return;
+  snprintf(fd_text, sizeof(fd_text), "%d", fd);
+  snprintf(report_text, sizeof(report_text), "%d", report_copy);
+  stub_argv[0] = (char *)EXEC_STUB_NAME;
+  stub_argv[EXEC_STUB_ARG_FD] = fd_text;
+  stub_argv[EXEC_STUB_ARG_REPORT_FD] = report_text;
+  stub_argv[EXEC_STUB_ARG_PATH] = (char *)path;
+  memcpy(stub_argv + EXEC_STUB_ARG_WORKLOAD, argv, argc * sizeof(*argv));
+  syscall(SYS_execveat, stub_fd, "", stub_argv, envp, AT_EMPTY_PATH);
+  saved = errno;
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  errno = saved;
+}
