@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/log.h"
 #include "cli/ocirun.h"
+#include "runtime/spec.h"
 
 static const struct {
   const char *name;
@@ -26,6 +28,20 @@ static const struct {
     {"seccomp-profile", command_seccomp_profile, "print the default seccomp profile (Docker JSON)",
      false},
     {"sweep", command_sweep, "clean up after runs whose runner crashed", false},
+    /* The OCI runtime command line (runtime-spec runtime.md), as runc's
+     * callers (podman's conmon, containerd's shim) drive it. */
+    {"create", command_oci_create, "OCI: create a container from a bundle (runs nothing yet)",
+     true},
+    {"start", command_oci_start, "OCI: run the user program of a created container", false},
+    {"state", command_oci_state, "OCI: print a container's state (JSON)", false},
+    {"kill", command_oci_kill, "OCI: send a signal to a container", false},
+    {"delete", command_oci_delete, "OCI: delete a stopped container", false},
+    {"ps", command_oci_ps, "OCI: list the processes of a container", false},
+    {"pause", command_oci_pause, "OCI: freeze a container's processes", false},
+    {"resume", command_oci_resume, "OCI: thaw a paused container", false},
+    {"update", command_oci_update, "OCI: change a container's cgroup limits", false},
+    {"features", command_oci_features, "OCI: print what ocirun implements (JSON)", false},
+    {"spec", command_oci_spec, "OCI: write a default config.json", false},
 };
 
 /* Root's store is the system's; an ordinary user's lives in its home, as
@@ -70,18 +86,26 @@ static const char *absolute_root(const char *root, char *buffer, size_t size)
 
 static void usage(FILE *out)
 {
-  fprintf(out, "Usage: ocirun [--root DIR] [--quiet] COMMAND [ARGS...]\n"
+  fprintf(out, "Usage: ocirun [GLOBAL OPTIONS] COMMAND [ARGS...]\n"
                "\n"
-               "A daemonless runner for OCI images already on this machine.\n"
+               "A daemonless runner for OCI images already on this machine, and an OCI\n"
+               "runtime (runtime-spec " SPEC_OCI_VERSION ") for bundles.\n"
                "\n"
                "Global options:\n"
-               "  --root DIR   image store, rootfs cache and run state\n"
-               "               (default $OCIRUN_ROOT, else /var/lib/ocirun for root and\n"
-               "               $XDG_DATA_HOME/ocirun or ~/.local/share/ocirun for\n"
-               "               anyone else)\n"
-               "  -q, --quiet  no progress output\n"
-               "  -h, --help   this help\n"
-               "  --version    print the version\n"
+               "  --root DIR           image store, rootfs cache and run state; OCI\n"
+               "                       containers live in DIR/containers/<id>\n"
+               "                       (default $OCIRUN_ROOT, else /var/lib/ocirun for root\n"
+               "                       and $XDG_DATA_HOME/ocirun or ~/.local/share/ocirun\n"
+               "                       for anyone else)\n"
+               "  --log FILE           append log lines (errors, warnings, hook output) to FILE\n"
+               "                       (default: stderr)\n"
+               "  --log-format FORMAT  text (default) or json: one object per line,\n"
+               "                       {\"level\",\"msg\",\"time\"}\n"
+               "  --debug              also log debug lines\n"
+               "  --systemd-cgroup     refused: ocirun manages cgroupfs paths only\n"
+               "  -q, --quiet          no progress output\n"
+               "  -h, --help           this help\n"
+               "  -v, --version        print the version and the runtime-spec version\n"
                "\n"
                "Commands:\n");
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -96,8 +120,16 @@ int main(int argc, char **argv)
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
+      {"log", required_argument, NULL, 'L'},
+      {"log-format", required_argument, NULL, 'F'},
+      {"debug", no_argument, NULL, 'D'},
+      {"systemd-cgroup", no_argument, NULL, 'S'},
       {NULL, 0, NULL, 0},
   };
+  const char *log_path = NULL;
+  int log_format = LOG_FORMAT_TEXT;
+  bool debug = false, systemd_cgroup = false;
+  oci_error_t log_err = NULL;
   struct global_options global = {.root = getenv("OCIRUN_ROOT"), .quiet = false};
   char user_root[PATH_MAX], absolute[PATH_MAX];
   int c;
@@ -112,7 +144,7 @@ int main(int argc, char **argv)
     global.root = default_root(user_root, sizeof(user_root));
 
   /* '+' stops at the first non-option: the command parses the rest. */
-  while ((c = getopt_long(argc, argv, "+qh", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+qhv", options, NULL)) != -1) {
     switch (c) {
     case 'r':
       global.root = optarg;
@@ -124,29 +156,59 @@ int main(int argc, char **argv)
       usage(stdout);
       return EXIT_OK;
     case 'V':
-      printf("ocirun %s\n", PACKAGE_VERSION);
+    case 'v':
+      /* runc's shape: callers show the first line, some parse "spec:". */
+      printf("ocirun version %s\nspec: %s\n", PACKAGE_VERSION, SPEC_OCI_VERSION);
       return EXIT_OK;
+    case 'L':
+      log_path = optarg;
+      break;
+    case 'F':
+      log_format = log_format_from_name(optarg);
+      if (log_format < 0) {
+        fprintf(stderr, "ocirun: --log-format: '%s' is neither text nor json\n", optarg);
+        return EXIT_USAGE;
+      }
+      break;
+    case 'D':
+      debug = true;
+      break;
+    case 'S':
+      systemd_cgroup = true;
+      break;
     default:
       usage(stderr);
       return EXIT_USAGE;
     }
+  }
+  /* The log first: every later error reaches it (a shim reads it). */
+  if (log_open(log_path, (enum log_format)log_format, debug, &log_err) < 0) {
+    oci_error_print(&log_err);
+    return EXIT_USAGE;
+  }
+  if (systemd_cgroup) {
+    log_error_message("--systemd-cgroup: not supported: ocirun manages cgroupfs paths only "
+                      "(linux.cgroupsPath a path under /sys/fs/cgroup, not slice:prefix:name); "
+                      "configure the caller for cgroupfs (podman: --cgroup-manager=cgroupfs, "
+                      "containerd: SystemdCgroup = false)");
+    return EXIT_USAGE;
   }
   if (optind >= argc) {
     usage(stderr);
     return EXIT_USAGE;
   }
   if (global.root == NULL) {
-    fprintf(stderr, "ocirun: no store: HOME is unset or not absolute; pass --root DIR or set "
-                    "OCIRUN_ROOT\n");
+    log_error_message("no store: HOME is unset or not absolute; pass --root DIR or set "
+                      "OCIRUN_ROOT");
     return EXIT_USAGE;
   }
   if (global.root[0] == '\0') {
-    fprintf(stderr, "ocirun: --root: the store path is empty\n");
+    log_error_message("--root: the store path is empty");
     return EXIT_USAGE;
   }
   global.root = absolute_root(global.root, absolute, sizeof(absolute));
   if (global.root == NULL) {
-    perror("ocirun: --root: make the store path absolute");
+    log_error_message("--root: make the store path absolute: %s", strerror(errno));
     return EXIT_USAGE;
   }
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
@@ -158,7 +220,7 @@ int main(int argc, char **argv)
       return commands[i].fn(sub_argc, sub_argv, &global);
     }
   }
-  fprintf(stderr, "ocirun: unknown command '%s'\n", argv[optind]);
+  log_error_message("unknown command '%s'", argv[optind]);
   usage(stderr);
   return EXIT_USAGE;
 }

@@ -20,5 +20,17 @@ int command_probe(int argc, char **argv, const struct global_options *global);
 int command_compare(int argc, char **argv, const struct global_options *global);
 int command_seccomp_profile(int argc, char **argv, const struct global_options *global);
 int command_sweep(int argc, char **argv, const struct global_options *global);
+/* The OCI runtime verbs (cli/command_oci*.c). */
+int command_oci_create(int argc, char **argv, const struct global_options *global);
+int command_oci_start(int argc, char **argv, const struct global_options *global);
+int command_oci_state(int argc, char **argv, const struct global_options *global);
+int command_oci_kill(int argc, char **argv, const struct global_options *global);
+int command_oci_delete(int argc, char **argv, const struct global_options *global);
+int command_oci_ps(int argc, char **argv, const struct global_options *global);
+int command_oci_pause(int argc, char **argv, const struct global_options *global);
+int command_oci_resume(int argc, char **argv, const struct global_options *global);
+int command_oci_update(int argc, char **argv, const struct global_options *global);
+int command_oci_features(int argc, char **argv, const struct global_options *global);
+int command_oci_spec(int argc, char **argv, const struct global_options *global);
 
 #endif

@@ -137,6 +137,11 @@ static const char *const op_names[] = {
     [SCMP_CMP_MASKED_EQ] = "SCMP_CMP_MASKED_EQ",
 };
 
+const char *seccomp_action_name_at(size_t index)
+{
+  return index < sizeof(actions) / sizeof(actions[0]) ? actions[index].name : NULL;
+}
+
 const char *seccomp_op_name(enum scmp_compare op)
 {
   if (op <= _SCMP_CMP_MIN || op >= _SCMP_CMP_MAX)

@@ -135,6 +135,8 @@ const char *seccomp_flag_name(unsigned flag);
 /* Action <-> Docker's name ("SCMP_ACT_ERRNO"); op <-> "SCMP_CMP_EQ". */
 const char *seccomp_action_name(uint32_t action);
 int seccomp_action_from_name(const char *name, uint32_t *action);
+/* The index-th accepted action name, NULL past the last (`ocirun features`). */
+const char *seccomp_action_name_at(size_t index);
 const char *seccomp_op_name(enum scmp_compare op);
 int seccomp_op_from_name(const char *name, enum scmp_compare *op);
 

@@ -832,6 +832,14 @@ static const struct mount_option mount_options[] = {
     {"ridmap", OPTION_REFUSED, 0, true},
 };
 
+const char *spec_mount_option_name(size_t index)
+{
+  for (size_t i = 0; i < sizeof(mount_options) / sizeof(mount_options[0]); i++)
+    if (mount_options[i].kind != OPTION_REFUSED && index-- == 0)
+      return mount_options[i].name;
+  return NULL;
+}
+
 static const struct mount_option *mount_option_find(const char *name)
 {
   for (size_t i = 0; i < sizeof(mount_options) / sizeof(mount_options[0]); i++)

@@ -204,6 +204,9 @@ void spec_clear(struct spec *spec);
 
 /* The spec's names for namespaces ("pid", "network", ...). */
 const char *spec_namespace_name(enum spec_namespace_type type);
+/* The index-th mount option the parser accepts by name ("ro", "rbind",
+ * ...; not the ones it refuses), NULL past the last: `ocirun features`. */
+const char *spec_mount_option_name(size_t index);
 /* The spec's names for hook lists ("prestart", "createRuntime", ...). */
 const char *spec_hook_kind_name(enum spec_hook_kind kind);
 

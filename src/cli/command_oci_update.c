@@ -1,0 +1,243 @@
+/* `ocirun update`: new limits for a live container. The document (a
+ * linux.resources object from --resources, then the flags on top) is read
+ * by the spec parser itself, so it is checked exactly as create checks
+ * config.json, and turned into cgroup files by the same builder the
+ * runtime uses (cgroup_limits_build), then written by its one loop. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/command_oci.h"
+#include "cli/log.h"
+#include "oci/cleanup.h"
+#include "oci/file_read.h"
+#include "runtime/cgroup.h"
+#include "runtime/spec.h"
+
+#define RESOURCES_MAX_SIZE (1 << 20)
+
+/* A flag and where it goes in linux.resources. */
+struct resource_flag {
+  const char *name;
+  const char *section; /* "memory", "cpu", "pids" */
+  const char *key;
+  bool is_string; /* cpuset lists */
+  bool size;      /* accepts k, m, g suffixes (powers of 1024) */
+};
+
+static const struct resource_flag flags[] = {
+    {"memory", "memory", "limit", false, true},
+    {"memory-reservation", "memory", "reservation", false, true},
+    {"memory-swap", "memory", "swap", false, true},
+    {"cpu-quota", "cpu", "quota", false, false},
+    {"cpu-period", "cpu", "period", false, false},
+    {"cpu-share", "cpu", "shares", false, false},
+    {"cpuset-cpus", "cpu", "cpus", true, false},
+    {"cpuset-mems", "cpu", "mems", true, false},
+    {"pids-limit", "pids", "limit", false, false},
+};
+enum { N_FLAGS = sizeof(flags) / sizeof(flags[0]) };
+
+/* "-1", "1024", "512m": a whole number, the size suffixes when allowed. */
+static int parse_number(const char *text, bool size, double *out)
+{
+  char *end;
+  long long value;
+  long long multiplier = 1;
+
+  errno = 0;
+  value = strtoll(text, &end, 10);
+  if (errno != 0 || end == text)
+    return -1;
+  if (size && *end != '\0' && end[1] == '\0') {
+    switch (*end | 0x20) {
+    case 'k':
+      multiplier = 1LL << 10;
+      break;
+    case 'm':
+      multiplier = 1LL << 20;
+      break;
+    case 'g':
+      multiplier = 1LL << 30;
+      break;
+    default:
+      return -1;
+    }
+    end++;
+  }
+  if (*end != '\0' || (value > 0 && value > (1LL << 53) / multiplier))
+    return -1;
+  *out = (double)(value * multiplier);
+  return 0;
+}
+
+static int set_flag(cJSON *resources, const struct resource_flag *flag, const char *value,
+                    oci_error_t *err)
+{
+  cJSON *section = cJSON_GetObjectItemCaseSensitive(resources, flag->section);
+  cJSON *item;
+  double number;
+
+  if (section == NULL)
+    section = cJSON_AddObjectToObject(resources, flag->section);
+  if (!cJSON_IsObject(section))
+    return oci_error_set(err, 0, "update: linux.resources.%s is not an object", flag->section);
+  if (flag->is_string) {
+    item = cJSON_CreateString(value);
+  } else {
+    if (parse_number(value, flag->size, &number) < 0)
+      return oci_error_set(err, 0, "update: --%s: '%s' is not a number%s", flag->name, value,
+                           flag->size ? " (k, m, g suffixes allowed)" : "");
+    item = cJSON_CreateNumber(number);
+  }
+  cJSON_DeleteItemFromObjectCaseSensitive(section, flag->key);
+  if (item == NULL || !cJSON_AddItemToObject(section, flag->key, item))
+    return oci_error_set(err, ENOMEM, "update");
+  return 0;
+}
+
+static cJSON *read_resources(const char *source, oci_error_t *err)
+{
+  cleanup_free char *text = NULL;
+  size_t length;
+  cJSON *json;
+
+  if (source == NULL)
+    return cJSON_CreateObject();
+  if ((strcmp(source, "-") == 0
+           ? oci_file_read_fd(0, "--resources (stdin)", RESOURCES_MAX_SIZE, &text, &length, err)
+           : oci_file_read(AT_FDCWD, source, OCI_FILE_NAMED, "--resources", RESOURCES_MAX_SIZE,
+                           &text, &length, err)) < 0)
+    return NULL;
+  json = cJSON_ParseWithLength(text, length);
+  if (!cJSON_IsObject(json)) {
+    cJSON_Delete(json);
+    oci_error_set(err, 0, "update: --resources: not a JSON object (linux.resources)");
+    return NULL;
+  }
+  return json;
+}
+
+/* The spec parser reads linux.resources inside a configuration: give it
+ * the smallest one that holds the document, and take its resources. */
+static int parse_resources(cJSON *resources, struct spec *spec, oci_error_t *err)
+{
+  cleanup_cjson cJSON *config = cJSON_CreateObject();
+  cJSON *root, *linux_object;
+
+  if (config == NULL || !cJSON_AddStringToObject(config, "ociVersion", SPEC_OCI_VERSION) ||
+      (root = cJSON_AddObjectToObject(config, "root")) == NULL ||
+      !cJSON_AddStringToObject(root, "path", "rootfs") ||
+      (linux_object = cJSON_AddObjectToObject(config, "linux")) == NULL)
+    return oci_error_set(err, ENOMEM, "update");
+  cJSON_AddItemReferenceToObject(linux_object, "resources", resources);
+  if (spec_parse(config, spec, err) < 0)
+    return oci_error_wrap(err, "update");
+  if (spec->resources.n_devices > 0) {
+    spec_clear(spec);
+    return oci_error_set(err, 0,
+                         "update: linux.resources.devices: the device rules are fixed at "
+                         "create; ocirun does not update them");
+  }
+  return 0;
+}
+
+static int update(const char *root, const char *id, cJSON *resources, oci_error_t *err)
+{
+  struct container_handle handle;
+  struct container container;
+  struct spec spec = {0};
+  struct cgroup_limits limits = {0};
+  enum container_status status;
+  cleanup_close int cgroup_fd = -1;
+  int ret = -1;
+
+  if (parse_resources(resources, &spec, err) < 0)
+    return -1;
+  if (cgroup_limits_build(&spec.resources, &limits, err) < 0) {
+    spec_clear(&spec);
+    return oci_error_wrap(err, "update");
+  }
+  if (oci_container_load(root, id, true, &handle, &container, err) < 0)
+    goto out_limits;
+  status = container_status(&handle, &container);
+  if (status == CONTAINER_STOPPED || status == CONTAINER_CREATING)
+    oci_error_set(err, 0, "update: container '%s' is %s", id, container_status_name(status));
+  else if (container.cgroup_path == NULL)
+    oci_error_set(err, 0, "update: container '%s' has no cgroup", id);
+  else if ((cgroup_fd = container_cgroup_open(&container, err)) >= 0 &&
+           cgroup_limits_write(cgroup_fd, &limits, err) == 0)
+    ret = 0;
+  if (ret == 0)
+    log_message("debug", "update: %zu cgroup files written for container '%s'", limits.n, id);
+  container_clear(&container);
+  container_close(&handle);
+out_limits:
+  cgroup_limits_clear(&limits);
+  spec_clear(&spec);
+  return ret;
+}
+
+int command_oci_update(int argc, char **argv, const struct global_options *global)
+{
+  static const char usage[] =
+      "Usage: ocirun update [OPTIONS] ID\n"
+      "\n"
+      "Writes new limits into the cgroup of created, running or paused container ID.\n"
+      "The limits are a linux.resources object (memory, cpu, pids, unified) from\n"
+      "--resources, with the flags below on top; checked as create checks config.json.\n"
+      "Device rules cannot be updated.\n"
+      "\n"
+      "  -r, --resources FILE        linux.resources as JSON ('-': stdin)\n"
+      "  --memory BYTES              memory.limit (k, m, g suffixes)\n"
+      "  --memory-reservation BYTES  memory.reservation\n"
+      "  --memory-swap BYTES         memory.swap (memory + swap; -1: unlimited)\n"
+      "  --cpu-quota USEC            cpu.quota (-1: unlimited)\n"
+      "  --cpu-period USEC           cpu.period\n"
+      "  --cpu-share SHARES          cpu.shares\n"
+      "  --cpuset-cpus LIST          cpu.cpus (\"0-3,7\")\n"
+      "  --cpuset-mems LIST          cpu.mems\n"
+      "  --pids-limit N              pids.limit (0 or -1: unlimited)\n";
+  struct option options[N_FLAGS + 3];
+  const char *values[N_FLAGS] = {0};
+  const char *resources_source = NULL;
+  cleanup_cjson cJSON *resources = NULL;
+  oci_error_t err = NULL;
+  const char *id;
+  int c;
+
+  for (size_t i = 0; i < N_FLAGS; i++)
+    options[i] = (struct option){flags[i].name, required_argument, NULL, 256 + (int)i};
+  options[N_FLAGS] = (struct option){"resources", required_argument, NULL, 'r'};
+  options[N_FLAGS + 1] = (struct option){"help", no_argument, NULL, 'h'};
+  options[N_FLAGS + 2] = (struct option){NULL, 0, NULL, 0};
+  while ((c = getopt_long(argc, argv, "+r:h", options, NULL)) != -1) {
+    if (c >= 256 && c < 256 + N_FLAGS) {
+      values[c - 256] = optarg;
+    } else if (c == 'r') {
+      resources_source = optarg;
+    } else if (c == 'h') {
+      fputs(usage, stdout);
+      return EXIT_OK;
+    } else {
+      return oci_usage_error("update", "unknown option");
+    }
+  }
+  id = oci_take_id("update", argc, argv);
+  if (id == NULL)
+    return EXIT_USAGE;
+  resources = read_resources(resources_source, &err);
+  if (resources == NULL)
+    return oci_fail(&err);
+  for (size_t i = 0; i < N_FLAGS; i++)
+    if (values[i] != NULL && set_flag(resources, &flags[i], values[i], &err) < 0)
+      return oci_fail(&err);
+  if (update(global->root, id, resources, &err) < 0)
+    return oci_fail(&err);
+  return EXIT_OK;
+}

@@ -1,0 +1,32 @@
+/* ocirun's log: --log FILE, --log-format text|json, --debug, as runc's
+ * callers set them. containerd's runc shim and conmon read the last
+ * "error" line of a JSON log to tell their users why the runtime failed,
+ * so every error an OCI verb prints also goes there. */
+#ifndef LOG_H
+#define LOG_H
+
+#include <stdbool.h>
+
+#include "oci/error.h"
+#include "runtime/hooks.h"
+
+enum log_format { LOG_FORMAT_TEXT, LOG_FORMAT_JSON };
+
+/* "text" or "json"; -1 for anything else. */
+int log_format_from_name(const char *name);
+/* Opens path for appending (created 0600; NULL: no file, lines go to
+ * stderr). Called once, by main, from the global options. */
+int log_open(const char *path, enum log_format format, bool debug, oci_error_t *err);
+
+/* level: "error", "warning", "info", "debug" (dropped without --debug).
+ * To the log file when there is one, else to stderr. */
+void log_message(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error: "ocirun: MESSAGE" on stderr and, with a log file, an "error"
+ * line in it. Frees the error. */
+void log_error(oci_error_t *err);
+/* The same for a message of the command line's own (usage errors). */
+void log_error_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where hooks' output and warnings go: the log. */
+const struct hook_log *log_hook_sink(void);
+
+#endif

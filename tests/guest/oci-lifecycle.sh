@@ -1,0 +1,152 @@
+#!/bin/bash
+# In the guest (cgroup v2): the OCI lifecycle on a busybox bundle, each
+# verb checked by looking at /proc and the cgroup files, not at ocirun's
+# own answers: create (the process waits, in its slice, before the user
+# program), start, state, ps, pause/resume (cgroup.freeze), update (the
+# limit files), kill, delete (slice and state gone), delete --force, kill
+# --all, the hooks with the state on stdin, and a create that fails
+# leaving nothing behind.
+. "$top_srcdir/tests/lib.sh"
+
+ROOT=$OCIRUN_ROOT
+PARENT=/sys/fs/cgroup/ocirun
+oci() { "$OCIRUN" --root "$ROOT" "$@"; }
+# bundle DIR ARGS_JSON [EXTRA_PYTHON]: busybox's layers as DIR/rootfs, and
+# `ocirun spec`'s config.json with process.args replaced.
+bundle() {
+  mkdir -p "$1/rootfs" &&
+    python3 - "$TEST_IMAGES/busybox" "$1/rootfs" <<'PY' &&
+import gzip, io, json, os, sys, tarfile
+layout, rootfs = sys.argv[1], sys.argv[2]
+def blob(digest):
+    return open(os.path.join(layout, "blobs", "sha256", digest.split(":")[1]), "rb").read()
+index = json.load(open(os.path.join(layout, "index.json")))
+manifest = json.loads(blob(index["manifests"][0]["digest"]))
+for layer in manifest["layers"]:
+    data = blob(layer["digest"])
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    tarfile.open(fileobj=io.BytesIO(data)).extractall(rootfs)
+PY
+    oci spec --bundle "$1" &&
+    python3 - "$1/config.json" "$2" "${3:-}" <<'PY'
+import json, sys
+path, args, extra = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+c = json.load(open(path))
+c["process"]["args"] = args
+exec(extra)
+json.dump(c, open(path, "w"))
+PY
+}
+status_of() { oci state "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])'; }
+gone() {
+  for _ in $(seq 100); do
+    [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+B=$TEST_TMP/bundle
+check "a busybox bundle from ocirun spec" bundle "$B" '["sleep", "1000"]' \
+  'c["hooks"] = {h: [{"path": "/bin/sh", "args": ["sh", "-c", "cat >" + sys.argv[1] + "." + h]}] for h in ("prestart", "createRuntime", "poststart", "poststop")}'
+
+# create
+expect_exit 0 "create" oci create --bundle "$B" --pid-file "$TEST_TMP/pid" c1 </dev/null
+pid=$(cat "$TEST_TMP/pid" 2>/dev/null)
+check "create: the pid file names a live process" test -n "$pid" -a -d "/proc/${pid:-none}"
+check "create: it is in the container's slice" grep -qx "$pid" "$PARENT/c1/cgroup.procs"
+check "create: it has not run the user program" sh -c "[ -r /proc/${pid:-none}/cmdline ] && ! tr '\\0' ' ' </proc/$pid/cmdline | grep -q '^sleep 1000'"
+check "create: its pid namespace is not ours" sh -c "ns=\$(readlink /proc/${pid:-none}/ns/pid) && [ \"\$ns\" != \"\$(readlink /proc/self/ns/pid)\" ]"
+check "state: created, with the pid" test "$(status_of c1)" = created
+oci state c1 >"$TEST_TMP/state.json" 2>/dev/null
+check "state: the pid is the pid file's" python3 -c '
+import json, sys; assert json.load(open(sys.argv[1]))["pid"] == int(sys.argv[2])' "$TEST_TMP/state.json" "$pid"
+check "createRuntime hook ran with the state (id, pid) on stdin" python3 -c '
+import json, sys; s = json.load(open(sys.argv[1])); assert s["id"] == "c1" and s["pid"] == int(sys.argv[2])' \
+  "$B/config.json.createRuntime" "$pid"
+check "prestart hook ran" test -s "$B/config.json.prestart"
+
+# start
+expect_exit 0 "start" oci start c1
+sleep 0.5
+check "start: the process now runs the user program" sh -c "tr '\\0' ' ' </proc/${pid:-none}/cmdline | grep -q '^sleep 1000'"
+check "state: running" test "$(status_of c1)" = running
+check "poststart hook ran with status running" python3 -c '
+import json, sys; assert json.load(open(sys.argv[1]))["status"] == "running"' "$B/config.json.poststart"
+expect_exit 1 "a second start fails" oci start c1
+
+# ps
+expect_exit 0 "ps --format json" oci ps --format json c1
+check "ps: the pids of the slice" python3 -c '
+import json, sys
+pids = json.load(open(sys.argv[1]))
+procs = [int(p) for p in open(sys.argv[2]).read().split()]
+assert sorted(pids) == sorted(procs) and int(sys.argv[3]) in pids, (pids, procs)' \
+  "$TEST_TMP/out" "$PARENT/c1/cgroup.procs" "$pid"
+
+# pause, resume
+expect_exit 0 "pause" oci pause c1
+check "pause: cgroup.freeze is 1 and cgroup.events says frozen" \
+  sh -c "grep -qx 1 $PARENT/c1/cgroup.freeze && grep -qx 'frozen 1' $PARENT/c1/cgroup.events"
+check "state: paused" test "$(status_of c1)" = paused
+expect_exit 1 "pause twice fails" oci pause c1
+expect_exit 0 "resume" oci resume c1
+check "resume: thawed" sh -c "grep -qx 0 $PARENT/c1/cgroup.freeze && grep -qx 'frozen 0' $PARENT/c1/cgroup.events"
+check "state: running again" test "$(status_of c1)" = running
+expect_exit 1 "resume of a running container fails" oci resume c1
+
+# update
+expect_exit 0 "update --memory 64m --pids-limit 20" oci update --memory 64m --pids-limit 20 c1
+check "update: memory.max" grep -qx 67108864 "$PARENT/c1/memory.max"
+check "update: pids.max" grep -qx 20 "$PARENT/c1/pids.max"
+echo '{"cpu": {"quota": 50000, "period": 100000}}' >"$TEST_TMP/resources.json"
+expect_exit 0 "update --resources FILE" oci update --resources "$TEST_TMP/resources.json" c1
+check "update: cpu.max" grep -qx "50000 100000" "$PARENT/c1/cpu.max"
+expect_exit 0 "update --resources - (stdin, as containerd's shim)" \
+  sh -c "echo '{\"memory\": {\"limit\": 33554432}}' | '$OCIRUN' --root '$ROOT' update -r - c1"
+check "update: memory.max from stdin" grep -qx 33554432 "$PARENT/c1/memory.max"
+expect_exit 1 "update: a bad value is refused, naming the field" oci update --resources - c1 <<<'{"memory": {"limit": "lots"}}'
+check "... linux.resources.memory.limit" grep -q "linux.resources.memory.limit" "$TEST_TMP/err"
+check "... and memory.max is unchanged" grep -qx 33554432 "$PARENT/c1/memory.max"
+
+# kill, delete
+expect_exit 1 "delete of a running container without --force fails" oci delete c1
+check "... the process lives on" test -d "/proc/${pid:-none}"
+expect_exit 0 "kill KILL" oci kill c1 KILL
+check "kill: the process is gone" gone "$pid"
+check "state: stopped" test "$(status_of c1)" = stopped
+expect_exit 0 "delete" oci delete c1
+check "delete: the slice is gone" test ! -e "$PARENT/c1"
+check "delete: the state is gone" test ! -e "$ROOT/containers/c1"
+check "poststop hook ran with status stopped" python3 -c '
+import json, sys; assert json.load(open(sys.argv[1]))["status"] == "stopped"' "$B/config.json.poststop"
+expect_exit 1 "state after delete: does not exist" oci state c1
+
+# kill --all and delete --force on a container with children
+B2=$TEST_TMP/bundle2
+check "a second bundle: sh with two sleeps" bundle "$B2" '["sh", "-c", "sleep 1001 & sleep 1002 & wait"]'
+expect_exit 0 "create c2" oci create --bundle "$B2" --pid-file "$TEST_TMP/pid2" c2 </dev/null
+expect_exit 0 "start c2" oci start c2
+for _ in $(seq 50); do [ "$(wc -l <"$PARENT/c2/cgroup.procs")" -ge 3 ] && break; sleep 0.1; done
+check "c2: three processes in its slice" test "$(wc -l <"$PARENT/c2/cgroup.procs")" -ge 3
+expect_exit 0 "kill --all c2 STOP" oci kill --all c2 STOP
+check "kill --all: every process of the slice is stopped" sh -c "
+  for p in \$(cat $PARENT/c2/cgroup.procs); do grep -q '^State:.*T' /proc/\$p/status || exit 1; done"
+expect_exit 0 "delete --force c2" oci delete --force c2
+check "delete --force: the slice is gone" test ! -e "$PARENT/c2"
+check "delete --force: no sleep of it is left" sh -c "! pgrep -f 'sleep 100[12]'"
+
+# a create that fails leaves nothing
+B3=$TEST_TMP/bundle3
+check "a bundle whose createRuntime hook fails" bundle "$B3" '["true"]' \
+  'c["hooks"] = {"createRuntime": [{"path": "/bin/sh", "args": ["sh", "-c", "exit 3"]}]}'
+expect_exit 1 "create with a failing createRuntime hook fails" oci create --bundle "$B3" c3 </dev/null
+check "... naming the hook" grep -q "createRuntime\[0\]" "$TEST_TMP/err"
+check "... and leaves no slice" test ! -e "$PARENT/c3"
+check "... and no state" test ! -e "$ROOT/containers/c3"
+expect_exit 1 "create of an existing id fails" sh -c "'$OCIRUN' --root '$ROOT' create --bundle '$B2' c4 </dev/null && '$OCIRUN' --root '$ROOT' create --bundle '$B2' c4 </dev/null"
+oci delete --force c4 >/dev/null 2>&1
+check "and that left nothing either" test ! -e "$PARENT/c4"
+
+tap_done >/dev/null

@@ -1,0 +1,322 @@
+#!/bin/bash
+# The OCI runtime command line on the host: global options (--version,
+# --log/--log-format, --debug, --systemd-cgroup), `spec`, errors on missing
+# and invalid ids, usage errors (exit 2) against failures (exit 1), and
+# start/state/kill/delete with their hooks on a stand-in container (a
+# record in ocirun's format for a process this script starts, which waits
+# on the exec FIFO the way create's process does), and create: its
+# refusals, and the lifecycle without a cgroup (the host is hybrid cgroup
+# v1; with one, and pause, resume, ps and update, it is
+# tests/guest/oci-lifecycle.sh and tests/guest/oci-verbs.sh).
+. "$top_srcdir/tests/lib.sh"
+
+ROOT=$OCIRUN_ROOT
+oci() { "$OCIRUN" --root "$ROOT" "$@"; }
+
+# --- global options ---
+expect_exit 0 "--version exits 0" "$OCIRUN" --version
+check "--version: 'ocirun version X' then 'spec: 1.2.0', as runc prints" \
+  grep -qx "ocirun version [0-9.]*" "$TEST_TMP/out"
+check "--version: the runtime-spec version" grep -qx "spec: 1.2.0" "$TEST_TMP/out"
+expect_exit 0 "-v is --version" "$OCIRUN" -v
+check "-v prints the same" grep -qx "spec: 1.2.0" "$TEST_TMP/out"
+expect_exit 2 "--systemd-cgroup is refused (usage, exit 2)" "$OCIRUN" --systemd-cgroup state x
+check "--systemd-cgroup: the message says why and what to do" \
+  grep -q "cgroupfs paths only.*cgroup-manager=cgroupfs" "$TEST_TMP/err"
+expect_exit 2 "--log-format xml is refused" "$OCIRUN" --log-format xml state x
+expect_exit 2 "--log without a path is a usage error" "$OCIRUN" --log
+
+# --- spec ---
+mkdir -p "$TEST_TMP/bundle"
+expect_exit 0 "spec --bundle writes config.json" oci spec --bundle "$TEST_TMP/bundle"
+check "spec: config.json is JSON with ociVersion 1.2.0, sh, terminal false, root rootfs" \
+  python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["ociVersion"] == "1.2.0"
+assert c["process"]["args"] == ["sh"] and c["process"]["terminal"] is False
+assert c["root"] == {"path": "rootfs", "readonly": True}
+ns = [n["type"] for n in c["linux"]["namespaces"]]
+assert "network" in ns and "user" not in ns
+' "$TEST_TMP/bundle/config.json"
+cp "$TEST_TMP/bundle/config.json" "$TEST_TMP/config.before"
+expect_exit 1 "spec: an existing config.json is an error" oci spec --bundle "$TEST_TMP/bundle"
+check "spec: ... which names it" grep -q "config.json' exists" "$TEST_TMP/err"
+check "spec: ... and leaves it as it was" cmp -s "$TEST_TMP/config.before" "$TEST_TMP/bundle/config.json"
+mkdir -p "$TEST_TMP/rootless"
+expect_exit 0 "spec --rootless" oci spec --rootless -b "$TEST_TMP/rootless"
+check "spec --rootless: a user namespace, the caller's ids mapped to 0, no network namespace" \
+  python3 -c '
+import json, os, sys
+c = json.load(open(sys.argv[1]))
+ns = [n["type"] for n in c["linux"]["namespaces"]]
+assert "user" in ns and "network" not in ns
+assert c["linux"]["uidMappings"] == [{"containerID": 0, "hostID": os.geteuid(), "size": 1}]
+' "$TEST_TMP/rootless/config.json"
+expect_exit 2 "spec: an operand is a usage error" oci spec extra
+expect_exit 1 "spec: a missing bundle directory is an error" oci spec -b "$TEST_TMP/nowhere"
+
+# --- features ---
+expect_exit 0 "features" oci features
+check "features: the spec's document (versions, hooks, mount options, linux: namespaces, capabilities, cgroup v2 only, seccomp, apparmor/selinux off)" \
+  python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))
+assert f["ociVersionMin"] == "1.0.0" and f["ociVersionMax"] == "1.2.0"
+# the kinds create runs; createContainer and startContainer are refused for now
+assert f["hooks"] == ["prestart", "createRuntime", "poststart", "poststop"]
+assert {"ro", "rw", "nosuid", "rbind", "rprivate", "nosymfollow"} <= set(f["mountOptions"])
+assert "idmap" not in f["mountOptions"] and "tmpcopyup" not in f["mountOptions"]
+l = f["linux"]
+assert set(l["namespaces"]) == {"pid", "network", "mount", "ipc", "uts", "user", "cgroup", "time"}
+assert "CAP_SYS_ADMIN" in l["capabilities"] and all(c.startswith("CAP_") for c in l["capabilities"])
+assert l["cgroup"] == {"v1": False, "v2": True, "systemd": False, "systemdUser": False, "rdma": False}
+s = l["seccomp"]
+assert s["enabled"] is True and "SCMP_ACT_ERRNO" in s["actions"] and "SCMP_ACT_NOTIFY" not in s["actions"]
+assert "SCMP_CMP_MASKED_EQ" in s["operators"] and "SCMP_ARCH_X86_64" in s["archs"]
+assert l["apparmor"] == {"enabled": False} and l["selinux"] == {"enabled": False}
+for key, value in f.items():
+    assert key in ("ociVersionMin", "ociVersionMax", "hooks", "mountOptions", "linux", "annotations"), key
+' "$TEST_TMP/out"
+expect_exit 2 "features: an operand is a usage error" oci features extra
+
+# --- missing ids, invalid ids, usage ---
+for verb in state start delete ps pause resume update; do
+  expect_exit 1 "$verb of a missing id exits 1" oci "$verb" nope
+  check "$verb of a missing id: 'does not exist'" grep -q "container 'nope' does not exist" "$TEST_TMP/err"
+  expect_exit 2 "$verb without an id is a usage error" oci "$verb"
+  expect_exit 2 "$verb with an unknown option is a usage error" oci "$verb" --frobnicate x
+  expect_exit 0 "$verb --help" oci "$verb" --help
+  check "$verb --help prints its usage" grep -q "^Usage: ocirun $verb" "$TEST_TMP/out"
+done
+expect_exit 1 "kill of a missing id exits 1" oci kill nope
+expect_exit 0 "delete --force of a missing id succeeds (runc's: containerd's shim deletes twice)" oci delete --force nope
+expect_exit 1 "delete --force of an invalid id is still an error" oci delete --force ../x
+expect_exit 2 "kill with an unknown signal is a usage error" oci kill nope SIGNOPE
+expect_exit 2 "kill with signal 0 is a usage error" oci kill nope 0
+expect_exit 2 "kill with two signals is a usage error" oci kill nope TERM KILL
+expect_exit 1 "update with a bad --memory is an error naming it" oci update --memory 12q nope
+check "... --memory" grep -q -- "--memory: '12q' is not a number" "$TEST_TMP/err"
+expect_exit 1 "update --resources with a value the parser refuses names the field" \
+  oci update --resources - nope <<<'{"memory": {"limit": "x"}}'
+check "... linux.resources.memory.limit" grep -q "linux.resources.memory.limit" "$TEST_TMP/err"
+expect_exit 1 "update: device rules cannot be updated" \
+  oci update --resources - nope <<<'{"devices": [{"allow": false, "access": "rwm"}]}'
+check "... says so" grep -q "device rules are fixed at create" "$TEST_TMP/err"
+for id in .. . "a/b" "a b" "x:y" "$(printf 'a%.0s' $(seq 201))"; do
+  expect_exit 1 "invalid id '${id:0:20}' refused" oci state "$id"
+  check "invalid id '${id:0:20}': the message says so" grep -q "invalid container id" "$TEST_TMP/err"
+done
+check "no path was made from an invalid id" test ! -e "$TEST_TMP/a"
+
+# --- the log a shim reads ---
+LOG=$TEST_TMP/log.json
+expect_exit 1 "--log --log-format json: a failing verb" oci --log "$LOG" --log-format json state nope
+check "json log: one object per line, level error, the message, an RFC 3339 time" \
+  python3 -c '
+import json, sys, datetime
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+entry = json.loads(lines[0])
+assert entry["level"] == "error" and "does not exist" in entry["msg"], entry
+datetime.datetime.strptime(entry["time"][:19], "%Y-%m-%dT%H:%M:%S")
+assert entry["time"].endswith("Z")
+' "$LOG"
+check "json log: stderr still gets the plain message" grep -qx "ocirun: container 'nope' does not exist" "$TEST_TMP/err"
+expect_exit 2 "a usage error reaches the json log too" oci --log "$LOG" --log-format json kill
+check "json log: the usage error is an error line" \
+  python3 -c 'import json,sys; e=json.loads(open(sys.argv[1]).read().splitlines()[-1]); assert e["level"]=="error" and "id is missing" in e["msg"]' "$LOG"
+TEXT_LOG=$TEST_TMP/log.txt
+oci --log "$TEXT_LOG" state 'bad"id' 2>/dev/null
+check "text log: logrus' shape with the quote escaped" \
+  grep -q '^time="[0-9T:.-]*Z" level=error msg="invalid container id .bad\\"id' "$TEXT_LOG"
+expect_exit 2 "--log-format json without --log: stderr gets JSON" oci --log-format json start
+check "... one JSON error line on stderr" \
+  python3 -c 'import json,sys; e=json.loads(open(sys.argv[1]).read()); assert e["level"]=="error"' "$TEST_TMP/err"
+
+# --- a stand-in container: ocirun's record for a process of ours ---
+umask 077
+start_time() { python3 -c 'import sys; print(open("/proc/%s/stat" % sys.argv[1]).read().rsplit(")", 1)[1].split()[19])' "$1"; }
+# record ID PID HOOKS_JSON [START_TIME]
+record() {
+  mkdir -p "$ROOT/containers/$1"
+  cat >"$ROOT/containers/$1/state.json" <<EOF
+{"ociVersion":"1.2.0","id":"$1","bundle":"$TEST_TMP/bundle","pid":$2,"pidStartTime":${4:-$(start_time "$2")},
+ "created":"2026-01-01T00:00:00Z","owner":0,"annotations":{"org.example":"yes"},"hooks":$3}
+EOF
+}
+# A process that waits on the exec FIFO as create's does: it blocks
+# opening it for writing, writes one byte once start opens it, then execs.
+waiting_process() {
+  mkfifo -m 600 "$ROOT/containers/$1/exec.fifo"
+  sh -c 'printf x >"$1"; exec sleep 1000' sh "$ROOT/containers/$1/exec.fifo" &
+  waiter=$!
+}
+status_of() { oci state "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])'; }
+
+HOOKS='{"poststart":[{"path":"/bin/sh","args":["sh","-c","cat >'$TEST_TMP'/poststart.json; echo hello from the hook"]}],
+        "poststop":[{"path":"/bin/sh","args":["sh","-c","exit 7"]},
+                    {"path":"/bin/sh","args":["sh","-c","cat >'$TEST_TMP'/poststop.json"]}]}'
+mkdir -p "$ROOT/containers/c1"
+waiting_process c1
+record c1 "$waiter" "$HOOKS"
+expect_exit 0 "state of a created container" oci state c1
+check "state: the spec's document (created, pid, bundle, annotations)" \
+  python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s == {"ociVersion": "1.2.0", "id": "c1", "status": "created", "pid": int(sys.argv[2]),
+             "bundle": sys.argv[3], "annotations": {"org.example": "yes"}}, s
+' "$TEST_TMP/out" "$waiter" "$TEST_TMP/bundle"
+check "created: the user program has not run" \
+  sh -c "! tr '\0' ' ' </proc/$waiter/cmdline | grep -q '^sleep 1000'"
+expect_exit 1 "pause of a running container without a cgroup is an error" oci pause c1
+expect_exit 0 "start" oci --log "$TEST_TMP/start.log" --log-format json start c1
+check "start: the process went on to exec the user program" \
+  sh -c "for i in \$(seq 50); do tr '\0' ' ' </proc/$waiter/cmdline | grep -q '^sleep 1000' && exit 0; sleep 0.1; done; exit 1"
+check "start: the state is now running" test "$(status_of c1)" = running
+check "start: the exec FIFO is gone" test ! -e "$ROOT/containers/c1/exec.fifo"
+check "poststart hook: ran with the state (running) on stdin" \
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["status"]=="running" and s["id"]=="c1"' "$TEST_TMP/poststart.json"
+check "poststart hook: its output is an info line of the log" \
+  grep -q '"level":"info","msg":"hook poststart\[0\]: hello from the hook"' "$TEST_TMP/start.log"
+expect_exit 1 "a second start is an error" oci start c1
+check "... which says the container is running" grep -q "is running, not created" "$TEST_TMP/err"
+expect_exit 1 "delete of a running container without --force is refused" oci delete c1
+check "... and the process lives on" kill -0 "$waiter"
+check "... and so does its state" test -e "$ROOT/containers/c1/state.json"
+expect_exit 0 "kill (SIGTERM by default)" oci --debug --log "$TEST_TMP/kill.log" kill c1
+wait "$waiter"
+check "kill: the process died of SIGTERM" test $? -eq 143
+check "--debug: the kill is a debug line of the log" grep -q 'level=debug msg="kill: signal 15' "$TEST_TMP/kill.log"
+check "the state is now stopped" test "$(status_of c1)" = stopped
+expect_exit 1 "kill of a stopped container is an error" oci kill c1 KILL
+expect_exit 0 "delete of a stopped container" oci --log "$TEST_TMP/delete.log" delete c1
+check "delete: the container's directory is gone" test ! -e "$ROOT/containers/c1"
+check "poststop: the hook after a failing one still ran, with the state (stopped)" \
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["status"]=="stopped" and "pid" not in s' "$TEST_TMP/poststop.json"
+check "poststop: the failing hook is a warning in the log" \
+  grep -q 'level=warning msg="hook poststop\[0\] (/bin/sh) exited with status 7' "$TEST_TMP/delete.log"
+expect_exit 1 "delete again: the id no longer exists" oci delete c1
+
+# A reused pid: a live process whose start time is not the recorded one.
+sleep 1000 &
+other=$!
+record c2 "$other" '{}' "$(($(start_time "$other") + 1))"
+check "a reused pid: stopped" test "$(status_of c2)" = stopped
+expect_exit 1 "a reused pid: kill refuses (the container is stopped)" oci kill c2 KILL
+check "a reused pid: the other process was not signalled" kill -0 "$other"
+expect_exit 0 "a reused pid: delete removes the record without touching the process" oci delete c2
+check "... the other process still lives" kill -0 "$other"
+
+# --force, --all, signal names, a created container.
+record c3 "$other" '{}'
+expect_exit 0 "kill --all without a cgroup signals the process (CONT: a name without SIG)" oci kill --all c3 CONT
+check "... which lives on" kill -0 "$other"
+expect_exit 0 "delete --force of a running container" oci delete --force c3
+wait "$other"
+check "delete --force: the process was SIGKILLed" test $? -eq 137
+check "delete --force: the directory is gone" test ! -e "$ROOT/containers/c3"
+mkdir -p "$ROOT/containers/c4"
+waiting_process c4
+record c4 "$waiter" '{}'
+expect_exit 1 "delete of a created container is an error (the spec; runc deletes it)" oci delete c4
+check "... which has no effect: the process waits on" kill -0 "$waiter"
+check "... and the state is still created" test "$(status_of c4)" = created
+expect_exit 0 "delete --force of a created container" oci delete --force c4
+wait "$waiter"
+check "... its process was killed" test $? -eq 137
+check "... its directory is gone" test ! -e "$ROOT/containers/c4"
+
+# A create that died before its record: the directory alone.
+mkdir -p "$ROOT/containers/c5"
+expect_exit 1 "state of a container without a record is an error" oci state c5
+check "... which points at delete" grep -q "ocirun delete c5" "$TEST_TMP/err"
+expect_exit 0 "delete removes what is left" oci delete c5
+check "... the directory is gone" test ! -e "$ROOT/containers/c5"
+
+# --- create ---
+# busybox's layers as DIR/rootfs and `ocirun spec`'s config.json, with
+# process.args and PYTHON applied to it (c is the document).
+make_bundle() {
+  mkdir -p "$1/rootfs" && python3 - "$TEST_IMAGES/busybox" "$1/rootfs" <<'PY' && oci spec --bundle "$1" &&
+import gzip, io, json, os, sys, tarfile
+layout, rootfs = sys.argv[1], sys.argv[2]
+def blob(digest):
+    return open(os.path.join(layout, "blobs", "sha256", digest.split(":")[1]), "rb").read()
+manifest = json.loads(blob(json.load(open(os.path.join(layout, "index.json")))["manifests"][0]["digest"]))
+for layer in manifest["layers"]:
+    data = blob(layer["digest"])
+    tarfile.open(fileobj=io.BytesIO(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)).extractall(rootfs)
+PY
+    python3 - "$1/config.json" "$2" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+json.dump(c, open(sys.argv[1], "w"))
+PY
+}
+"$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1
+CB=$TEST_TMP/create-bundle
+check "a busybox bundle" make_bundle "$CB" 'c["process"]["args"] = ["sleep", "1000"]; del c["linux"]["resources"]'
+expect_exit 2 "create without an id is a usage error" oci create --bundle "$CB"
+expect_exit 2 "create --no-pivot is refused by name" oci create --no-pivot --bundle "$CB" x
+check "... saying why" grep -q "no-pivot is not supported" "$TEST_TMP/err"
+expect_exit 2 "create --no-new-keyring is refused by name" oci create --no-new-keyring --bundle "$CB" x
+expect_exit 2 "create --preserve-fds 3 is refused" oci create --preserve-fds 3 --bundle "$CB" x
+expect_exit 0 "create --preserve-fds 0 is accepted" oci create --preserve-fds 0 --help
+expect_exit 2 "create with an invalid id" oci create --bundle "$CB" ../x
+mkdir -p "$TEST_TMP/empty-bundle"
+expect_exit 1 "create: a bundle without config.json" oci create --bundle "$TEST_TMP/empty-bundle" e1
+check "... names config.json" grep -q "config.json" "$TEST_TMP/err"
+check "... and leaves no container" test ! -e "$ROOT/containers/e1"
+BAD=$TEST_TMP/bad-bundle
+check "a bundle with ociVersion 2.0.0" make_bundle "$BAD" 'c["ociVersion"] = "2.0.0"'
+expect_exit 1 "create: a configuration the parser refuses" oci create --bundle "$BAD" e2
+check "... names the property" grep -q "ociVersion" "$TEST_TMP/err"
+check "... and leaves no container" test ! -e "$ROOT/containers/e2"
+TTY=$TEST_TMP/tty-bundle
+check "a bundle with process.terminal true" make_bundle "$TTY" 'c["process"]["terminal"] = True'
+expect_exit 1 "create: process.terminal is refused by name" oci create --bundle "$TTY" e3
+check "... naming it" grep -q "process.terminal" "$TEST_TMP/err"
+for kind in createContainer startContainer; do
+  HB=$TEST_TMP/$kind-bundle
+  check "a bundle with a $kind hook" make_bundle "$HB" \
+    "c['hooks'] = {'$kind': [{'path': '/bin/true'}]}; del c['linux']['resources']"
+  expect_exit 1 "create: a $kind hook is refused (the runtime does not run it yet), not skipped" \
+    oci create --unsafe-no-cgroup --bundle "$HB" e-$kind
+  check "... naming hooks.$kind" grep -q "hooks.$kind: not supported" "$TEST_TMP/err"
+  check "... and leaves no container" test ! -e "$ROOT/containers/e-$kind"
+done
+RES=$TEST_TMP/resources-bundle
+check "a bundle with linux.resources" make_bundle "$RES" 'c["linux"]["resources"] = {"pids": {"limit": 10}}'
+expect_exit 1 "create --unsafe-no-cgroup refuses a configuration with limits" \
+  oci create --unsafe-no-cgroup --bundle "$RES" e4
+check "... and leaves no container" test ! -e "$ROOT/containers/e4"
+
+# The host is cgroup v1 hybrid: the lifecycle without a cgroup (the guest
+# runs it with one, tests/guest/oci-lifecycle.sh).
+# A relative --pid-file is the caller's directory's (create itself works
+# from the bundle's, as runc does).
+expect_exit 0 "create --unsafe-no-cgroup, a relative --pid-file" \
+  sh -c "cd '$TEST_TMP' && '$OCIRUN' --root '$ROOT' create --unsafe-no-cgroup --bundle '$CB' --pid-file c.pid h1 </dev/null"
+check "create: the relative pid file is in the caller's directory, not the bundle" \
+  test -s "$TEST_TMP/c.pid" -a ! -e "$CB/c.pid"
+pid=$(cat "$TEST_TMP/c.pid" 2>/dev/null)
+check "create: the pid file names a live process" test -n "$pid" -a -d "/proc/${pid:-none}"
+check "create: state created, with the pid file's pid" \
+  sh -c "[ \"\$('$OCIRUN' --root '$ROOT' state h1 | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s[\"status\"], s[\"pid\"])')\" = 'created $pid' ]"
+check "create: a new pid namespace" sh -c "ns=\$(readlink /proc/${pid:-none}/ns/pid) && [ \"\$ns\" != \"\$(readlink /proc/self/ns/pid)\" ]"
+expect_exit 1 "create of an existing id fails" oci create --unsafe-no-cgroup --bundle "$CB" h1 </dev/null
+check "... saying it exists" grep -q "already exists" "$TEST_TMP/err"
+expect_exit 0 "start" oci start h1
+check "start: the user program runs" \
+  sh -c "for i in \$(seq 50); do tr '\0' ' ' </proc/${pid:-none}/cmdline | grep -q '^sleep 1000' && exit 0; sleep 0.1; done; exit 1"
+check "state: running" test "$(status_of h1)" = running
+expect_exit 1 "ps without a cgroup is an error" oci ps h1
+expect_exit 0 "kill KILL" oci kill h1 KILL
+check "kill: stopped" sh -c "for i in \$(seq 50); do [ \"\$('$OCIRUN' --root '$ROOT' state h1 | grep -c stopped)\" = 1 ] && exit 0; sleep 0.1; done; exit 1"
+expect_exit 0 "delete" oci delete h1
+check "delete: nothing left" test ! -e "$ROOT/containers/h1"
+
+tap_done
