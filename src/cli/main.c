@@ -40,6 +40,7 @@ static const struct {
     {"pause", command_oci_pause, "OCI: freeze a container's processes", false},
     {"resume", command_oci_resume, "OCI: thaw a paused container", false},
     {"update", command_oci_update, "OCI: change a container's cgroup limits", false},
+    {"exec", command_oci_exec, "OCI: run a process in a running container", false},
     {"features", command_oci_features, "OCI: print what ocirun implements (JSON)", false},
     {"spec", command_oci_spec, "OCI: write a default config.json", false},
 };

@@ -32,5 +32,6 @@ int command_oci_resume(int argc, char **argv, const struct global_options *globa
 int command_oci_update(int argc, char **argv, const struct global_options *global);
 int command_oci_features(int argc, char **argv, const struct global_options *global);
 int command_oci_spec(int argc, char **argv, const struct global_options *global);
+int command_oci_exec(int argc, char **argv, const struct global_options *global);
 
 #endif

@@ -1585,7 +1585,8 @@ static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, 
     if (cgroup_fd >= 0)
       close(cgroup_fd);
     close(pidfd);
-    if (reset_signals(&child_err) < 0 || child_close_fds(launch, &child_err) < 0 || setsid() < 0 ||
+    if (reset_signals(&child_err) < 0 || child_close_fds(launch, &child_err) < 0 ||
+        exec_stub_prepare(&child_err) < 0 || setsid() < 0 ||
         join_new_session_keyring(&child_err) < 0 || reset_scheduling(&child_err) < 0 ||
         apply_rlimits(&launch->spec->process, &child_err) < 0 ||
         enter_workdir(launch->spec->process.cwd, true, &child_err) < 0 ||
