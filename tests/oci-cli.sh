@@ -313,6 +313,35 @@ expect_exit 0 "start" oci start h1
 check "start: the user program runs" \
   sh -c "for i in \$(seq 50); do tr '\0' ' ' </proc/${pid:-none}/cmdline | grep -q '^sleep 1000' && exit 0; sleep 0.1; done; exit 1"
 check "state: running" test "$(status_of h1)" = running
+
+# exec: a second process joins the container (its namespaces through the
+# pidfd), with the process's user, capabilities and no-new-privileges.
+expect_exit 0 "exec a command" oci exec h1 sh -c 'echo pid1:$(cat /proc/1/cmdline | tr "\0" " ")'
+check "exec: it sees the container's pid 1 (its pid namespace)" grep -q "^pid1:sleep 1000" "$TEST_TMP/out"
+check "exec: the same mount namespace as the container" \
+  sh -c "'$OCIRUN' --root '$ROOT' exec h1 readlink /proc/self/ns/mnt >'$TEST_TMP/ns' && [ \"\$(cat '$TEST_TMP/ns')\" = \"\$(readlink /proc/${pid:-none}/ns/mnt)\" ]"
+check "exec: control: the host's mount namespace is another" \
+  sh -c "[ \"\$(readlink /proc/self/ns/mnt)\" != \"\$(readlink /proc/${pid:-none}/ns/mnt)\" ]"
+expect_exit 3 "exec: the exit status is the process's" oci exec h1 sh -c 'exit 3'
+expect_exit 127 "exec: a missing command is 127" oci exec h1 no-such-command
+expect_exit 0 "exec --user 65534 --no-new-privs" oci exec -u 65534 --no-new-privs h1 sh -c 'id -u; grep -E "^(NoNewPrivs|CapEff)" /proc/self/status'
+check "exec: as uid 65534, no capabilities, no-new-privileges" \
+  sh -c "grep -qx 65534 '$TEST_TMP/out' && grep -q 'NoNewPrivs:.*1' '$TEST_TMP/out' && grep -q 'CapEff:.*0000000000000000' '$TEST_TMP/out'"
+printf '{"args":["sh","-c","echo from-process-file; sleep 1000"],"cwd":"/tmp","user":{"uid":0,"gid":0},"env":["PATH=/bin"]}' >"$TEST_TMP/process.json"
+expect_exit 0 "exec --process FILE --detach --pid-file" \
+  oci exec --process "$TEST_TMP/process.json" --detach --pid-file "$TEST_TMP/exec.pid" h1
+xpid=$(cat "$TEST_TMP/exec.pid" 2>/dev/null)
+check "exec --detach: the pid file names the live process" \
+  sh -c "for i in \$(seq 50); do tr '\0' ' ' </proc/${xpid:-none}/cmdline 2>/dev/null | grep -q 'sleep 1000' && exit 0; sleep 0.1; done; exit 1"
+check "exec --detach: it is in the container's pid namespace" \
+  sh -c "[ \"\$(readlink /proc/${xpid:-none}/ns/pid)\" = \"\$(readlink /proc/${pid:-none}/ns/pid)\" ]"
+check "exec --detach: its working directory is the process file's" \
+  sh -c "[ \"\$(readlink /proc/${xpid:-none}/cwd)\" = /tmp ]"
+printf '{"args":["true"],"cwd":"relative","user":{"uid":0,"gid":0}}' >"$TEST_TMP/bad-process.json"
+expect_exit 1 "exec --process: a process the parser refuses" oci exec --process "$TEST_TMP/bad-process.json" h1
+check "... named by its property" grep -q "cwd" "$TEST_TMP/err"
+expect_exit 2 "exec: --tty is refused by name" oci exec --tty h1 true
+expect_exit 1 "exec into a missing container" oci exec nosuch true
 expect_exit 1 "ps without a cgroup is an error" oci ps h1
 expect_exit 0 "kill KILL" oci kill h1 KILL
 check "kill: stopped" sh -c "for i in \$(seq 50); do [ \"\$('$OCIRUN' --root '$ROOT' state h1 | grep -c stopped)\" = 1 ] && exit 0; sleep 0.1; done; exit 1"
