@@ -226,6 +226,30 @@ rm -rf "$B/rootfs$OUTSIDE"
 expect_exit 125 "the same link dangling inside the root: refused" run true
 [ -z "$(ls -A "$OUTSIDE")" ] && ok "... nothing was created on the host" || not_ok "... nothing was created on the host"
 
+# tmpcopyup (runc's extension, podman asks for it): the tmpfs starts with
+# what the directory under it held; the image's symlinks are copied as
+# links, never followed.
+fresh_bundle
+mkdir -p "$B/rootfs/cu/sub" && echo image-file >"$B/rootfs/cu/f" && echo deep >"$B/rootfs/cu/sub/g"
+chmod 0751 "$B/rootfs/cu" && ln -s /etc/host-secret "$B/rootfs/cu/link"
+mkdir -p "$B/rootfs/nocu" && echo hidden >"$B/rootfs/nocu/f"
+config ', {"destination": "/cu", "type": "tmpfs", "options": ["tmpcopyup", "size=1m"]},
+  {"destination": "/nocu", "type": "tmpfs", "options": ["size=1m"]}'
+expect_exit 0 "a tmpfs with tmpcopyup applies" run sh -c 'cat /cu/f /cu/sub/g; readlink /cu/link; stat -c %a /cu; ls /nocu | wc -l; grep " /cu " /proc/self/mountinfo; echo new > /cu/new'
+has image-file && has deep && ok "tmpcopyup: the files and subdirectories are copied" ||
+  not_ok "tmpcopyup: the files and subdirectories are copied"
+has /etc/host-secret && ok "tmpcopyup: a link is copied as a link" || not_ok "tmpcopyup: a link is copied as a link"
+grep -qx 751 "$TEST_TMP/out" && ok "tmpcopyup: the tmpfs root takes the directory's mode" ||
+  not_ok "tmpcopyup: the tmpfs root takes the directory's mode"
+grep -qx 0 "$TEST_TMP/out" && ok "control: without tmpcopyup the tmpfs starts empty" ||
+  not_ok "control: without tmpcopyup the tmpfs starts empty"
+grep -q " /cu .* - tmpfs " "$TEST_TMP/out" && ok "tmpcopyup: /cu is a tmpfs" || not_ok "tmpcopyup: /cu is a tmpfs"
+[ ! -e "$B/rootfs/cu/new" ] && ok "tmpcopyup: writes go to the tmpfs, not the image" ||
+  not_ok "tmpcopyup: writes go to the tmpfs, not the image"
+config ", {\"destination\": \"/cu\", \"source\": \"$HOST/dir\", \"options\": [\"bind\", \"tmpcopyup\"]}"
+expect_exit 125 "tmpcopyup on a bind mount is refused" run true
+err_has "tmpcopyup' is for a tmpfs" && ok "... naming the option" || not_ok "... naming the option"
+
 # refusals before anything is applied
 fresh_bundle
 config ', {"destination": "/mnt", "type": "ext4", "source": "/dev/sda1"}'

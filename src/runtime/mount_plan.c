@@ -25,7 +25,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mount.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -358,6 +360,10 @@ static int add_spec_mount(struct mount_plan *plan, const struct spec_mount *m, s
   op->attr_clr = clr;
   op->propagation = m->propagation;
   op->recursive = m->bind && m->recursive;
+  if (m->tmpcopyup && (m->bind || strcmp(fstype, "tmpfs") != 0))
+    return oci_error_set(err, 0, "config.json: mounts[%zu].options: 'tmpcopyup' is for a tmpfs",
+                         index);
+  op->copy_up = m->tmpcopyup;
   op->mount_index = (int)index;
   return set_what(op, err, "config.json: mounts[%zu]", index);
 }
@@ -1129,6 +1135,85 @@ static int apply_root_bind(const struct mount_op *op, const struct mount_plan *p
   return 0;
 }
 
+/* tmpcopyup: what the directory under a new tmpfs holds, copied into it
+ * before it is attached. The tree is the image's, so hostile: every entry
+ * is opened from its parent's fd without following a symlink, a symlink
+ * is copied as a link (never followed), only directories, regular files
+ * and links are copied (the tmpfs is nodev: a device node would be
+ * useless), and depth is bounded. The tmpfs's size bounds the bytes. */
+#define COPY_UP_MAX_DEPTH 64
+
+static int copy_up_tree(int from_fd, int to_fd, int depth)
+{
+  cleanup_dir DIR *dir = NULL;
+  struct dirent *entry;
+  int list_fd;
+
+  if (depth > COPY_UP_MAX_DEPTH) {
+    errno = ELOOP;
+    return -1;
+  }
+  list_fd = openat(from_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (list_fd < 0 || (dir = fdopendir(list_fd)) == NULL) {
+    if (list_fd >= 0)
+      close(list_fd);
+    return -1;
+  }
+  while ((errno = 0, entry = readdir(dir)) != NULL) {
+    const char *name = entry->d_name;
+    struct stat st;
+
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+      continue;
+    if (fstatat(from_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+      return -1;
+    if (S_ISDIR(st.st_mode)) {
+      cleanup_close int sub_from = -1, sub_to = -1;
+
+      if (mkdirat(to_fd, name, 0700) < 0)
+        return -1;
+      sub_from = openat(from_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      sub_to = openat(to_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub_from < 0 || sub_to < 0 || copy_up_tree(sub_from, sub_to, depth + 1) < 0)
+        return -1;
+    } else if (S_ISREG(st.st_mode)) {
+      cleanup_close int in = openat(from_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      cleanup_close int out = -1;
+
+      if (in < 0)
+        return -1;
+      out = openat(to_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (out < 0)
+        return -1;
+      for (off_t left = st.st_size; left > 0;) {
+        ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
+        if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS))
+          n = sendfile(out, in, NULL, (size_t)left);
+        if (n < 0)
+          return -1;
+        if (n == 0)
+          break; /* the file shrank meanwhile */
+        left -= n;
+      }
+    } else if (S_ISLNK(st.st_mode)) {
+      char link[PATH_MAX];
+      ssize_t n = readlinkat(from_fd, name, link, sizeof(link) - 1);
+
+      if (n < 0)
+        return -1;
+      link[n] = '\0';
+      if (symlinkat(link, to_fd, name) < 0)
+        return -1;
+    } else {
+      continue;
+    }
+    if (fchownat(to_fd, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0 ||
+        (!S_ISLNK(st.st_mode) && fchmodat(to_fd, name, st.st_mode & 07777, 0) < 0))
+      return -1;
+  }
+  return errno != 0 ? -1 : 0;
+}
+
 static int apply_filesystem(const struct mount_op *op, int root_fd, oci_error_t *err)
 {
   cleanup_close int target_fd = open_checked_target(op, root_fd, true, err);
@@ -1137,7 +1222,19 @@ static int apply_filesystem(const struct mount_op *op, int root_fd, oci_error_t 
   if (target_fd < 0)
     return -1;
   mount_fd = make_filesystem(op->fstype, op->source, op->data, op->attr);
-  if (mount_fd < 0 || attach(mount_fd, target_fd) < 0)
+  if (mount_fd < 0)
+    return -1;
+  if (op->copy_up) {
+    cleanup_close int from = openat(target_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    cleanup_close int to = openat(mount_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+
+    if (from < 0 || to < 0 || copy_up_tree(from, to, 0) < 0 || fstat(from, &st) < 0 ||
+        fchown(to, st.st_uid, st.st_gid) < 0 || fchmod(to, st.st_mode & 07777) < 0)
+      return oci_error_errno(err, "%s: copy what '%s' holds into the new tmpfs (tmpcopyup)",
+                             label(op), op->target);
+  }
+  if (attach(mount_fd, target_fd) < 0)
     return -1;
   return set_propagation(mount_fd, op);
 }

@@ -41,6 +41,7 @@ struct mount_op {
   uint64_t attr_clr;    /* MOUNT_ATTR_* flags cleared (binds: "rw", "dev", ...) */
   uint64_t propagation; /* MS_SHARED, MS_SLAVE, MS_PRIVATE, MS_UNBINDABLE (| MS_REC); 0: none */
   bool recursive;       /* binds: the whole tree (rbind), attributes on every submount */
+  bool copy_up;         /* tmpfs: starts with a copy of the directory under it (tmpcopyup) */
   char *data;           /* filesystem options "key=value,flag", NULL when none */
   /* devices: 'c', 'b' or 'p', the node expected (binds) or made, and for
    * MOUNT_OP_MAKE_DEVICE its mode and owner */

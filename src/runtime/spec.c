@@ -756,6 +756,7 @@ enum option_kind {
   OPTION_PROPAGATION, /* flag is the propagation type */
   OPTION_NONE,        /* "defaults": mount(8)'s, nothing to change */
   OPTION_REFUSED,     /* the spec's, not implemented */
+  OPTION_TMPCOPYUP,   /* runc's extension for a tmpfs */
 };
 
 struct mount_option {
@@ -827,7 +828,7 @@ static const struct mount_option mount_options[] = {
     {"rslave", OPTION_PROPAGATION, MS_SLAVE, true},
     {"unbindable", OPTION_PROPAGATION, MS_UNBINDABLE, false},
     {"runbindable", OPTION_PROPAGATION, MS_UNBINDABLE, true},
-    {"tmpcopyup", OPTION_REFUSED, 0, false},
+    {"tmpcopyup", OPTION_TMPCOPYUP, 0, false},
     {"idmap", OPTION_REFUSED, 0, false},
     {"ridmap", OPTION_REFUSED, 0, true},
 };
@@ -888,6 +889,9 @@ static int apply_mount_option(struct spec_mount *mount, const char *option, cons
     mount->propagation = known->flag | (known->recursive ? MS_REC : 0);
     break;
   case OPTION_NONE:
+    break;
+  case OPTION_TMPCOPYUP:
+    mount->tmpcopyup = true;
     break;
   case OPTION_REFUSED:
     return oci_error_set(err, 0, "%s: the mount option '%s' is not supported by ocirun", path,

@@ -61,6 +61,8 @@ struct spec_mount {
   unsigned long propagation; /* 0 or one of MS_PRIVATE, MS_SHARED, MS_SLAVE, MS_UNBINDABLE, with
                                 MS_REC for the r- forms */
   char *data;                /* filesystem options ("mode=755,size=65536k"), NULL when none */
+  bool tmpcopyup;            /* runc's and crun's extension: a tmpfs starts with a copy of what
+                                the directory under it holds (podman asks for it) */
 };
 
 enum spec_namespace_type {

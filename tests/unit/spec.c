@@ -433,8 +433,19 @@ static void test_rules(void)
           "mounts[0].options[1]: expected a string");
   refused("mounts", "[{'destination': '/a', 'options': ['']}]",
           "mounts[0].options[0]: an empty option");
-  refused("mounts", "[{'destination': '/a', 'options': ['tmpcopyup']}]",
-          "mounts[0].options[0]: the mount option 'tmpcopyup' is not supported by ocirun");
+  /* runc's and crun's tmpcopyup is taken (podman asks for it): a flag, not data */
+  {
+    cleanup_cjson cJSON *config =
+        base_with("mounts", "[{'destination': '/a', 'type': 'tmpfs', 'options': ['tmpcopyup']}]");
+    struct spec s;
+    oci_error_t err = NULL;
+
+    ok(spec_parse(config, &s, &err) == 0 && s.n_mounts == 1 && s.mounts[0].tmpcopyup &&
+           s.mounts[0].data == NULL,
+       "mounts[0].options: tmpcopyup is taken as the mount's tmpcopyup flag");
+    oci_error_free(&err);
+    spec_clear(&s);
+  }
   refused("mounts", "[{'destination': '/a', 'options': ['rbind', 'idmap']}]",
           "mounts[0].options[1]: the mount option 'idmap' is not supported by ocirun");
   refused("mounts", "[{'destination': '/a', 'type': 3}]", "mounts[0].type: expected a string");
