@@ -3,11 +3,9 @@
 # its command line (create, start, state, kill, delete, exec). Each caller runs
 # every case first with a runtime it ships with (the control: runc under
 # containerd, crun under podman), which must pass, else the harness itself is
-# broken; then with $OCIRUN. Until ocirun has the OCI verbs, every ocirun case
-# is "not ok" and says why.
+# broken; then with $OCIRUN.
 #
-# NOT part of `make check` yet: tests/guest/run-all runs only
-# tests/guest/*.sh, and this file lives one folder down. Run it by hand:
+# Part of `make check` through tests/guest/oci-callers.sh. Run it by hand:
 #   cd BUILDDIR && OCIRUN=$PWD/ocirun top_srcdir=SRC top_builddir=$PWD \
 #     TEST_IMAGES=$PWD/test-images SRC/scripts/vm-run SRC/tests/guest/callers/oci-callers.sh
 # (the busybox and python test images must exist: scripts/make-test-images).
@@ -318,6 +316,17 @@ print(" ".join(k for k, v in a["checks"].items() if not v) or "none")' "$out" 2>
   expect_status 0 "podman rm of the killed container" "${p[@]}" rm "$name-sleep"
 
   # A terminal: podman run -it in a tmux pane of 100x30; keys in, screen out.
+  # ocirun has no console yet: it must refuse process.terminal by name
+  # (never run the shell without a terminal), and podman must say so.
+  if [ -z "$rt_control" ]; then
+    expect_status 126 "podman run -it: ocirun refuses process.terminal (no console yet)" \
+      "${p[@]}" run -it --rm --network none --name "$name-tty" "$bb" true
+    if grep -q "process.terminal" "$err"; then pass "podman run -it: the refusal names process.terminal"; else
+      fail "podman run -it: the refusal names process.terminal"
+      tail_of "$err"
+    fi
+    bounded "${p[@]}" rm -f "$name-tty"
+  else
   what="podman run -it in tmux: a shell prompt"
   runnable "$what" || return 0
   local s=$name-tty
@@ -344,6 +353,7 @@ print(" ".join(k for k, v in a["checks"].items() if not v) or "none")' "$out" 2>
     tmx capture-pane -p -t "$s" | grep . | sed 's/^/#   /' | tail -8
   fi
   tmx kill-session -t "$s" 2>/dev/null
+  fi
   bounded "${p[@]}" ps -a -q --filter "name=^$name-"
   if [ ! -s "$out" ]; then pass "no container left"; else fail "no container left: $(tr '\n' ' ' <"$out")"; fi
   nothing_left "libpod_parent/libpod-*/"
