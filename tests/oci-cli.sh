@@ -66,7 +66,7 @@ assert f["ociVersionMin"] == "1.0.0" and f["ociVersionMax"] == "1.2.0"
 # the kinds create runs; createContainer and startContainer are refused for now
 assert f["hooks"] == ["prestart", "createRuntime", "poststart", "poststop"]
 assert {"ro", "rw", "nosuid", "rbind", "rprivate", "nosymfollow"} <= set(f["mountOptions"])
-assert "idmap" not in f["mountOptions"] and "tmpcopyup" not in f["mountOptions"]
+assert "idmap" not in f["mountOptions"] and "tmpcopyup" in f["mountOptions"]
 l = f["linux"]
 assert set(l["namespaces"]) == {"pid", "network", "mount", "ipc", "uts", "user", "cgroup", "time"}
 assert "CAP_SYS_ADMIN" in l["capabilities"] and all(c.startswith("CAP_") for c in l["capabilities"])
@@ -275,10 +275,6 @@ check "a bundle with ociVersion 2.0.0" make_bundle "$BAD" 'c["ociVersion"] = "2.
 expect_exit 1 "create: a configuration the parser refuses" oci create --bundle "$BAD" e2
 check "... names the property" grep -q "ociVersion" "$TEST_TMP/err"
 check "... and leaves no container" test ! -e "$ROOT/containers/e2"
-TTY=$TEST_TMP/tty-bundle
-check "a bundle with process.terminal true" make_bundle "$TTY" 'c["process"]["terminal"] = True'
-expect_exit 1 "create: process.terminal is refused by name" oci create --bundle "$TTY" e3
-check "... naming it" grep -q "process.terminal" "$TEST_TMP/err"
 for kind in createContainer startContainer; do
   HB=$TEST_TMP/$kind-bundle
   check "a bundle with a $kind hook" make_bundle "$HB" \
@@ -347,5 +343,28 @@ expect_exit 0 "kill KILL" oci kill h1 KILL
 check "kill: stopped" sh -c "for i in \$(seq 50); do [ \"\$('$OCIRUN' --root '$ROOT' state h1 | grep -c stopped)\" = 1 ] && exit 0; sleep 0.1; done; exit 1"
 expect_exit 0 "delete" oci delete h1
 check "delete: nothing left" test ! -e "$ROOT/containers/h1"
+
+# process.terminal: the pty's master goes to the caller's console socket
+# (tests/helpers/console-socket.py plays conmon's part); the slave is the
+# process's stdio and controlling terminal, at consoleSize.
+TB=$TEST_TMP/terminal-bundle
+check "a bundle whose process wants a terminal" make_bundle "$TB" \
+  'c["process"]["terminal"] = True; c["process"]["args"] = ["sh"]; c["process"]["consoleSize"] = {"height": 30, "width": 100}; del c["linux"]["resources"]'
+expect_exit 0 "create --console-socket, start, type into the terminal" \
+  python3 "$top_srcdir/tests/helpers/console-socket.py" "$TEST_TMP/console.sock" "$OCIRUN" "$ROOT" t1 \
+  'echo "[$((6*7))] [$(tty)] [$(stty size)]"; exit 5' --unsafe-no-cgroup --bundle "$TB"
+check "the caller received a terminal" grep -q "received a terminal: True" "$TEST_TMP/out"
+check "the shell reads the keys and runs on the container's /dev/pts/0 at 30x100" \
+  grep -q "\[42\] \[/dev/pts/0\] \[30 100\]" "$TEST_TMP/out"
+check "the container stops when its shell exits" \
+  sh -c "for i in \$(seq 50); do '$OCIRUN' --root '$ROOT' state t1 | grep -q stopped && exit 0; sleep 0.1; done; exit 1"
+expect_exit 0 "delete the terminal's container" oci delete t1
+expect_exit 1 "process.terminal without --console-socket is refused" \
+  oci create --unsafe-no-cgroup --bundle "$TB" t2 </dev/null
+check "... naming --console-socket" grep -q "console-socket is required" "$TEST_TMP/err"
+check "... and leaves no container" test ! -e "$ROOT/containers/t2"
+expect_exit 1 "--console-socket without process.terminal is refused" \
+  oci create --unsafe-no-cgroup --bundle "$CB" --console-socket "$TEST_TMP/none.sock" t3 </dev/null
+check "... and leaves no container" test ! -e "$ROOT/containers/t3"
 
 tap_done

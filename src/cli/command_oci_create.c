@@ -156,17 +156,16 @@ static int run_create_hooks(const struct spec *spec, const struct container *con
   return 0;
 }
 
-/* The runtime gives the container ocirun's own stdio: a terminal (a pty
- * whose master goes to --console-socket) is not implemented yet, and is
- * refused by name rather than run without one. */
+/* A terminal needs the caller's console socket (where the pty's master
+ * goes), and a console socket a terminal; the runtime makes the pty. */
 static int check_terminal(const struct spec *spec, const struct create_options *options,
                           oci_error_t *err)
 {
-  if (spec->has_process && spec->process.terminal)
-    return oci_error_set(err, 0,
-                         "create: process.terminal: not supported by ocirun yet (no "
-                         "console); set it to false");
-  if (options->console_socket != NULL)
+  bool terminal = spec->has_process && spec->process.terminal;
+
+  if (terminal && options->console_socket == NULL)
+    return oci_error_set(err, 0, "create: process.terminal is true: --console-socket is required");
+  if (!terminal && options->console_socket != NULL)
     return oci_error_set(err, 0,
                          "create: --console-socket given but process.terminal is not "
                          "true");
@@ -199,6 +198,7 @@ static int create(const char *root, const char *id, const struct create_options 
   cleanup_close int bundle_fd = -1;
   cleanup_free char *fifo = NULL;
   cleanup_free char *pid_file = NULL;
+  cleanup_free char *console_socket = NULL;
   char bundle[PATH_MAX];
   bool made = false;
   int ret = -1;
@@ -217,6 +217,16 @@ static int create(const char *root, const char *id, const struct create_options 
       pid_file = NULL;
       return oci_error_errno(err, "create: --pid-file '%s'", options->pid_file);
     }
+  }
+  if (options->console_socket != NULL) {
+    char cwd[PATH_MAX];
+    if (options->console_socket[0] == '/')
+      console_socket = strdup(options->console_socket);
+    else if (getcwd(cwd, sizeof(cwd)) == NULL ||
+             asprintf(&console_socket, "%s/%s", cwd, options->console_socket) < 0)
+      console_socket = NULL;
+    if (console_socket == NULL)
+      return oci_error_errno(err, "create: --console-socket '%s'", options->console_socket);
   }
   /* As runc: create works from the bundle, so what is relative in it
    * (root.path, a hook's own relative paths) is the bundle's. */
@@ -253,6 +263,7 @@ static int create(const char *root, const char *id, const struct create_options 
         .root = {.root_fd = -1}, /* root.path, opened by the runtime from the bundle */
         .rootless = geteuid() != 0,
         .unsafe_no_cgroup = options->unsafe_no_cgroup,
+        .console_socket = console_socket,
     };
     pid_t pid = -1;
     char *cgroup_path = NULL;
@@ -299,12 +310,13 @@ int command_oci_create(int argc, char **argv, const struct global_options *globa
       "Creates container ID from the bundle's config.json: namespaces, cgroup,\n"
       "mounts, root, user, capabilities and seccomp, everything up to the user\n"
       "program, which runs at 'ocirun start ID'; then the prestart and createRuntime\n"
-      "hooks. stdio: ocirun's own 0, 1 and 2 (process.terminal, a pty for\n"
-      "--console-socket, is not implemented yet and is refused).\n"
+      "hooks. stdio: ocirun's own 0, 1 and 2, or with process.terminal a pty\n"
+      "whose master is sent to --console-socket.\n"
       "\n"
       "  -b, --bundle DIR         the bundle (default: the current directory)\n"
       "  --pid-file FILE          write the container's pid (host's pid namespace)\n"
-      "  --console-socket SOCKET  refused for now: process.terminal is not implemented\n"
+      "  --console-socket SOCKET  a unix socket the pty's master is sent to\n"
+      "                           (SCM_RIGHTS) when process.terminal is true\n"
       "  --unsafe-no-cgroup       no cgroup at all (hosts without cgroup v2): refused\n"
       "                           when config.json sets linux.resources; no pause,\n"
       "                           ps or kill --all\n"

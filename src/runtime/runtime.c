@@ -25,11 +25,15 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,6 +90,7 @@ struct launch {
   int go_fd;                  /* child reads one byte: the parent is ready */
   int report_fd;              /* child writes a child_report on failure; CLOEXEC */
   int exec_fifo_fd;           /* create: O_PATH of the fifo `start` opens; -1 */
+  int console_fd;             /* create with a terminal: connected to the console socket; -1 */
 };
 
 static const unsigned long namespace_clone_flag[SPEC_NS_COUNT] = {
@@ -275,7 +280,7 @@ static int child_close_fds(struct launch *launch, oci_error_t *err)
   /* go and report pipes (CLOEXEC), the root tree until the mount plan is
    * applied (it may name it /proc/self/fd/N), the exec fifo, and the
    * namespaces to join */
-  int keep[4 + SPEC_NS_COUNT];
+  int keep[5 + SPEC_NS_COUNT];
   size_t n_keep = 0;
   unsigned next = 3;
   int copies[3];
@@ -284,6 +289,7 @@ static int child_close_fds(struct launch *launch, oci_error_t *err)
   keep[n_keep++] = launch->report_fd;
   keep[n_keep++] = launch->root_fd;
   keep[n_keep++] = launch->exec_fifo_fd;
+  keep[n_keep++] = launch->console_fd;
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
     keep[n_keep++] = launch->join_fd[ns];
   for (size_t i = 0; i < n_keep; i++) {
@@ -348,6 +354,55 @@ static int apply_rlimits(const struct spec_process *process, oci_error_t *err)
       return oci_error_errno(err, "process.rlimits: set resource %d to %llu/%llu", r->resource,
                              (unsigned long long)r->soft, (unsigned long long)r->hard);
   }
+  return 0;
+}
+
+/* process.terminal: a pty of the container's own devpts (its /dev/ptmx,
+ * after pivot_root), its master sent to the caller's console socket and
+ * closed here, its slave the process's stdio and controlling terminal, at
+ * consoleSize. The peer is opened from the master (TIOCGPTPEER), never by
+ * a path the container could have swapped. */
+static int setup_console(struct launch *launch, oci_error_t *err)
+{
+  const struct spec_process *process = &launch->spec->process;
+  cleanup_close int master = -1, slave = -1;
+  char control[CMSG_SPACE(sizeof(int))] = {0};
+  char byte = 0;
+  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+  struct msghdr message = {
+      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control)};
+  struct cmsghdr *header;
+  int unlock = 0;
+
+  master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0)
+    return oci_error_errno(err, "process.terminal: open the container's /dev/ptmx");
+  if (ioctl(master, TIOCSPTLCK, &unlock) < 0)
+    return oci_error_errno(err, "process.terminal: unlock the pty");
+  slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (slave < 0)
+    return oci_error_errno(err, "process.terminal: open the pty's peer");
+  if (process->console_height > 0 || process->console_width > 0) {
+    struct winsize size = {.ws_row = (unsigned short)process->console_height,
+                           .ws_col = (unsigned short)process->console_width};
+    if (ioctl(slave, TIOCSWINSZ, &size) < 0)
+      return oci_error_errno(err, "process.consoleSize: set the pty's size");
+  }
+  header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(header), &master, sizeof(int));
+  if (sendmsg(launch->console_fd, &message, MSG_NOSIGNAL) < 0)
+    return oci_error_errno(err, "process.terminal: send the pty to the console socket");
+  close(launch->console_fd);
+  launch->console_fd = -1;
+  for (int i = 0; i < 3; i++) {
+    if (dup2(slave, i) < 0)
+      return oci_error_errno(err, "process.terminal: the pty as fd %d", i);
+  }
+  if (ioctl(0, TIOCSCTTY, 0) < 0)
+    return oci_error_errno(err, "process.terminal: make the pty the controlling terminal");
   return 0;
 }
 
@@ -639,6 +694,8 @@ static _Noreturn void child_main(struct launch *launch)
     child_fail(launch, &err);
   }
   launch->root_fd = -1;
+  if (launch->console_fd >= 0 && setup_console(launch, &err) < 0)
+    child_fail(launch, &err);
   if (apply_rlimits(&spec->process, &err) < 0 ||
       enter_workdir(spec->process.cwd, spec->root_readonly, &err) < 0)
     child_fail(launch, &err);
@@ -884,6 +941,9 @@ static void launch_clear(struct launch *launch)
   if (launch->exec_fifo_fd >= 0)
     close(launch->exec_fifo_fd);
   launch->exec_fifo_fd = -1;
+  if (launch->console_fd >= 0)
+    close(launch->console_fd);
+  launch->console_fd = -1;
   mount_plan_clear(&launch->plan);
   seccomp_filter_free(launch->filter);
   launch->filter = NULL;
@@ -994,8 +1054,12 @@ static int prepare_launch(struct launch *launch, oci_error_t *err)
                                           .permitted = process->cap_permitted,
                                           .inheritable = process->cap_inheritable,
                                           .ambient = process->cap_ambient};
-  if (process->terminal)
-    return oci_error_set(err, 0, "process.terminal: a terminal is not supported by ocirun yet");
+  if (process->terminal && (launch->supervised || launch->options->console_socket == NULL))
+    return oci_error_set(err, 0,
+                         "process.terminal: a terminal needs a console socket (ocirun create "
+                         "--console-socket); ocirun run has none yet");
+  if (!process->terminal && launch->options->console_socket != NULL)
+    return oci_error_set(err, 0, "--console-socket given but process.terminal is not true");
   if (prepare_namespaces(launch, err) < 0 || prepare_user(launch, err) < 0 ||
       sysctl_check(spec, err) < 0 || prepare_root(launch, err) < 0 ||
       mount_plan_build(spec, &launch->root, launch->new_user_ns, &launch->plan, err) < 0)
@@ -1299,7 +1363,8 @@ static void launch_init(struct launch *launch, const struct spec *spec,
                             .root_fd = -1,
                             .go_fd = -1,
                             .report_fd = -1,
-                            .exec_fifo_fd = -1};
+                            .exec_fifo_fd = -1,
+                            .console_fd = -1};
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
     launch->join_fd[ns] = -1;
 }
@@ -1480,6 +1545,21 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
   }
   for (int i = 0; i < 3; i++)
     launch.stdio[i] = i;
+  if (options->console_socket != NULL) {
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+
+    if (strlen(options->console_socket) >= sizeof(address.sun_path)) {
+      oci_error_set(err, 0, "--console-socket '%s': the path is too long", options->console_socket);
+      goto out;
+    }
+    strcpy(address.sun_path, options->console_socket);
+    launch.console_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (launch.console_fd < 0 ||
+        connect(launch.console_fd, (struct sockaddr *)&address, sizeof(address)) < 0) {
+      oci_error_errno(err, "--console-socket '%s': connect", options->console_socket);
+      goto out;
+    }
+  }
   if (slice.path != NULL) {
     if (slice_create(&slice, options->rootless, &created, err) < 0)
       goto out;

@@ -24,6 +24,9 @@ struct runtime_options {
   bool unsafe_no_cgroup;      /* loud development opt-out: no slice, no limits, no device program */
   bool dry_run;               /* print the plan, create and run nothing */
   const char *seccomp_origin; /* names linux.seccomp in messages and the plan */
+  /* create with process.terminal: a unix socket the pty's master is sent
+   * to (SCM_RIGHTS), as runc's callers expect; the slave is the stdio */
+  const char *console_socket;
   /* What names each mounts[] entry in messages, n_mounts of them, NULL for
    * the default ("config.json: mounts[N]"): a front end's own flag. */
   const char *const *mount_names;

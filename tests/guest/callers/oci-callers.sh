@@ -316,17 +316,6 @@ print(" ".join(k for k, v in a["checks"].items() if not v) or "none")' "$out" 2>
   expect_status 0 "podman rm of the killed container" "${p[@]}" rm "$name-sleep"
 
   # A terminal: podman run -it in a tmux pane of 100x30; keys in, screen out.
-  # ocirun has no console yet: it must refuse process.terminal by name
-  # (never run the shell without a terminal), and podman must say so.
-  if [ -z "$rt_control" ]; then
-    expect_status 126 "podman run -it: ocirun refuses process.terminal (no console yet)" \
-      "${p[@]}" run -it --rm --network none --name "$name-tty" "$bb" true
-    if grep -q "process.terminal" "$err"; then pass "podman run -it: the refusal names process.terminal"; else
-      fail "podman run -it: the refusal names process.terminal"
-      tail_of "$err"
-    fi
-    bounded "${p[@]}" rm -f "$name-tty"
-  else
   what="podman run -it in tmux: a shell prompt"
   runnable "$what" || return 0
   local s=$name-tty
@@ -353,7 +342,6 @@ print(" ".join(k for k, v in a["checks"].items() if not v) or "none")' "$out" 2>
     tmx capture-pane -p -t "$s" | grep . | sed 's/^/#   /' | tail -8
   fi
   tmx kill-session -t "$s" 2>/dev/null
-  fi
   bounded "${p[@]}" ps -a -q --filter "name=^$name-"
   if [ ! -s "$out" ]; then pass "no container left"; else fail "no container left: $(tr '\n' ' ' <"$out")"; fi
   nothing_left "libpod_parent/libpod-*/"
