@@ -261,12 +261,18 @@ int command_oci_exec(int argc, char **argv, const struct global_options *global)
       "Exit status: the process's own (128+N for signal N) unless --detach; 126/127\n"
       "when the command cannot run or is not found; 1 when ocirun failed; 2 usage.\n";
   static const struct option long_options[] = {
-      {"process", required_argument, NULL, 'p'}, {"detach", no_argument, NULL, 'd'},
-      {"pid-file", required_argument, NULL, 'P'}, {"cwd", required_argument, NULL, 'w'},
-      {"env", required_argument, NULL, 'e'},      {"user", required_argument, NULL, 'u'},
-      {"cap", required_argument, NULL, 'c'},      {"no-new-privs", no_argument, NULL, 'n'},
-      {"tty", no_argument, NULL, 't'},            {"console-socket", required_argument, NULL, 's'},
-      {"preserve-fds", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
+      {"process", required_argument, NULL, 'p'},
+      {"detach", no_argument, NULL, 'd'},
+      {"pid-file", required_argument, NULL, 'P'},
+      {"cwd", required_argument, NULL, 'w'},
+      {"env", required_argument, NULL, 'e'},
+      {"user", required_argument, NULL, 'u'},
+      {"cap", required_argument, NULL, 'c'},
+      {"no-new-privs", no_argument, NULL, 'n'},
+      {"tty", no_argument, NULL, 't'},
+      {"console-socket", required_argument, NULL, 's'},
+      {"preserve-fds", required_argument, NULL, 'F'},
+      {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   struct exec_options options = {0};
