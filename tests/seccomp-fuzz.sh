@@ -8,8 +8,8 @@ libs="libseccomp libcap libcjson libcrypto"
 fuzz_available "$libs" || { tap_done; exit; }
 binary="$TEST_TMP/seccomp_profile_fuzzer"
 fuzz_build seccomp_profile "$binary" "$libs" "-I$top_srcdir/src" \
-  "$top_srcdir/tests/helpers/seccomp_profile_fuzzer.c" "$top_srcdir/src/seccomp_profile.c" \
-  "$top_srcdir/src/seccomp_names.c" "$top_srcdir/src/capabilities.c" "$top_srcdir/oci/error.c" \
+  "$top_srcdir/tests/helpers/seccomp_profile_fuzzer.c" "$top_srcdir/src/runtime/seccomp_profile.c" \
+  "$top_srcdir/src/runtime/seccomp_names.c" "$top_srcdir/src/runtime/capabilities.c" "$top_srcdir/oci/error.c" \
   "$top_srcdir/oci/file_read.c" ||
   { tap_done; exit; }
 
