@@ -26,6 +26,7 @@
 
 #include "runtime/cgroup_devices.h"
 #include "oci/cleanup.h"
+#include "oci/file_read.h"
 
 /* The controllers a run's limits need. */
 static const char *const required_controllers[] = {"memory", "cpu", "pids"};
@@ -1094,35 +1095,21 @@ int cgroup_freeze(const char *path, bool frozen, oci_error_t *err)
                      frozen ? "is not frozen" : "is still frozen", err);
 }
 
-/* Reads a whole cgroup file of any size (cgroup.procs). */
+/* Reads a whole cgroup file (cgroup.procs) through the one bounded reader;
+ * the bound is above what any pid_max can fill (4194304 pids of 8 bytes). */
+#define CGROUP_FILE_MAX (64u << 20)
+
 static int read_cgroup_file_all(int dir_fd, const char *path, const char *file, char **out,
                                 oci_error_t *err)
 {
   cleanup_close int fd = openat(dir_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  cleanup_free char *buf = NULL;
-  size_t size = 0, used = 0;
+  char what[PATH_MAX + 32];
+  size_t length;
 
   if (fd < 0)
     return oci_error_errno(err, "cgroup: open '%s/%s'", path, file);
-  for (;;) {
-    if (used + 1 >= size) {
-      char *grown = realloc(buf, size = size ? size * 2 : 4096);
-      if (grown == NULL)
-        return oci_error_errno(err, "cgroup: allocate");
-      buf = grown;
-    }
-    ssize_t n = read(fd, buf + used, size - 1 - used);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return oci_error_errno(err, "cgroup: read '%s/%s'", path, file);
-    if (n == 0)
-      break;
-    used += (size_t)n;
-  }
-  buf[used] = '\0';
-  *out = steal_pointer(&buf);
-  return 0;
+  snprintf(what, sizeof(what), "cgroup file '%s/%s'", path, file);
+  return oci_file_read_fd(fd, what, CGROUP_FILE_MAX, out, &length, err);
 }
 
 static int append_pid(pid_t **pids, size_t *n, size_t *capacity, pid_t pid, oci_error_t *err)
