@@ -130,41 +130,26 @@ static int open_dir(struct container_handle *handle, bool lock, oci_error_t *err
   return 0;
 }
 
-int container_new(const char *root, const char *id, struct container_handle *handle,
-                  oci_error_t *err)
+/* containers/<id> of the store at root: made first when create (mkdir is the
+ * one step that gives an id to exactly one create), then opened. */
+static int handle_open(const char *root, const char *id, bool create, bool lock,
+                       struct container_handle *handle, oci_error_t *err)
 {
   if (handle_init(handle, root, id, err) < 0)
     goto fail;
-  handle->containers_fd = containers_dir_open(root, true, err);
-  if (handle->containers_fd < 0)
+  handle->containers_fd = containers_dir_open(root, create, err);
+  if (handle->containers_fd < 0) {
+    if (!create && *err != NULL && (*err)->errno_value == ENOENT) {
+      oci_error_free(err);
+      not_found(id, err);
+    }
     goto fail;
-  /* mkdir is the one step that gives an id to exactly one create. */
-  if (mkdirat(handle->containers_fd, id, 0700) < 0) {
+  }
+  if (create && mkdirat(handle->containers_fd, id, 0700) < 0) {
     if (errno == EEXIST)
       oci_error_set(err, EEXIST, "container '%s' already exists", id);
     else
       oci_error_errno(err, "container '%s': mkdir '%s/containers/%s'", id, root, id);
-    goto fail;
-  }
-  if (open_dir(handle, true, err) < 0)
-    goto fail;
-  return 0;
-fail:
-  container_close(handle);
-  return -1;
-}
-
-static int open_existing(const char *root, const char *id, bool lock,
-                         struct container_handle *handle, oci_error_t *err)
-{
-  if (handle_init(handle, root, id, err) < 0)
-    goto fail;
-  handle->containers_fd = containers_dir_open(root, false, err);
-  if (handle->containers_fd < 0) {
-    if (*err != NULL && (*err)->errno_value == ENOENT) {
-      oci_error_free(err);
-      not_found(id, err);
-    }
     goto fail;
   }
   if (open_dir(handle, lock, err) < 0)
@@ -175,16 +160,22 @@ fail:
   return -1;
 }
 
+int container_new(const char *root, const char *id, struct container_handle *handle,
+                  oci_error_t *err)
+{
+  return handle_open(root, id, true, true, handle, err);
+}
+
 int container_open(const char *root, const char *id, struct container_handle *handle,
                    oci_error_t *err)
 {
-  return open_existing(root, id, true, handle, err);
+  return handle_open(root, id, false, true, handle, err);
 }
 
 int container_open_unlocked(const char *root, const char *id, struct container_handle *handle,
                             oci_error_t *err)
 {
-  return open_existing(root, id, false, handle, err);
+  return handle_open(root, id, false, false, handle, err);
 }
 
 /* ---- the record ---- */
