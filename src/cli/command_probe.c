@@ -193,6 +193,7 @@ int command_probe(int argc, char **argv, const struct global_options *global)
   if (output != NULL && strcmp(output, "-") != 0 && output_directory_unwritable(output))
     return EXIT_RUNTIME_ERROR;
   request.image = argv[optind];
+  request.rootless = global->rootless;
   request.debug_drop_flags = drop_flags;
   request.debug_env = env;
   if (request.unsafe_no_cgroup)

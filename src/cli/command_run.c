@@ -109,6 +109,7 @@ int command_run(int argc, char **argv, const struct global_options *global)
   if (run_config_set_command(&config, argv[next], argv + next + 1, (size_t)(argc - next - 1),
                              &err) < 0)
     goto fail;
+  config.rootless = global->rootless;
   if (config.interactive)
     io.stdin_fd = STDIN_FILENO;
   if (oci_store_open(global->root, &store, &err) < 0)

@@ -47,13 +47,13 @@ static const struct {
 
 /* Root's store is the system's; an ordinary user's lives in its home, as
  * the XDG base directory rules place data. NULL when there is no home. */
-static const char *default_root(char *buffer, size_t size)
+static const char *default_root(bool rootless, char *buffer, size_t size)
 {
   const char *data = getenv("XDG_DATA_HOME");
   const char *home = getenv("HOME");
   int n;
 
-  if (geteuid() == 0)
+  if (!rootless)
     return "/var/lib/ocirun";
   if (data != NULL && data[0] == '/')
     n = snprintf(buffer, size, "%s/ocirun", data);
@@ -131,7 +131,8 @@ int main(int argc, char **argv)
   int log_format = LOG_FORMAT_TEXT;
   bool debug = false, systemd_cgroup = false;
   oci_error_t log_err = NULL;
-  struct global_options global = {.root = getenv("OCIRUN_ROOT"), .quiet = false};
+  struct global_options global = {
+      .root = getenv("OCIRUN_ROOT"), .quiet = false, .rootless = geteuid() != 0};
   char user_root[PATH_MAX], absolute[PATH_MAX];
   int c;
 
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
       return EXIT_RUNTIME_ERROR;
   }
   if (global.root == NULL || global.root[0] == '\0')
-    global.root = default_root(user_root, sizeof(user_root));
+    global.root = default_root(global.rootless, user_root, sizeof(user_root));
 
   /* '+' stops at the first non-option: the command parses the rest. */
   while ((c = getopt_long(argc, argv, "+qhv", options, NULL)) != -1) {

@@ -10,6 +10,9 @@
 struct global_options {
   const char *root; /* --root, $OCIRUN_ROOT, or /var/lib/ocirun */
   bool quiet;       /* --quiet: no progress output */
+  /* Decided once, here, for every command: ocirun runs without privilege
+   * (its store in the user's home, a user namespace, a delegated cgroup). */
+  bool rootless;
 };
 
 typedef int (*command_fn)(int argc, char **argv, const struct global_options *global);

@@ -57,7 +57,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
                const struct run_config *config, const struct run_io *io, struct run_result *result,
                oci_error_t *err)
 {
-  bool rootless = geteuid() != 0;
+  bool rootless = config->rootless;
   cleanup_close int root_fd = -1;
   cleanup_free char *cgroups = NULL;
   cleanup_free char *hostname_file = NULL;

@@ -52,6 +52,8 @@ struct run_config {
   /* --unsafe-no-cgroup: development hosts without cgroup v2 controllers.
    * Loud, recorded in every output, never a passing probe. */
   bool unsafe_no_cgroup;
+  /* Not a flag: the caller's one decision (cli/ocirun.h global_options). */
+  bool rootless;
 };
 
 /* Parses docker-run style options up to the first non-option (IMAGE).

@@ -172,7 +172,7 @@ static cJSON *build_engine(const char *backend, const struct probe_request *requ
         cJSON_AddStringToObject(engine, "libcap", OCIRUN_LIBCAP_VERSION) == NULL ||
         cJSON_AddStringToObject(engine, "libarchive", OCIRUN_LIBARCHIVE_VERSION) == NULL ||
         /* ocirun ran the probe as an ordinary user, in a user namespace */
-        cJSON_AddBoolToObject(engine, "rootless", geteuid() != 0) == NULL)
+        cJSON_AddBoolToObject(engine, "rootless", request->rootless) == NULL)
       return NULL;
   }
   if (cJSON_AddBoolToObject(engine, "unsafe_no_cgroup", request->unsafe_no_cgroup) == NULL)

@@ -241,7 +241,7 @@ static bool leftovers_absent(const struct run_config *config, const char *root)
   cleanup_close int root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   struct stat st;
 
-  if (cgroup_resolve_parent(config->cgroup_parent, geteuid() != 0, &parent, &ignored) < 0) {
+  if (cgroup_resolve_parent(config->cgroup_parent, config->rootless, &parent, &ignored) < 0) {
     oci_error_free(&ignored);
     return false;
   }
@@ -289,6 +289,7 @@ static int run_probe(struct oci_store *store, const struct oci_image *image,
   if (run_config_set_command(config, outcome->engine_argv[next], outcome->engine_argv + next + 1,
                              (size_t)(argc - next - 1), err) < 0)
     return -1;
+  config->rootless = request->rootless;
   if (oci_image_unpack(store, image, &unpack_options, &rootfs, &step_err) < 0)
     return set_message(&outcome->error, "unpack: ", &step_err);
   if (seccomp_profile_sha256(config, &outcome->seccomp_profile_sha256, &step_err) < 0)
@@ -343,7 +344,7 @@ int probe_backend_direct(const struct probe_request *request, struct probe_outco
 
   /* 1. The host: cgroup v2 with memory, cpu and pids, or nothing is tried. */
   if (!request->unsafe_no_cgroup &&
-      (cgroup_resolve_parent(NULL, geteuid() != 0, &parent, &host_err) < 0 ||
+      (cgroup_resolve_parent(NULL, request->rootless, &parent, &host_err) < 0 ||
        cgroup_check_host(parent, &host_err) < 0))
     return set_message(&outcome->unsupported, "unsupported: ", &host_err);
 

@@ -24,6 +24,7 @@ struct probe_request {
   char **debug_env;        /* NAME=VALUE passed as --env, NULL-terminated or NULL */
   const char *root;        /* the store (--root) */
   bool quiet;              /* no progress output */
+  bool rootless;           /* the caller's one decision: ocirun runs unprivileged */
 };
 
 struct probe_outcome {
