@@ -113,6 +113,27 @@ mountinfo_of /rbind | grep -q "shared:" && not_ok "rprivate: /rbind is private" 
 mountinfo_of /scratch | grep -q "nodev,noexec" && ok "a tmpfs without 'dev' is nodev" ||
   not_ok "a tmpfs without 'dev' is nodev"
 
+# The r- attribute forms act on a tree's mounts; they never make a bind take
+# the tree ("bind" + "rro" used to clone the host's submounts along), and a
+# plain "rw" on an rbind does not loosen a read-only host submount.
+mount --bind "$HOST/empty" "$HOST/dir/sub" && mount -o remount,bind,ro "$HOST/dir/sub"
+config ",
+  {\"destination\": \"/rro\", \"source\": \"$HOST/dir\", \"options\": [\"bind\", \"rro\"]},
+  {\"destination\": \"/rbrw\", \"source\": \"$HOST/dir\", \"options\": [\"rbind\", \"rw\"]},
+  {\"destination\": \"/rbns\", \"source\": \"$HOST/dir\", \"options\": [\"rbind\", \"rnosuid\"]}"
+expect_exit 0 "r- attribute forms apply" run cat /proc/self/mountinfo
+umount "$HOST/dir/sub"
+[ -n "$(mountinfo_of /rbrw/sub)" ] && ok "control: rbind takes the submount along" ||
+  not_ok "control: rbind takes the submount along"
+[ -z "$(mountinfo_of /rro/sub)" ] && ok "bind + rro: the submount is not taken along" ||
+  not_ok "bind + rro: the submount is not taken along"
+mountinfo_of /rro | grep -q " ro," && ok "bind + rro: read-only" || not_ok "bind + rro: read-only"
+mountinfo_of /rbrw | grep -q " rw," && mountinfo_of /rbrw/sub | grep -q " ro," &&
+  ok "rbind + rw: the top is rw, the host's read-only submount stays read-only" ||
+  not_ok "rbind + rw: the top is rw, the host's read-only submount stays read-only"
+mountinfo_of /rbns/sub | grep -q "nosuid" && ok "rbind + rnosuid: the submount is nosuid" ||
+  not_ok "rbind + rnosuid: the submount is nosuid"
+
 # linux.devices: made with mode and owner, bound onto itself with dev
 config '' ',
   "devices": [{"path": "/dev/fuse", "type": "c", "major": 10, "minor": 229,

@@ -201,6 +201,32 @@ static const struct {
     {MS_MANDLOCK, "mand"},
 };
 
+/* MS_* bits set and cleared -> mount_setattr's MOUNT_ATTR_* set and clear. */
+static void attr_from_flags(unsigned long flags, unsigned long clear_flags, uint64_t *set,
+                            uint64_t *clr)
+{
+  *set = ((flags & MS_RDONLY) ? MOUNT_ATTR_RDONLY : 0) |
+         ((flags & MS_NOSUID) ? MOUNT_ATTR_NOSUID : 0) |
+         ((flags & MS_NODEV) ? MOUNT_ATTR_NODEV : 0) |
+         ((flags & MS_NOEXEC) ? MOUNT_ATTR_NOEXEC : 0) |
+         ((flags & MS_NODIRATIME) ? MOUNT_ATTR_NODIRATIME : 0) |
+         ((flags & MS_NOSYMFOLLOW) ? MOUNT_ATTR_NOSYMFOLLOW : 0);
+  *clr = ((clear_flags & MS_RDONLY) ? MOUNT_ATTR_RDONLY : 0) |
+         ((clear_flags & MS_NOSUID) ? MOUNT_ATTR_NOSUID : 0) |
+         ((clear_flags & MS_NODEV) ? MOUNT_ATTR_NODEV : 0) |
+         ((clear_flags & MS_NOEXEC) ? MOUNT_ATTR_NOEXEC : 0) |
+         ((clear_flags & MS_NODIRATIME) ? MOUNT_ATTR_NODIRATIME : 0) |
+         ((clear_flags & MS_NOSYMFOLLOW) ? MOUNT_ATTR_NOSYMFOLLOW : 0);
+  /* One access-time mode: setting it means clearing the field first. */
+  if (flags & MS_STRICTATIME)
+    *set |= MOUNT_ATTR_STRICTATIME;
+  else if (flags & MS_NOATIME)
+    *set |= MOUNT_ATTR_NOATIME;
+  if ((flags & (MS_STRICTATIME | MS_NOATIME | MS_RELATIME)) ||
+      (clear_flags & (MS_NOATIME | MS_STRICTATIME)))
+    *clr |= MOUNT_ATTR__ATIME;
+}
+
 static int mount_options(const struct spec_mount *m, size_t index, bool bind, uint64_t *set,
                          uint64_t *clr, char **data, oci_error_t *err)
 {
@@ -209,26 +235,7 @@ static int mount_options(const struct spec_mount *m, size_t index, bool bind, ui
   unsigned long known = ATTR_FLAGS;
   size_t extra = 0;
 
-  *set = ((flags & MS_RDONLY) ? MOUNT_ATTR_RDONLY : 0) |
-         ((flags & MS_NOSUID) ? MOUNT_ATTR_NOSUID : 0) |
-         ((flags & MS_NODEV) ? MOUNT_ATTR_NODEV : 0) |
-         ((flags & MS_NOEXEC) ? MOUNT_ATTR_NOEXEC : 0) |
-         ((flags & MS_NODIRATIME) ? MOUNT_ATTR_NODIRATIME : 0) |
-         ((flags & MS_NOSYMFOLLOW) ? MOUNT_ATTR_NOSYMFOLLOW : 0);
-  *clr = ((m->clear_flags & MS_RDONLY) ? MOUNT_ATTR_RDONLY : 0) |
-         ((m->clear_flags & MS_NOSUID) ? MOUNT_ATTR_NOSUID : 0) |
-         ((m->clear_flags & MS_NODEV) ? MOUNT_ATTR_NODEV : 0) |
-         ((m->clear_flags & MS_NOEXEC) ? MOUNT_ATTR_NOEXEC : 0) |
-         ((m->clear_flags & MS_NODIRATIME) ? MOUNT_ATTR_NODIRATIME : 0) |
-         ((m->clear_flags & MS_NOSYMFOLLOW) ? MOUNT_ATTR_NOSYMFOLLOW : 0);
-  /* One access-time mode: setting it means clearing the field first. */
-  if (flags & MS_STRICTATIME)
-    *set |= MOUNT_ATTR_STRICTATIME;
-  else if (flags & MS_NOATIME)
-    *set |= MOUNT_ATTR_NOATIME;
-  if ((flags & (MS_STRICTATIME | MS_NOATIME | MS_RELATIME)) ||
-      (m->clear_flags & (MS_NOATIME | MS_STRICTATIME)))
-    *clr |= MOUNT_ATTR__ATIME;
+  attr_from_flags(flags, m->clear_flags, set, clr);
   for (size_t i = 0; i < sizeof(superblock_flags) / sizeof(superblock_flags[0]); i++) {
     if (!(flags & superblock_flags[i].flag))
       continue;
@@ -360,6 +367,14 @@ static int add_spec_mount(struct mount_plan *plan, const struct spec_mount *m, s
   op->attr_clr = clr;
   op->propagation = m->propagation;
   op->recursive = m->bind && m->recursive;
+  if (op->recursive) {
+    /* What every mount of the tree gets: the r- forms, and what the top
+     * one is set to (a submount is never left less restricted than the
+     * mount the config asked for: "rbind,ro" is read-only all the way
+     * down). Only the r- forms clear anything below the top. */
+    attr_from_flags(m->rec_flags, m->rec_clear_flags, &op->attr_rec, &op->attr_rec_clr);
+    op->attr_rec |= set & ~(uint64_t)MOUNT_ATTR__ATIME;
+  }
   if (m->tmpcopyup && (m->bind || strcmp(fstype, "tmpfs") != 0))
     return oci_error_set(err, 0, "config.json: mounts[%zu].options: 'tmpcopyup' is for a tmpfs",
                          index);
@@ -659,6 +674,13 @@ static void format_attr(const struct mount_op *op, char *buf, size_t size)
       APPEND("%s", names[i].set);
     else if (op->attr_clr & names[i].bit)
       APPEND("%s", names[i].clr);
+  }
+  /* below the top: what differs from it */
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    if ((op->attr_rec & names[i].bit) && !(op->attr & names[i].bit))
+      APPEND("r%s", names[i].set);
+    else if ((op->attr_rec_clr & names[i].bit) && !(op->attr_clr & names[i].bit))
+      APPEND("r%s", names[i].clr);
   }
   if ((op->attr_clr & MOUNT_ATTR__ATIME) || (op->attr & MOUNT_ATTR__ATIME))
     APPEND("%s", (op->attr & MOUNT_ATTR__ATIME) == MOUNT_ATTR_NOATIME       ? "noatime"
@@ -1250,6 +1272,7 @@ static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
   cleanup_close int mount_fd = -1;
   unsigned int recursive = op->recursive ? AT_RECURSIVE : 0;
   struct mount_attr attr = {.attr_set = op->attr, .attr_clr = op->attr_clr};
+  struct mount_attr below = {.attr_set = op->attr_rec, .attr_clr = op->attr_rec_clr};
   struct stat st;
 
   if (source_fd < 0 || fstat(source_fd, &st) < 0)
@@ -1261,8 +1284,12 @@ static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
       open_tree(source_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | recursive);
   if (mount_fd < 0)
     return -1;
+  /* the tree first, then the top mount as the config says */
+  if (op->recursive && (below.attr_set != 0 || below.attr_clr != 0) &&
+      mount_setattr(mount_fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &below, sizeof(below)) < 0)
+    return -1;
   if ((attr.attr_set != 0 || attr.attr_clr != 0) &&
-      mount_setattr(mount_fd, "", AT_EMPTY_PATH | recursive, &attr, sizeof(attr)) < 0)
+      mount_setattr(mount_fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
     return -1;
   if (attach(mount_fd, target_fd) < 0)
     return -1;

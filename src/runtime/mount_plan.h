@@ -34,15 +34,17 @@ enum mount_op_kind {
 
 struct mount_op {
   enum mount_op_kind kind;
-  char *source;         /* host path or link text; NULL when none */
-  char *target;         /* absolute, inside the container (the host path for the root) */
-  const char *fstype;   /* MOUNT_OP_FILESYSTEM */
-  uint64_t attr;        /* MOUNT_ATTR_* flags set on the new mount */
-  uint64_t attr_clr;    /* MOUNT_ATTR_* flags cleared (binds: "rw", "dev", ...) */
-  uint64_t propagation; /* MS_SHARED, MS_SLAVE, MS_PRIVATE, MS_UNBINDABLE (| MS_REC); 0: none */
-  bool recursive;       /* binds: the whole tree (rbind), attributes on every submount */
-  bool copy_up;         /* tmpfs: starts with a copy of the directory under it (tmpcopyup) */
-  char *data;           /* filesystem options "key=value,flag", NULL when none */
+  char *source;          /* host path or link text; NULL when none */
+  char *target;          /* absolute, inside the container (the host path for the root) */
+  const char *fstype;    /* MOUNT_OP_FILESYSTEM */
+  uint64_t attr;         /* MOUNT_ATTR_* flags set on the new mount */
+  uint64_t attr_clr;     /* MOUNT_ATTR_* flags cleared (binds: "rw", "dev", ...) */
+  uint64_t propagation;  /* MS_SHARED, MS_SLAVE, MS_PRIVATE, MS_UNBINDABLE (| MS_REC); 0: none */
+  bool recursive;        /* binds: the whole tree (rbind) */
+  uint64_t attr_rec;     /* rbind: set on every mount of the tree, before attr on the top one */
+  uint64_t attr_rec_clr; /* rbind: cleared on every mount of the tree (the r- forms only) */
+  bool copy_up;          /* tmpfs: starts with a copy of the directory under it (tmpcopyup) */
+  char *data;            /* filesystem options "key=value,flag", NULL when none */
   /* devices: 'c', 'b' or 'p', the node expected (binds) or made, and for
    * MOUNT_OP_MAKE_DEVICE its mode and owner */
   char dev_type;

@@ -763,7 +763,8 @@ struct mount_option {
   const char *name;
   enum option_kind kind;
   unsigned long flag;
-  bool recursive; /* rbind, the r- attribute forms, the r- propagation forms (MS_REC) */
+  bool recursive; /* rbind (the tree), the r- attribute forms (every mount of it), the r-
+                     propagation forms (MS_REC) */
 };
 
 /* The spec's Linux mount options (config.md, "Linux mount options"); any
@@ -869,21 +870,29 @@ static int apply_mount_option(struct spec_mount *mount, const char *option, cons
     return fail(err, path, "an empty option");
   if (known == NULL)
     return data_append(&mount->data, option, path, err);
-  /* the r- propagation forms carry MS_REC in propagation instead: a
-   * "bind" with "rprivate" stays a non-recursive bind */
-  if (known->recursive && known->kind != OPTION_PROPAGATION)
-    mount->recursive = true;
+  /* Only "rbind" makes a bind take the tree: "bind" with "rro" or
+   * "rprivate" stays one mount (the r- forms of the attributes and of the
+   * propagation say what happens to every mount of the tree, if any). */
   switch (known->kind) {
   case OPTION_SET: /* the last of "ro" and "rw" wins, as in mount(8) */
     mount->flags |= known->flag;
     mount->clear_flags &= ~known->flag;
+    if (known->recursive) {
+      mount->rec_flags |= known->flag;
+      mount->rec_clear_flags &= ~known->flag;
+    }
     break;
   case OPTION_CLEAR:
     mount->clear_flags |= known->flag;
     mount->flags &= ~known->flag;
+    if (known->recursive) {
+      mount->rec_clear_flags |= known->flag;
+      mount->rec_flags &= ~known->flag;
+    }
     break;
   case OPTION_BIND:
     mount->bind = true;
+    mount->recursive = mount->recursive || known->recursive;
     break;
   case OPTION_PROPAGATION:
     mount->propagation = known->flag | (known->recursive ? MS_REC : 0);

@@ -55,9 +55,14 @@ struct spec_mount {
   char *type;                /* NULL for a bind mount given only by options */
   char *source;              /* NULL when absent */
   bool bind;                 /* "bind" or "rbind" */
-  bool recursive;            /* "rbind", or "r"-prefixed attribute options */
+  bool recursive;            /* "rbind": the whole tree under the source */
   unsigned long flags;       /* MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_NOATIME, ... */
   unsigned long clear_flags; /* flags an option turned off ("rw", "suid", "dev", "exec", ...) */
+  /* The r- attribute forms ("rro", "rnosuid", "rdev"...): on every mount of
+   * the tree (they are in flags/clear_flags too, for the top one). They do
+   * not make a bind recursive. */
+  unsigned long rec_flags;
+  unsigned long rec_clear_flags;
   unsigned long propagation; /* 0 or one of MS_PRIVATE, MS_SHARED, MS_SLAVE, MS_UNBINDABLE, with
                                 MS_REC for the r- forms */
   char *data;                /* filesystem options ("mode=755,size=65536k"), NULL when none */

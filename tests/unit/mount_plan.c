@@ -241,6 +241,9 @@ static void test_mounts(void)
   is_int(plan.ops[i].attr, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
          "bind: ro, nosuid, no nodev added");
   is_int(plan.ops[i].propagation, MS_PRIVATE | MS_REC, "rprivate");
+  is_int(plan.ops[i].attr_rec, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
+         "rbind: what the top mount sets, every mount of the tree gets");
+  is_int(plan.ops[i].attr_rec_clr, 0, "rbind: and nothing is cleared below the top");
   ok(plan.ops[i].data == NULL && plan.ops[i].fstype == NULL, "a bind has no type and no data");
 
   i = find(&plan, MOUNT_OP_BIND, "/x/y/z");

@@ -446,6 +446,27 @@ static void test_rules(void)
     oci_error_free(&err);
     spec_clear(&s);
   }
+  /* an r- attribute form is about the tree's mounts: it never makes a bind
+   * take the tree (it did: "bind" + "rro" cloned every host submount) */
+  {
+    cleanup_cjson cJSON *config = base_with(
+        "mounts", "[{'destination': '/a', 'source': '/s', 'options': ['bind', 'rro', 'rdev']},"
+                  " {'destination': '/b', 'source': '/s', 'options': ['rbind', 'rnosuid', 'rw']}]");
+    struct spec s;
+    oci_error_t err = NULL;
+
+    ok(spec_parse(config, &s, &err) == 0 && s.n_mounts == 2, "bind with rro, rbind with rnosuid");
+    ok(s.n_mounts == 2 && s.mounts[0].bind && !s.mounts[0].recursive,
+       "bind + rro + rdev: still one mount, not the tree");
+    ok(s.n_mounts == 2 && s.mounts[0].flags == MS_RDONLY && s.mounts[0].rec_flags == MS_RDONLY &&
+           s.mounts[0].clear_flags == MS_NODEV && s.mounts[0].rec_clear_flags == MS_NODEV,
+       "rro and rdev: for the top mount and for the tree");
+    ok(s.n_mounts == 2 && s.mounts[1].recursive && s.mounts[1].rec_flags == MS_NOSUID &&
+           s.mounts[1].rec_clear_flags == 0 && s.mounts[1].clear_flags == MS_RDONLY,
+       "rbind + rnosuid + rw: the tree nosuid, rw only for the top mount");
+    oci_error_free(&err);
+    spec_clear(&s);
+  }
   refused("mounts", "[{'destination': '/a', 'options': ['rbind', 'idmap']}]",
           "mounts[0].options[1]: the mount option 'idmap' is not supported by ocirun");
   refused("mounts", "[{'destination': '/a', 'type': 3}]", "mounts[0].type: expected a string");
