@@ -155,8 +155,8 @@ static _Noreturn void hook_child(const struct spec_hook *hook, int program_fd, i
  * from that fd through the sealed exec stub, so that neither the program
  * nor a "#!/proc/self/exe" interpreter of a script can be ocirun's binary
  * (CVE-2019-5736). */
-static int spawn(const struct spec_hook *hook, bool in_container, int stdin_fd, int output_fd,
-                 int report_fd, pid_t *pid, oci_error_t *err)
+static int spawn(const struct spec_hook *hook, const char *what, bool in_container, int stdin_fd,
+                 int output_fd, int report_fd, pid_t *pid, oci_error_t *err)
 {
   cleanup_close int program_fd = -1;
 
@@ -164,12 +164,12 @@ static int spawn(const struct spec_hook *hook, bool in_container, int stdin_fd, 
     struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
     program_fd = (int)syscall(SYS_openat2, AT_FDCWD, hook->path, &how, sizeof(how));
     if (program_fd < 0)
-      return oci_error_errno(err, "hook %s: open '%s'%s", hook->path, hook->path,
+      return oci_error_errno(err, "hook %s: open '%s'%s", what, hook->path,
                              errno == ELOOP ? " (never through a /proc magic link)" : "");
   }
   *pid = fork();
   if (*pid < 0)
-    return oci_error_errno(err, "hook %s: fork", hook->path);
+    return oci_error_errno(err, "hook %s: fork", what);
   if (*pid == 0)
     hook_child(hook, program_fd, stdin_fd, output_fd, report_fd);
   /* Both sides set the group, so a timeout that comes first finds it. */
@@ -285,9 +285,9 @@ static int run_one(const struct spec_hook *hook, const char *what, const char *s
     output_read = fds[0];
     output_write = fds[1];
   }
-  if (spawn(hook, in_container, stdin_fd, output_write >= 0 ? output_write : 2, report_write, &pid,
-            err) < 0)
-    return oci_error_wrap(err, "hook %s", what);
+  if (spawn(hook, what, in_container, stdin_fd, output_write >= 0 ? output_write : 2, report_write,
+            &pid, err) < 0)
+    return -1;
   close(steal_fd(&report_write));
   if (output_write >= 0)
     close(steal_fd(&output_write));
