@@ -1,7 +1,8 @@
 /* `ocirun create`: the bundle's config.json parsed into a struct spec,
  * the runtime asked to build everything up to the user program
- * (runtime_create), the container recorded, then the runtime-namespace
- * hooks of create (prestart, createRuntime). A failure at any step leaves
+ * (runtime_create, which runs create's hooks, prestart, createRuntime and
+ * createContainer, at their places), the container recorded. A failure at
+ * any step leaves
  * no container behind: the process is killed, its cgroup and its state
  * removed (runtime.md: "If the runtime is unable to create the
  * environment ... it MUST generate an error"). */
@@ -131,31 +132,6 @@ static void destroy(struct container_handle *handle, const struct container *con
   oci_error_free(&err);
 }
 
-/* prestart (deprecated) and createRuntime: in the runtime's namespaces,
- * once the environment exists and before the user program; a failure
- * stops the lifecycle. */
-static int run_create_hooks(const struct spec *spec, const struct container *container,
-                            oci_error_t *err)
-{
-  static const enum spec_hook_kind kinds[] = {SPEC_HOOK_PRESTART, SPEC_HOOK_CREATE_RUNTIME};
-  cleanup_free char *state = NULL;
-
-  if (spec->hooks[SPEC_HOOK_PRESTART].n_hooks == 0 &&
-      spec->hooks[SPEC_HOOK_CREATE_RUNTIME].n_hooks == 0)
-    return 0;
-  state = container_state_json_for_spec(spec, container->id, container->bundle, container->pid,
-                                        CONTAINER_CREATING, err);
-  if (state == NULL)
-    return -1;
-  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-    const struct spec_hooks *list = &spec->hooks[kinds[i]];
-    if (hooks_run(list->hooks, list->n_hooks, kinds[i], spec_hook_kind_name(kinds[i]), state,
-                  log_hook_sink(), err) < 0)
-      return oci_error_wrap(err, "create");
-  }
-  return 0;
-}
-
 /* A terminal needs the caller's console socket (where the pty's master
  * goes), and a console socket a terminal; the runtime makes the pty. */
 static int check_terminal(const struct spec *spec, const struct create_options *options,
@@ -172,21 +148,10 @@ static int check_terminal(const struct spec *spec, const struct create_options *
   return 0;
 }
 
+/* Every kind of the spec: the runtime runs each at its place. */
 bool oci_hook_kind_supported(enum spec_hook_kind kind)
 {
-  return kind != SPEC_HOOK_CREATE_CONTAINER && kind != SPEC_HOOK_START_CONTAINER;
-}
-
-/* A hook is never skipped silently: a kind ocirun does not run is refused. */
-static int check_hooks_supported(const struct spec *spec, oci_error_t *err)
-{
-  for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++)
-    if (spec->hooks[kind].n_hooks > 0 && !oci_hook_kind_supported((enum spec_hook_kind)kind))
-      return oci_error_set(err, 0,
-                           "create: hooks.%s: not supported by ocirun yet (the runtime does not "
-                           "run hooks inside the container)",
-                           spec_hook_kind_name((enum spec_hook_kind)kind));
-  return 0;
+  return (unsigned)kind < SPEC_HOOK_KIND_COUNT;
 }
 
 static int create(const char *root, const char *id, const struct create_options *options,
@@ -233,7 +198,7 @@ static int create(const char *root, const char *id, const struct create_options 
   if (fchdir(bundle_fd) < 0)
     return oci_error_errno(err, "create: chdir to the bundle '%s'", bundle);
   if (spec_load_bundle(bundle_fd, bundle, &spec, err) < 0 ||
-      check_terminal(&spec, options, err) < 0 || check_hooks_supported(&spec, err) < 0)
+      check_terminal(&spec, options, err) < 0)
     goto out;
   if (options->unsafe_no_cgroup && spec.has_resources) {
     oci_error_set(err, 0,
@@ -264,6 +229,7 @@ static int create(const char *root, const char *id, const struct create_options 
         .rootless = geteuid() != 0,
         .unsafe_no_cgroup = options->unsafe_no_cgroup,
         .console_socket = console_socket,
+        .hook_log = log_hook_sink(),
     };
     pid_t pid = -1;
     char *cgroup_path = NULL;
@@ -276,7 +242,6 @@ static int create(const char *root, const char *id, const struct create_options 
     container.cgroup_path = cgroup_path;
   }
   if (process_start_time(container.pid, &container.pid_start_time, err) < 0 ||
-      run_create_hooks(&spec, &container, err) < 0 ||
       container_save(&handle, &container, err) < 0 ||
       (options->pid_file != NULL &&
        oci_write_pid_file(pid_file != NULL ? pid_file : options->pid_file, container.pid, err) < 0))
@@ -309,8 +274,9 @@ int command_oci_create(int argc, char **argv, const struct global_options *globa
       "\n"
       "Creates container ID from the bundle's config.json: namespaces, cgroup,\n"
       "mounts, root, user, capabilities and seccomp, everything up to the user\n"
-      "program, which runs at 'ocirun start ID'; then the prestart and createRuntime\n"
-      "hooks. stdio: ocirun's own 0, 1 and 2, or with process.terminal a pty\n"
+      "program, which runs at 'ocirun start ID'; the prestart, createRuntime and\n"
+      "createContainer hooks run before pivot_root. stdio: ocirun's own 0, 1 and 2,\n"
+      "or with process.terminal a pty\n"
       "whose master is sent to --console-socket.\n"
       "\n"
       "  -b, --bundle DIR         the bundle (default: the current directory)\n"

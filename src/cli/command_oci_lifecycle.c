@@ -42,99 +42,6 @@ static void run_post_hooks(const struct container *container, enum spec_hook_kin
   }
 }
 
-/* ---- start ---- */
-
-/* The process create left waits, blocked opening the exec FIFO for
- * writing; opening it for reading lets it through, and the byte it writes
- * says it is about to exec the user program. A process that dies instead
- * is seen through its pidfd, so start never hangs on a FIFO nobody opens. */
-static int release(const struct container_handle *handle, const struct container *container,
-                   oci_error_t *err)
-{
-  cleanup_close int fifo_fd = -1;
-  cleanup_close int pidfd = container_pidfd(container, err);
-  char byte;
-  ssize_t n;
-
-  if (pidfd < 0)
-    return -1;
-  fifo_fd = openat(handle->dir_fd, "exec.fifo", O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-  if (fifo_fd < 0)
-    return oci_error_errno(err, "start: open the exec FIFO of container '%s'", container->id);
-  for (;;) {
-    struct pollfd fds[2] = {{.fd = fifo_fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
-    if (poll(fds, 2, -1) < 0) {
-      if (errno == EINTR)
-        continue;
-      return oci_error_errno(err, "start: poll");
-    }
-    if (fds[0].revents & POLLIN)
-      break;
-    if (fds[0].revents & (POLLHUP | POLLERR))
-      return oci_error_set(err, 0, "start: container '%s' closed its exec FIFO without a word",
-                           container->id);
-    if (fds[1].revents != 0)
-      return oci_error_set(err, 0,
-                           "start: the process of container '%s' (pid %d) exited before "
-                           "it was started",
-                           container->id, container->pid);
-  }
-  /* From here the status reads "running": the marker goes first. */
-  if (unlinkat(handle->dir_fd, "exec.fifo", 0) < 0)
-    return oci_error_errno(err, "start: remove the exec FIFO of container '%s'", container->id);
-  do
-    n = read(fifo_fd, &byte, 1);
-  while (n < 0 && errno == EINTR);
-  if (n != 1)
-    return oci_error_set(err, n < 0 ? errno : 0, "start: read the exec FIFO of container '%s'",
-                         container->id);
-  return 0;
-}
-
-int command_oci_start(int argc, char **argv, const struct global_options *global)
-{
-  static const char usage[] =
-      "Usage: ocirun start ID\n"
-      "\n"
-      "Runs the user program (process.args) of container ID, which must be \"created\"\n"
-      "(a second start is an error), then its poststart hooks (a failing poststart\n"
-      "hook is a warning, as the runtime spec says).\n";
-  static const struct option options[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  struct container_handle handle;
-  struct container container;
-  enum container_status status;
-  oci_error_t err = NULL;
-  const char *id;
-  int c, ret;
-
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-    if (c != 'h')
-      return oci_usage_error("start", "unknown option");
-    fputs(usage, stdout);
-    return EXIT_OK;
-  }
-  id = oci_take_id("start", argc, argv);
-  if (id == NULL)
-    return EXIT_USAGE;
-  if (oci_container_load(global->root, id, true, &handle, &container, &err) < 0)
-    return oci_fail(&err);
-  status = container_status(&handle, &container);
-  if (status != CONTAINER_CREATED)
-    ret = oci_error_set(&err, 0, "start: container '%s' is %s, not created", id,
-                        container_status_name(status));
-  else
-    ret = release(&handle, &container, &err);
-  if (ret == 0) {
-    log_message("debug", "start: container '%s' released (pid %d)", id, container.pid);
-    run_post_hooks(&container, SPEC_HOOK_POSTSTART, CONTAINER_RUNNING);
-  }
-  container_clear(&container);
-  container_close(&handle);
-  return ret < 0 ? oci_fail(&err) : EXIT_OK;
-}
-
-/* ---- delete ---- */
-
 /* SIGKILL to the container (every process of its cgroup when it has
  * one), then wait for its process to be gone. */
 static int kill_container(const struct container *container, oci_error_t *err)
@@ -171,6 +78,140 @@ static int remove_cgroup(const struct container *container, oci_error_t *err)
   return cgroup_remove_path(container->cgroup_path, err);
 }
 
+/* The spec's step 12 and 13 for a container whose processes are gone:
+ * what create made undone (the cgroup, the state), then the poststop
+ * hooks, after the container is gone and before the verb returns. */
+static int destroy_container(struct container_handle *handle, const struct container *container,
+                             oci_error_t *err)
+{
+  if (remove_cgroup(container, err) < 0 || container_remove(handle, err) < 0)
+    return -1;
+  log_message("debug", "container '%s' destroyed", handle->id);
+  run_post_hooks(container, SPEC_HOOK_POSTSTOP, CONTAINER_STOPPED);
+  return 0;
+}
+
+/* ---- start ---- */
+
+/* The process create left waits, blocked opening the exec FIFO for
+ * writing; opening it for reading lets it through. It then runs the
+ * startContainer hooks and writes '0' when it is about to exec the user
+ * program, or 'E' and why it failed instead (*failed is then set: the
+ * container is to be destroyed). A process that dies instead is seen
+ * through its pidfd, so start never hangs on a FIFO nobody opens. */
+static int release(const struct container_handle *handle, const struct container *container,
+                   bool *failed, oci_error_t *err)
+{
+  cleanup_close int fifo_fd = -1;
+  cleanup_close int pidfd = container_pidfd(container, err);
+  char word[1100];
+  ssize_t n;
+
+  if (pidfd < 0)
+    return -1;
+  fifo_fd = openat(handle->dir_fd, "exec.fifo", O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fifo_fd < 0)
+    return oci_error_errno(err, "start: open the exec FIFO of container '%s'", container->id);
+  for (;;) {
+    struct pollfd fds[2] = {{.fd = fifo_fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR)
+        continue;
+      return oci_error_errno(err, "start: poll");
+    }
+    if (fds[0].revents & POLLIN)
+      break;
+    /* From here on the process was let through: a failure is its end. */
+    if (fds[0].revents & (POLLHUP | POLLERR)) {
+      *failed = true;
+      return oci_error_set(err, 0, "start: container '%s' closed its exec FIFO without a word",
+                           container->id);
+    }
+    if (fds[1].revents != 0) {
+      *failed = true;
+      return oci_error_set(err, 0,
+                           "start: the process of container '%s' (pid %d) exited before "
+                           "it was started",
+                           container->id, container->pid);
+    }
+  }
+  /* From here the status reads "running": the marker goes first. */
+  if (unlinkat(handle->dir_fd, "exec.fifo", 0) < 0)
+    return oci_error_errno(err, "start: remove the exec FIFO of container '%s'", container->id);
+  /* The word is written at once (under PIPE_BUF): one read has it. */
+  do
+    n = read(fifo_fd, word, sizeof(word) - 1);
+  while (n < 0 && errno == EINTR);
+  if (n < 1) {
+    *failed = true;
+    return oci_error_set(err, n < 0 ? errno : 0, "start: read the exec FIFO of container '%s'",
+                         container->id);
+  }
+  if (word[0] == '0')
+    return 0;
+  *failed = true;
+  word[n] = '\0';
+  return oci_error_set(err, 0, "start: container '%s': %s", container->id,
+                       word[0] == 'E' ? word + 1 : "an unknown word on its exec FIFO");
+}
+
+int command_oci_start(int argc, char **argv, const struct global_options *global)
+{
+  static const char usage[] =
+      "Usage: ocirun start ID\n"
+      "\n"
+      "Runs the startContainer hooks in container ID, which must be \"created\" (a\n"
+      "second start is an error), then its user program (process.args), then its\n"
+      "poststart hooks (a failing poststart hook is a warning). When a startContainer\n"
+      "hook fails, start fails and the container is destroyed (its poststop hooks\n"
+      "run), as the runtime spec says.\n";
+  static const struct option options[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  struct container_handle handle;
+  struct container container;
+  enum container_status status;
+  oci_error_t err = NULL;
+  bool failed = false;
+  const char *id;
+  int c, ret;
+
+  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    if (c != 'h')
+      return oci_usage_error("start", "unknown option");
+    fputs(usage, stdout);
+    return EXIT_OK;
+  }
+  id = oci_take_id("start", argc, argv);
+  if (id == NULL)
+    return EXIT_USAGE;
+  if (oci_container_load(global->root, id, true, &handle, &container, &err) < 0)
+    return oci_fail(&err);
+  status = container_status(&handle, &container);
+  if (status != CONTAINER_CREATED)
+    ret = oci_error_set(&err, 0, "start: container '%s' is %s, not created", id,
+                        container_status_name(status));
+  else
+    ret = release(&handle, &container, &failed, &err);
+  if (ret == 0) {
+    log_message("debug", "start: container '%s' released (pid %d)", id, container.pid);
+    run_post_hooks(&container, SPEC_HOOK_POSTSTART, CONTAINER_RUNNING);
+  }
+  /* The spec (runtime.md "Lifecycle", step 7): a failing startContainer
+   * hook stops the container and the lifecycle goes on at its destruction
+   * and the poststop hooks, as delete --force would. */
+  if (failed) {
+    oci_error_t cleanup_err = NULL;
+    if (kill_container(&container, &cleanup_err) < 0 ||
+        destroy_container(&handle, &container, &cleanup_err) < 0)
+      log_message("warning", "start: clean up: %s", cleanup_err->message);
+    oci_error_free(&cleanup_err);
+  }
+  container_clear(&container);
+  container_close(&handle);
+  return ret < 0 ? oci_fail(&err) : EXIT_OK;
+}
+
+/* ---- delete ---- */
+
 static int delete_container(struct container_handle *handle, bool force, oci_error_t *err)
 {
   struct container container;
@@ -198,11 +239,8 @@ static int delete_container(struct container_handle *handle, bool force, oci_err
   }
   if (status != CONTAINER_STOPPED && kill_container(&container, err) < 0)
     goto out;
-  if (remove_cgroup(&container, err) < 0 || container_remove(handle, err) < 0)
+  if (destroy_container(handle, &container, err) < 0)
     goto out;
-  log_message("debug", "delete: container '%s' deleted", handle->id);
-  /* After the container is gone, before delete returns (runtime.md). */
-  run_post_hooks(&container, SPEC_HOOK_POSTSTOP, CONTAINER_STOPPED);
   ret = 0;
 out:
   container_clear(&container);

@@ -8,19 +8,23 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "oci/cleanup.h"
+#include "runtime/exec_stub.h"
+#include "runtime/exec_stub/protocol.h"
 
 /* A longer line is passed on in pieces. */
 #define HOOK_LINE_MAX 4096
@@ -109,39 +113,86 @@ static long long now_ms(void)
   return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int spawn(const struct spec_hook *hook, int stdin_fd, int output_fd, pid_t *pid,
-                 oci_error_t *err)
+/* What the forked hook process writes to the report pipe when it cannot
+ * exec its program: the exec stub's report (the stub writes the same one
+ * when its own exec of the program fails). Nothing: it exec'd. */
+static _Noreturn void exec_failed(int report_fd, const char *path, int error)
+{
+  struct exec_stub_report report = {.kind = EXEC_STUB_REPORT_EXEC_FAILED, .errno_value = error};
+  ssize_t ignored;
+
+  snprintf(report.message, sizeof(report.message), "exec '%s': %s", path, strerror(error));
+  ignored = write(report_fd, &report, sizeof(report));
+  (void)ignored;
+  _exit(127);
+}
+
+/* The forked process: a process group of its own (the timeout kills the
+ * whole group, so a hook's children are not left behind), the state on
+ * stdin, its output on stdout and stderr, and no other descriptor of the
+ * runner's: close-on-exec is set on every one, whatever the caller left
+ * open, so only a fd the exec stub hands on explicitly survives exec. */
+static _Noreturn void hook_child(const struct spec_hook *hook, int program_fd, int stdin_fd,
+                                 int output_fd, int report_fd)
 {
   static char *const empty[] = {NULL};
   char *const default_argv[] = {hook->path, NULL};
-  posix_spawn_file_actions_t actions;
-  int status;
+  char *const *argv = hook->args != NULL && hook->args[0] != NULL ? hook->args : default_argv;
+  char *const *envp = hook->env != NULL ? hook->env : empty;
 
-  if (posix_spawn_file_actions_init(&actions) != 0)
-    return oci_error_set(err, ENOMEM, "hook %s", hook->path);
-  /* dup2 clears close-on-exec on the copies: stdin, stdout, stderr only. */
-  status = posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
-  if (status == 0)
-    status = posix_spawn_file_actions_adddup2(&actions, output_fd, 1);
-  if (status == 0)
-    status = posix_spawn_file_actions_adddup2(&actions, output_fd, 2);
-  if (status == 0)
-    status = posix_spawn(pid, hook->path, &actions, NULL,
-                         hook->args != NULL && hook->args[0] != NULL ? hook->args : default_argv,
-                         hook->env != NULL ? hook->env : empty);
-  posix_spawn_file_actions_destroy(&actions);
-  if (status != 0)
-    return oci_error_set(err, status, "hook %s: spawn", hook->path);
+  if (setpgid(0, 0) < 0 || dup2(stdin_fd, 0) < 0 || dup2(output_fd, 1) < 0 ||
+      dup2(output_fd, 2) < 0 || close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    exec_failed(report_fd, hook->path, errno);
+  if (program_fd >= 0)
+    exec_stub_exec(program_fd, hook->path, report_fd, argv, envp);
+  else
+    execve(hook->path, argv, envp);
+  exec_failed(report_fd, hook->path, errno);
+}
+
+/* In the container's process, the program is opened first: never through
+ * a /proc magic link (/proc/self/exe there is ocirun's binary), and exec'd
+ * from that fd through the sealed exec stub, so that neither the program
+ * nor a "#!/proc/self/exe" interpreter of a script can be ocirun's binary
+ * (CVE-2019-5736). */
+static int spawn(const struct spec_hook *hook, const char *what, bool in_container, int stdin_fd,
+                 int output_fd, int report_fd, pid_t *pid, oci_error_t *err)
+{
+  cleanup_close int program_fd = -1;
+
+  if (in_container) {
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+    program_fd = (int)syscall(SYS_openat2, AT_FDCWD, hook->path, &how, sizeof(how));
+    if (program_fd < 0)
+      return oci_error_errno(err, "hook %s: open '%s'%s", what, hook->path,
+                             errno == ELOOP ? " (never through a /proc magic link)" : "");
+  }
+  *pid = fork();
+  if (*pid < 0)
+    return oci_error_errno(err, "hook %s: fork", what);
+  if (*pid == 0)
+    hook_child(hook, program_fd, stdin_fd, output_fd, report_fd);
+  /* Both sides set the group, so a timeout that comes first finds it. */
+  setpgid(*pid, *pid);
   return 0;
+}
+
+/* SIGKILL to the hook's process group and to the hook itself (through its
+ * pidfd, in case it left the group), then reaps it. */
+static void kill_hook(pid_t pid, int pidfd, siginfo_t *info)
+{
+  kill(-pid, SIGKILL);
+  pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+  while (waitid(P_PIDFD, (id_t)pidfd, info, WEXITED) < 0 && errno == EINTR)
+    ;
 }
 
 /* Waits for the hook, passing its output on, until it exits or the
  * deadline (0: none) passes; then reaps it. */
 static int wait_hook(pid_t pid, int pidfd, int output_fd, struct output *out, long long deadline,
-                     const struct spec_hook *hook, oci_error_t *err)
+                     siginfo_t *info, const struct spec_hook *hook, oci_error_t *err)
 {
   bool exited = false, output_done = output_fd < 0;
-  siginfo_t info = {0};
 
   while (!exited) {
     struct pollfd fds[2] = {{.fd = pidfd, .events = POLLIN},
@@ -150,9 +201,7 @@ static int wait_hook(pid_t pid, int pidfd, int output_fd, struct output *out, lo
     int ready;
 
     if (deadline > 0 && left <= 0) {
-      pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-      while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED) < 0 && errno == EINTR)
-        ;
+      kill_hook(pid, pidfd, info);
       if (!output_done)
         drain(output_fd, out);
       flush_line(out);
@@ -160,8 +209,11 @@ static int wait_hook(pid_t pid, int pidfd, int output_fd, struct output *out, lo
                            out->what, hook->path, hook->timeout);
     }
     ready = poll(fds, 2, left > 60000 || left < 0 ? 60000 : (int)left);
-    if (ready < 0 && errno != EINTR)
-      return oci_error_errno(err, "hook %s: poll", out->what);
+    if (ready < 0 && errno != EINTR) {
+      oci_error_errno(err, "hook %s: poll", out->what);
+      kill_hook(pid, pidfd, info);
+      return -1;
+    }
     if (ready <= 0)
       continue;
     if (fds[1].revents != 0 && drain(output_fd, out) == 1)
@@ -174,28 +226,47 @@ static int wait_hook(pid_t pid, int pidfd, int output_fd, struct output *out, lo
   if (!output_done)
     drain(output_fd, out);
   flush_line(out);
-  while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED) < 0)
+  while (waitid(P_PIDFD, (id_t)pidfd, info, WEXITED) < 0)
     if (errno != EINTR)
       return oci_error_errno(err, "hook %s: wait for pid %d", out->what, (int)pid);
-  if (info.si_code == CLD_EXITED && info.si_status == 0)
-    return 0;
-  if (info.si_code == CLD_EXITED)
-    return oci_error_set(err, 0, "hook %s (%s) exited with status %d", out->what, hook->path,
-                         info.si_status);
-  return oci_error_set(err, 0, "hook %s (%s) killed by signal %d", out->what, hook->path,
-                       info.si_status);
+  return 0;
 }
 
-int hook_run(const struct spec_hook *hook, const char *what, const char *state_json,
-             const struct hook_log *log, oci_error_t *err)
+/* The hook's outcome: a report of a failed exec first (its process then
+ * exits 127, which says less), else its exit status. */
+static int hook_outcome(const siginfo_t *info, int report_fd, const char *what,
+                        const struct spec_hook *hook, oci_error_t *err)
+{
+  struct exec_stub_report report;
+  ssize_t n = read(report_fd, &report, sizeof(report));
+
+  if (n == (ssize_t)sizeof(report) && report.kind == EXEC_STUB_REPORT_EXEC_FAILED) {
+    report.message[sizeof(report.message) - 1] = '\0';
+    return oci_error_set(err, report.errno_value, "hook %s: %s", what, report.message);
+  }
+  if (info->si_code == CLD_EXITED && info->si_status == 0)
+    return 0;
+  if (info->si_code == CLD_EXITED)
+    return oci_error_set(err, 0, "hook %s (%s) exited with status %d", what, hook->path,
+                         info->si_status);
+  return oci_error_set(err, 0, "hook %s (%s) killed by signal %d", what, hook->path,
+                       info->si_status);
+}
+
+static int run_one(const struct spec_hook *hook, const char *what, const char *state_json,
+                   const struct hook_log *log, bool in_container, oci_error_t *err)
 {
   cleanup_close int stdin_fd = -1;
   cleanup_close int pidfd = -1;
-  int pipe_fds[2] = {-1, -1};
+  cleanup_close int report_read = -1;
+  cleanup_close int report_write = -1;
+  cleanup_close int output_read = -1;
+  cleanup_close int output_write = -1;
   struct output out = {.log = log, .what = what};
   long long deadline = hook->timeout > 0 ? now_ms() + (long long)hook->timeout * 1000 : 0;
-  pid_t pid;
-  int ret;
+  siginfo_t info = {0};
+  int fds[2];
+  pid_t pid = -1;
 
   if (hook->path == NULL || hook->path[0] != '/')
     return oci_error_set(err, 0, "hook %s: path '%s' is not absolute", what,
@@ -203,30 +274,41 @@ int hook_run(const struct spec_hook *hook, const char *what, const char *state_j
   stdin_fd = state_memfd(state_json, err);
   if (stdin_fd < 0)
     return -1;
-  /* Without a log the hook writes straight to ocirun's stderr. */
-  if (log != NULL && log->line != NULL && pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) < 0)
+  if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
     return oci_error_errno(err, "hook %s: pipe", what);
-  if (spawn(hook, stdin_fd, pipe_fds[1] >= 0 ? pipe_fds[1] : 2, &pid, err) < 0) {
-    if (pipe_fds[0] >= 0) {
-      close(pipe_fds[0]);
-      close(pipe_fds[1]);
-    }
-    return oci_error_wrap(err, "hook %s", what);
+  report_read = fds[0];
+  report_write = fds[1];
+  /* Without a log the hook writes straight to the runner's stderr. */
+  if (log != NULL && log->line != NULL) {
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+      return oci_error_errno(err, "hook %s: pipe", what);
+    output_read = fds[0];
+    output_write = fds[1];
   }
-  if (pipe_fds[1] >= 0)
-    close(pipe_fds[1]);
+  if (spawn(hook, what, in_container, stdin_fd, output_write >= 0 ? output_write : 2, report_write,
+            &pid, err) < 0)
+    return -1;
+  close(steal_fd(&report_write));
+  if (output_write >= 0)
+    close(steal_fd(&output_write));
   pidfd = pidfd_open(pid, 0);
   if (pidfd < 0) {
     /* Our own unreaped child: pidfd_open only fails for want of fds. */
-    ret = oci_error_errno(err, "hook %s: pidfd_open", what);
+    oci_error_errno(err, "hook %s: pidfd_open", what);
+    kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
-  } else {
-    ret = wait_hook(pid, pidfd, pipe_fds[0], &out, deadline, hook, err);
+    return -1;
   }
-  if (pipe_fds[0] >= 0)
-    close(pipe_fds[0]);
-  return ret;
+  if (wait_hook(pid, pidfd, output_read, &out, deadline, &info, hook, err) < 0)
+    return -1;
+  return hook_outcome(&info, report_read, what, hook, err);
+}
+
+int hook_run(const struct spec_hook *hook, const char *what, const char *state_json,
+             const struct hook_log *log, oci_error_t *err)
+{
+  return run_one(hook, what, state_json, log, false, err);
 }
 
 bool hooks_failure_aborts(enum spec_hook_kind kind)
@@ -254,6 +336,19 @@ int hooks_run(const struct spec_hook *hooks, size_t n, enum spec_hook_kind kind,
     }
     emit(log, true, failure != NULL ? failure->message : "out of memory");
     oci_error_free(&failure);
+  }
+  return 0;
+}
+
+int hooks_run_in_container(const struct spec_hooks *list, enum spec_hook_kind kind,
+                           const char *state_json, oci_error_t *err)
+{
+  for (size_t i = 0; i < list->n_hooks; i++) {
+    char what[128];
+
+    snprintf(what, sizeof(what), "%s[%zu]", spec_hook_kind_name(kind), i);
+    if (run_one(&list->hooks[i], what, state_json, NULL, true, err) < 0)
+      return -1;
   }
   return 0;
 }

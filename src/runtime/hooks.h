@@ -20,9 +20,10 @@ struct hook_log {
 
 /* Runs one hook: path with args (args[0] is argv[0]; none: path) and env
  * (none: empty), state_json on stdin, stdout and stderr line by line to
- * log (NULL: the caller's stderr, for a caller with no log, e.g. the
- * container's child), SIGKILLed when its timeout expires. what names it in
- * messages ("poststart[1]"). 0 when it exited with status 0. */
+ * log (NULL: the caller's stderr), in a process group of its own that is
+ * SIGKILLed when its timeout expires, with no descriptor of the caller's
+ * but 0, 1 and 2. what names it in messages ("poststart[1]"). 0 when it
+ * exited with status 0. */
 int hook_run(const struct spec_hook *hook, const char *what, const char *state_json,
              const struct hook_log *log, oci_error_t *err);
 
@@ -37,5 +38,15 @@ bool hooks_failure_aborts(enum spec_hook_kind kind);
 int hooks_run(const struct spec_hook *hooks, size_t n, enum spec_hook_kind kind,
               const char *kind_name, const char *state_json, const struct hook_log *log,
               oci_error_t *err);
+
+/* The hooks the container's own process runs (createContainer before
+ * pivot_root, startContainer after it), in the mount namespace it is in:
+ * each path opened without a /proc magic link and exec'd through the
+ * sealed exec stub (exec_stub.h, whose exec_stub_prepare must have run),
+ * never as ocirun's binary; output on the process's stderr; the state
+ * (with the pid as the container sees it) on stdin. The first failure
+ * stops them and returns -1. */
+int hooks_run_in_container(const struct spec_hooks *list, enum spec_hook_kind kind,
+                           const char *state_json, oci_error_t *err);
 
 #endif

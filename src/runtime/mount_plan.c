@@ -1522,14 +1522,26 @@ static const char *host_source(const struct mount_op *op)
 
 int mount_plan_apply(const struct mount_plan *plan, oci_error_t *err)
 {
+  return mount_plan_apply_pausing(plan, NULL, err);
+}
+
+int mount_plan_apply_pausing(const struct mount_plan *plan, const struct mount_plan_pause *pause,
+                             oci_error_t *err)
+{
   cleanup_close int root_fd = -1;
   cleanup_close int scratch_fd = -1;
+  bool paused = pause == NULL;
 
   for (size_t i = 0; i < plan->n_ops; i++) {
     const struct mount_op *op = &plan->ops[i];
     oci_error_t step_err = NULL;
     int ret;
 
+    if (!paused && (op->kind == MOUNT_OP_ROOT_READ_ONLY || op->kind == MOUNT_OP_PIVOT_ROOT)) {
+      paused = true;
+      if (pause->before_pivot(pause->context, err) < 0)
+        return -1;
+    }
     if (op->kind != MOUNT_OP_MAKE_PRIVATE && op->kind != MOUNT_OP_ROOT_SCRATCH &&
         op->kind != MOUNT_OP_ROOT_OVERLAY && op->kind != MOUNT_OP_ROOT_BIND && root_fd < 0)
       return oci_error_set(err, 0, "mount plan: step %zu (%s %s) before the root exists", i + 1,

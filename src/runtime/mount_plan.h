@@ -105,6 +105,17 @@ void mount_plan_print(const struct mount_plan *plan, FILE *out);
  * message names the step, its target and errno. plan->lower_fd must be
  * open and, for an overlay root, the mount point's identity set. */
 int mount_plan_apply(const struct mount_plan *plan, oci_error_t *err);
+/* The same, stopping once between the mounts and the root's last changes
+ * (root.readonly, pivot_root) to call before_pivot: there the container's
+ * mounts are made, the root is still writable and the host's root still
+ * visible (the OCI createRuntime and createContainer hooks run then). Its
+ * failure stops the plan. */
+struct mount_plan_pause {
+  int (*before_pivot)(void *context, oci_error_t *err);
+  void *context;
+};
+int mount_plan_apply_pausing(const struct mount_plan *plan, const struct mount_plan_pause *pause,
+                             oci_error_t *err);
 void mount_plan_clear(struct mount_plan *plan);
 
 #endif

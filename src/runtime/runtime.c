@@ -42,7 +42,9 @@
 #include "runtime/cgroup_devices.h"
 #include "runtime/exec_stub.h"
 #include "runtime/exec_stub/protocol.h"
+#include "runtime/container.h"
 #include "runtime/exit_codes.h"
+#include "runtime/hooks.h"
 #include "runtime/in_root.h"
 #include "runtime/mount_plan.h"
 #include "runtime/network.h"
@@ -59,8 +61,15 @@
 #define EXIT_TIMED_OUT 124
 
 /* What the child tells the parent: it failed before execve, or (create)
- * it is ready and waits for `start`. */
-enum child_failure { CHILD_SETUP_FAILED = 1, CHILD_EXEC_FAILED = 2, CHILD_READY = 3 };
+ * its mounts are made and it waits while the parent runs the prestart and
+ * createRuntime hooks (a byte on the go pipe lets it on), or it is ready
+ * and waits for `start`. */
+enum child_failure {
+  CHILD_SETUP_FAILED = 1,
+  CHILD_EXEC_FAILED = 2,
+  CHILD_READY = 3,
+  CHILD_HOOKS = 4
+};
 struct child_report {
   int kind;
   int errno_value;
@@ -408,7 +417,9 @@ static int setup_console(struct launch *launch, oci_error_t *err)
 
 /* create: tell the parent the container is ready, then block until
  * `ocirun start` opens the fifo for reading (the open for writing returns
- * then) and reads the byte written here. */
+ * then). The fd is start's channel: its first byte is '0' when the user
+ * program is about to be exec'd, or 'E' and the reason this process
+ * failed instead (a startContainer hook). */
 static int wait_for_start(struct launch *launch, oci_error_t *err)
 {
   struct child_report ready = {.kind = CHILD_READY};
@@ -423,14 +434,95 @@ static int wait_for_start(struct launch *launch, oci_error_t *err)
   while (fd < 0 && errno == EINTR);
   if (fd < 0)
     return oci_error_errno(err, "create: open the exec fifo");
-  if (write(fd, "0", 1) != 1) {
-    close(fd);
-    return oci_error_errno(err, "create: write the exec fifo");
-  }
-  close(fd);
   close(launch->exec_fifo_fd);
   launch->exec_fifo_fd = -1;
-  return 0;
+  return fd;
+}
+
+/* start failed in this process: the reason to `ocirun start` (one write,
+ * under PIPE_BUF, so start reads it whole), then exit. */
+static _Noreturn void start_fail(int start_fd, oci_error_t *err)
+{
+  char message[sizeof(((struct child_report *)NULL)->message) + 1];
+  int length = snprintf(message, sizeof(message), "E%s", (*err)->message);
+  ssize_t ignored;
+
+  if (length > (int)sizeof(message) - 1)
+    length = (int)sizeof(message) - 1;
+  ignored = write(start_fd, message, (size_t)length);
+  (void)ignored;
+  _exit(EXIT_RUNTIME_ERROR);
+}
+
+/* create, between the mounts and pivot_root (the spec's place for the
+ * three): the parent runs prestart and createRuntime in the runtime's
+ * namespaces while this process waits on the go pipe, then this process
+ * runs createContainer in the container's namespaces, the host's root
+ * still visible (their paths are the runtime namespace's, the spec says).
+ * They run with this process's full capabilities, as runc's and crun's
+ * do: they are the configuration author's programs, as trusted as the
+ * runtime, and their paths are the host's, which the image cannot change;
+ * still, each is exec'd through the sealed exec stub, never as ocirun's
+ * binary (hooks_run_in_container). */
+static int child_before_pivot(void *context, oci_error_t *err)
+{
+  struct launch *launch = context;
+  const struct spec *spec = launch->spec;
+  cleanup_free char *state = NULL;
+
+  if (spec->hooks[SPEC_HOOK_PRESTART].n_hooks > 0 ||
+      spec->hooks[SPEC_HOOK_CREATE_RUNTIME].n_hooks > 0) {
+    struct child_report ask = {.kind = CHILD_HOOKS};
+    ssize_t n;
+    char go;
+
+    if (write(launch->report_fd, &ask, sizeof(ask)) != (ssize_t)sizeof(ask))
+      return oci_error_errno(err, "create: ask for the createRuntime hooks");
+    do
+      n = read(launch->go_fd, &go, 1);
+    while (n < 0 && errno == EINTR);
+    if (n != 1)
+      _exit(EXIT_RUNTIME_ERROR); /* the parent is gone, or a hook of its failed */
+  }
+  if (spec->hooks[SPEC_HOOK_CREATE_CONTAINER].n_hooks == 0)
+    return 0;
+  /* The pid as the container sees it: the spec's rule for hooks run in
+   * the container namespace. */
+  state = container_state_json_for_spec(spec, launch->options->id, launch->options->bundle,
+                                        getpid(), CONTAINER_CREATED, err);
+  if (state == NULL)
+    return -1;
+  return hooks_run_in_container(&spec->hooks[SPEC_HOOK_CREATE_CONTAINER],
+                                SPEC_HOOK_CREATE_CONTAINER, state, err);
+}
+
+static bool has_create_hooks(const struct spec *spec)
+{
+  return spec->hooks[SPEC_HOOK_PRESTART].n_hooks > 0 ||
+         spec->hooks[SPEC_HOOK_CREATE_RUNTIME].n_hooks > 0 ||
+         spec->hooks[SPEC_HOOK_CREATE_CONTAINER].n_hooks > 0;
+}
+
+/* start, in this process once confined (user, capabilities,
+ * no-new-privileges, seccomp) and before the user program: the
+ * startContainer hooks. Their paths resolve in the container's root, so
+ * what they run is the image's file, which anything already in the
+ * container (an `ocirun exec` of a created container) may have replaced:
+ * they get exactly the workload's privileges, never this process's
+ * earlier ones (runc and crun run them at the same point). */
+static int run_start_hooks(const struct launch *launch, oci_error_t *err)
+{
+  const struct spec *spec = launch->spec;
+  cleanup_free char *state = NULL;
+
+  if (spec->hooks[SPEC_HOOK_START_CONTAINER].n_hooks == 0)
+    return 0;
+  state = container_state_json_for_spec(spec, launch->options->id, launch->options->bundle,
+                                        getpid(), CONTAINER_CREATED, err);
+  if (state == NULL)
+    return -1;
+  return hooks_run_in_container(&spec->hooks[SPEC_HOOK_START_CONTAINER], SPEC_HOOK_START_CONTAINER,
+                                state, err);
 }
 
 /* The caller's session keyring (kerberos tickets, fscrypt or ecryptfs keys,
@@ -645,7 +737,9 @@ static int child_confine(struct launch *launch, oci_error_t *err)
 static _Noreturn void child_main(struct launch *launch)
 {
   const struct spec *spec = launch->spec;
+  struct mount_plan_pause pause = {.before_pivot = child_before_pivot, .context = launch};
   oci_error_t err = NULL;
+  int start_fd = -1;
   char go;
   ssize_t n;
 
@@ -687,7 +781,7 @@ static _Noreturn void child_main(struct launch *launch)
   }
   if (sysctl_apply(spec, &err) < 0 ||
       ((launch->clone_flags & CLONE_NEWNET) && network_loopback_up(&err) < 0) ||
-      mount_plan_apply(&launch->plan, &err) < 0)
+      mount_plan_apply_pausing(&launch->plan, has_create_hooks(spec) ? &pause : NULL, &err) < 0)
     child_fail(launch, &err);
   if (launch->root_fd >= 0 && close(launch->root_fd) < 0) {
     oci_error_errno(&err, "run: close the root tree");
@@ -699,10 +793,20 @@ static _Noreturn void child_main(struct launch *launch)
   if (apply_rlimits(&spec->process, &err) < 0 ||
       enter_workdir(spec->process.cwd, spec->root_readonly, &err) < 0)
     child_fail(launch, &err);
-  if (launch->exec_fifo_fd >= 0 && wait_for_start(launch, &err) < 0)
+  if (launch->exec_fifo_fd >= 0 && (start_fd = wait_for_start(launch, &err)) < 0)
     child_fail(launch, &err);
-  if (child_confine(launch, &err) < 0)
+  if (child_confine(launch, &err) < 0 || run_start_hooks(launch, &err) < 0) {
+    if (start_fd >= 0)
+      start_fail(start_fd, &err);
     child_fail(launch, &err);
+  }
+  if (start_fd >= 0) {
+    if (write(start_fd, "0", 1) != 1) {
+      oci_error_errno(&err, "start: write the exec fifo");
+      child_fail(launch, &err);
+    }
+    close(start_fd);
+  }
   child_exec(launch);
 }
 
@@ -1389,6 +1493,12 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   int ret = -1;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
+  /* Hooks belong to the OCI lifecycle (create, start, delete); a hook is
+   * refused rather than skipped. */
+  for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++)
+    if (spec->hooks[kind].n_hooks > 0)
+      return oci_error_set(err, 0, "hooks.%s: ocirun run runs no hooks (ocirun create does)",
+                           spec_hook_kind_name((enum spec_hook_kind)kind));
   /* The run dir holds the scratch of an overlay root: its path is
    * ocirun's layout, derived from the name. */
   if (asprintf(&run_dir, "%s/run/%s", res.root, options->id) < 0) {
@@ -1496,24 +1606,52 @@ out:
   return ret;
 }
 
-/* Reads the child's first report: ready (it waits for `start`), or why it
- * failed. */
-static int wait_until_ready(struct spawned *child, oci_error_t *err)
+/* prestart (deprecated) then createRuntime, in the runtime's namespaces
+ * (this process's), while the child waits between its mounts and
+ * pivot_root; the pid in their state is the child's in ours. */
+static int run_runtime_hooks(const struct launch *launch, pid_t pid, oci_error_t *err)
+{
+  static const enum spec_hook_kind kinds[] = {SPEC_HOOK_PRESTART, SPEC_HOOK_CREATE_RUNTIME};
+  const struct spec *spec = launch->spec;
+  cleanup_free char *state = container_state_json_for_spec(
+      spec, launch->options->id, launch->options->bundle, pid, CONTAINER_CREATED, err);
+
+  if (state == NULL)
+    return -1;
+  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+    const struct spec_hooks *list = &spec->hooks[kinds[i]];
+    if (hooks_run(list->hooks, list->n_hooks, kinds[i], spec_hook_kind_name(kinds[i]), state,
+                  launch->options->hook_log, err) < 0)
+      return oci_error_wrap(err, "create");
+  }
+  return 0;
+}
+
+/* Reads the child's reports until it is ready (it waits for `start`):
+ * on the way, its call for the runtime's hooks; or why it failed. */
+static int wait_until_ready(const struct launch *launch, struct spawned *child, oci_error_t *err)
 {
   struct child_report report;
   struct run_result ignored;
   ssize_t n;
 
-  do
-    n = read(child->report_fd, &report, sizeof(report));
-  while (n < 0 && errno == EINTR);
-  if (n != (ssize_t)sizeof(report))
-    return oci_error_set(err, n < 0 ? errno : 0,
-                         "create: the container's process died before it was ready");
-  report.message[sizeof(report.message) - 1] = '\0';
-  if (report.kind == CHILD_READY)
-    return 0;
-  return report_failure(&report, &ignored, err);
+  for (;;) {
+    do
+      n = read(child->report_fd, &report, sizeof(report));
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof(report))
+      return oci_error_set(err, n < 0 ? errno : 0,
+                           "create: the container's process died before it was ready");
+    report.message[sizeof(report.message) - 1] = '\0';
+    if (report.kind == CHILD_READY)
+      return 0;
+    if (report.kind != CHILD_HOOKS)
+      return report_failure(&report, &ignored, err);
+    if (run_runtime_hooks(launch, child->pid, err) < 0)
+      return -1;
+    if (write(child->go_fd, "h", 1) != 1)
+      return oci_error_errno(err, "create: let the container's process go on after its hooks");
+  }
 }
 
 int runtime_create(const struct spec *spec, const struct runtime_options *options,
@@ -1566,7 +1704,7 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
     slice_created = true;
   }
   if (spawn_child(&launch, slice_created ? created.dir_fd : -1, &child, err) < 0 ||
-      wait_until_ready(&child, err) < 0) {
+      wait_until_ready(&launch, &child, err) < 0) {
     spawned_kill(&child);
     goto out;
   }

@@ -13,6 +13,8 @@
 #include "runtime/mount_plan.h"
 #include "runtime/spec.h"
 
+struct hook_log;
+
 /* How a run is made that a configuration does not say. */
 struct runtime_options {
   const char *state_root;     /* --root: ocirun's state, records and caches */
@@ -30,6 +32,9 @@ struct runtime_options {
   /* What names each mounts[] entry in messages, n_mounts of them, NULL for
    * the default ("config.json: mounts[N]"): a front end's own flag. */
   const char *const *mount_names;
+  /* create: where the prestart and createRuntime hooks' output and
+   * warnings go (NULL: ocirun's stderr) */
+  const struct hook_log *hook_log;
 };
 
 /* What the parent knows of the container's process once it has exec'd:

@@ -260,6 +260,44 @@ static void test_hooks(const char *dir)
   clock_gettime(CLOCK_MONOTONIC, &t1);
   ok(t1.tv_sec - t0.tv_sec < 4, "killed at its timeout (1 s), not at its end (5 s)");
 
+  {
+    /* A child the hook started, in its process group, dies at the
+     * timeout with it; the background sleep's pid is its output. */
+    char *group_args[] = {"sh", "-c", "sleep 30 & echo $!; exec sleep 30", NULL};
+    pid_t child = 0;
+    hook = sh_hook(group_args, 1);
+    captured.n = 0;
+    ok(hook_run(&hook, "group", "{}", &log, &err) < 0 && err != NULL &&
+           err->errno_value == ETIMEDOUT && captured.n == 1 &&
+           strrchr(captured.lines[0], ' ') != NULL &&
+           (child = (pid_t)atoi(strrchr(captured.lines[0], ' ') + 1)) > 0,
+       "a hook that started a child, past its timeout: killed");
+    oci_error_free(&err);
+    for (int i = 0; i < 50 && child > 0 && kill(child, 0) == 0; i++)
+      usleep(100000);
+    ok(child > 0 && kill(child, 0) < 0 && errno == ESRCH,
+       "... and its child with it (its process group), none left behind");
+  }
+  {
+    /* A descriptor the caller left open without close-on-exec: */
+    char *fd_args[] = {"sh", "-c", "[ -e /proc/self/fd/9 ] && echo leaked || echo closed", NULL};
+    int fd = open("/dev/null", O_RDONLY);
+    hook = sh_hook(fd_args, 0);
+    captured.n = 0;
+    ok(fd >= 0 && dup2(fd, 9) == 9 && hook_run(&hook, "fds", "{}", &log, &err) == 0 &&
+           captured.n == 1 && strcmp(captured.lines[0], "hook fds: closed") == 0,
+       "a descriptor of the caller's (9, not close-on-exec) does not reach the hook");
+    oci_error_free(&err);
+    if (fd >= 0)
+      close(fd);
+    close(9);
+  }
+  hook = (struct spec_hook){.path = "/no/such/program"};
+  ok(hook_run(&hook, "missing", "{}", &log, &err) < 0 && err != NULL &&
+         strstr(err->message, "hook missing: exec '/no/such/program': No such file") != NULL,
+     "a program that cannot be exec'd: said so, not as status 127");
+  oci_error_free(&err);
+
   hook = (struct spec_hook){.path = "relative/hook"};
   ok(hook_run(&hook, "rel", "{}", &log, &err) < 0, "a relative hook path is refused");
   oci_error_free(&err);
@@ -389,8 +427,8 @@ static void test_features(void)
   for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++)
     all = all && in_list(at(features, "hooks"), spec_hook_kind_name((enum spec_hook_kind)kind)) ==
                      oci_hook_kind_supported((enum spec_hook_kind)kind);
-  ok(all && cJSON_GetArraySize(at(features, "hooks")) == 4,
-     "hooks: exactly the kinds ocirun runs (createContainer, startContainer not yet)");
+  ok(all && cJSON_GetArraySize(at(features, "hooks")) == SPEC_HOOK_KIND_COUNT,
+     "hooks: every kind of the spec, which ocirun runs");
   all = true;
   cJSON_ArrayForEach(item, at(features, "mountOptions"))
   {
