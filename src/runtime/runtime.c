@@ -39,6 +39,7 @@
 
 #include "runtime/capabilities.h"
 #include "runtime/cgroup.h"
+#include "runtime/console.h"
 #include "runtime/cgroup_devices.h"
 #include "runtime/exec_stub.h"
 #include "runtime/exec_stub/protocol.h"
@@ -90,7 +91,8 @@ struct launch {
   int go_fd;                  /* child reads one byte: the parent is ready */
   int report_fd;              /* child writes a child_report on failure; CLOEXEC */
   int exec_fifo_fd;           /* create: O_PATH of the fifo `start` opens; -1 */
-  int console_fd;             /* create with a terminal: connected to the console socket; -1 */
+  int console_fd;             /* process.terminal: where the pty's master is sent; -1 */
+  dev_t host_devpts;          /* ocirun's own devpts: never the container's pty */
 };
 
 static const unsigned long namespace_clone_flag[SPEC_NS_COUNT] = {
@@ -354,55 +356,6 @@ static int apply_rlimits(const struct spec_process *process, oci_error_t *err)
       return oci_error_errno(err, "process.rlimits: set resource %d to %llu/%llu", r->resource,
                              (unsigned long long)r->soft, (unsigned long long)r->hard);
   }
-  return 0;
-}
-
-/* process.terminal: a pty of the container's own devpts (its /dev/ptmx,
- * after pivot_root), its master sent to the caller's console socket and
- * closed here, its slave the process's stdio and controlling terminal, at
- * consoleSize. The peer is opened from the master (TIOCGPTPEER), never by
- * a path the container could have swapped. */
-static int setup_console(struct launch *launch, oci_error_t *err)
-{
-  const struct spec_process *process = &launch->spec->process;
-  cleanup_close int master = -1, slave = -1;
-  char control[CMSG_SPACE(sizeof(int))] = {0};
-  char byte = 0;
-  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-  struct msghdr message = {
-      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control)};
-  struct cmsghdr *header;
-  int unlock = 0;
-
-  master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (master < 0)
-    return oci_error_errno(err, "process.terminal: open the container's /dev/ptmx");
-  if (ioctl(master, TIOCSPTLCK, &unlock) < 0)
-    return oci_error_errno(err, "process.terminal: unlock the pty");
-  slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (slave < 0)
-    return oci_error_errno(err, "process.terminal: open the pty's peer");
-  if (process->console_height > 0 || process->console_width > 0) {
-    struct winsize size = {.ws_row = (unsigned short)process->console_height,
-                           .ws_col = (unsigned short)process->console_width};
-    if (ioctl(slave, TIOCSWINSZ, &size) < 0)
-      return oci_error_errno(err, "process.consoleSize: set the pty's size");
-  }
-  header = CMSG_FIRSTHDR(&message);
-  header->cmsg_level = SOL_SOCKET;
-  header->cmsg_type = SCM_RIGHTS;
-  header->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(header), &master, sizeof(int));
-  if (sendmsg(launch->console_fd, &message, MSG_NOSIGNAL) < 0)
-    return oci_error_errno(err, "process.terminal: send the pty to the console socket");
-  close(launch->console_fd);
-  launch->console_fd = -1;
-  for (int i = 0; i < 3; i++) {
-    if (dup2(slave, i) < 0)
-      return oci_error_errno(err, "process.terminal: the pty as fd %d", i);
-  }
-  if (ioctl(0, TIOCSCTTY, 0) < 0)
-    return oci_error_errno(err, "process.terminal: make the pty the controlling terminal");
   return 0;
 }
 
@@ -694,8 +647,12 @@ static _Noreturn void child_main(struct launch *launch)
     child_fail(launch, &err);
   }
   launch->root_fd = -1;
-  if (launch->console_fd >= 0 && setup_console(launch, &err) < 0)
-    child_fail(launch, &err);
+  if (launch->console_fd >= 0) {
+    if (console_setup(launch->console_fd, &spec->process, launch->host_devpts, &err) < 0)
+      child_fail(launch, &err);
+    close(launch->console_fd);
+    launch->console_fd = -1;
+  }
   if (apply_rlimits(&spec->process, &err) < 0 ||
       enter_workdir(spec->process.cwd, spec->root_readonly, &err) < 0)
     child_fail(launch, &err);
@@ -1364,7 +1321,8 @@ static void launch_init(struct launch *launch, const struct spec *spec,
                             .go_fd = -1,
                             .report_fd = -1,
                             .exec_fifo_fd = -1,
-                            .console_fd = -1};
+                            .console_fd = -1,
+                            .host_devpts = console_host_devpts()};
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
     launch->join_fd[ns] = -1;
 }
@@ -1545,21 +1503,9 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
   }
   for (int i = 0; i < 3; i++)
     launch.stdio[i] = i;
-  if (options->console_socket != NULL) {
-    struct sockaddr_un address = {.sun_family = AF_UNIX};
-
-    if (strlen(options->console_socket) >= sizeof(address.sun_path)) {
-      oci_error_set(err, 0, "--console-socket '%s': the path is too long", options->console_socket);
-      goto out;
-    }
-    strcpy(address.sun_path, options->console_socket);
-    launch.console_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (launch.console_fd < 0 ||
-        connect(launch.console_fd, (struct sockaddr *)&address, sizeof(address)) < 0) {
-      oci_error_errno(err, "--console-socket '%s': connect", options->console_socket);
-      goto out;
-    }
-  }
+  if (options->console_socket != NULL &&
+      (launch.console_fd = console_socket_connect(options->console_socket, err)) < 0)
+    goto out;
   if (slice.path != NULL) {
     if (slice_create(&slice, options->rootless, &created, err) < 0)
       goto out;
