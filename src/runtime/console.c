@@ -185,10 +185,9 @@ bool console_window_size(const int *fds, size_t n, unsigned short *rows, unsigne
   return false;
 }
 
-void console_copy_size(int from_fd, int master)
+void console_set_size(int master, unsigned short rows, unsigned short cols)
 {
-  struct winsize size;
+  struct winsize size = {.ws_row = rows, .ws_col = cols};
 
-  if (from_fd >= 0 && master >= 0 && ioctl(from_fd, TIOCGWINSZ, &size) == 0)
-    (void)ioctl(master, TIOCSWINSZ, &size);
+  (void)ioctl(master, TIOCSWINSZ, &size);
 }

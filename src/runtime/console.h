@@ -39,9 +39,8 @@ int console_receive(int socket_fd, oci_error_t *err);
 int console_raw_mode(int fd, struct termios *saved, oci_error_t *err);
 void console_restore(int fd, const struct termios *saved);
 
-/* Copies the window size of from_fd (a terminal) onto the pty master;
- * nothing when from_fd is no terminal. */
-void console_copy_size(int from_fd, int master);
+/* Sets the pty's window size (the master's side). */
+void console_set_size(int master, unsigned short rows, unsigned short cols);
 /* The window size of the first terminal among fds, or false. */
 bool console_window_size(const int *fds, size_t n, unsigned short *rows, unsigned short *cols);
 

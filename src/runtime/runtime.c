@@ -1578,6 +1578,17 @@ static int namespaces_to_join(pid_t pid, int *flags, oci_error_t *err)
   return 0;
 }
 
+/* In the exec'd process, in the container's mount namespace and a session
+ * of its own: its pty, from the container's devpts. */
+static int exec_console(struct launch *launch, oci_error_t *err)
+{
+  if (console_setup(launch->console_fd, &launch->spec->process, launch->host_devpts, err) < 0)
+    return -1;
+  close(launch->console_fd);
+  launch->console_fd = -1;
+  return 0;
+}
+
 /* In the process that joins: into the container's namespaces through its
  * pidfd, then a child of ocirun's (CLONE_PARENT) in the container's pid
  * namespace and cgroup, which becomes the process. This one only reports
@@ -1613,6 +1624,7 @@ static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, 
     close(pidfd);
     if (reset_signals(&child_err) < 0 || child_close_fds(launch, &child_err) < 0 ||
         exec_stub_prepare(&child_err) < 0 || setsid() < 0 ||
+        (launch->console_fd >= 0 && exec_console(launch, &child_err) < 0) ||
         join_new_session_keyring(&child_err) < 0 || reset_scheduling(&child_err) < 0 ||
         apply_rlimits(&launch->spec->process, &child_err) < 0 ||
         enter_workdir(launch->spec->process.cwd, true, &child_err) < 0 ||
@@ -1640,7 +1652,7 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
 {
   struct launch launch;
   struct spec joined = *exec->spec; /* shallow: the container's, with this process */
-  cleanup_close int pidfd = -1, cgroup_fd = -1;
+  cleanup_close int pidfd = -1, cgroup_fd = -1, null_fd = -1;
   int report[2] = {-1, -1}, pid_pipe[2] = {-1, -1};
   cleanup_close int report_read = -1, pid_read = -1;
   struct runtime_options options = {.state_root = exec->state_root, .id = "exec"};
@@ -1663,9 +1675,15 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
   launch.groups = joined.process.additional_gids;
   launch.n_groups = joined.process.n_additional_gids;
   launch.set_groups = exec->set_groups;
-  if (joined.process.terminal)
-    return oci_error_set(err, 0,
-                         "exec: process.terminal: a terminal is not supported by ocirun yet");
+  if (joined.process.terminal) {
+    if (exec->console_fd < 0)
+      return oci_error_set(err, 0, "exec: process.terminal: no console socket to send the pty to");
+    launch.console_fd = exec->console_fd;
+    /* until the pty replaces them: never the caller's descriptors */
+    null_fd = open("/dev/null", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (null_fd < 0)
+      return oci_error_errno(err, "exec: open /dev/null");
+  }
   pidfd = (int)syscall(SYS_pidfd_open, exec->pid, 0);
   if (pidfd < 0)
     return oci_error_errno(err, "exec: the container's process %d", (int)exec->pid);
@@ -1688,7 +1706,7 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
   pid_read = pid_pipe[0];
   launch.report_fd = report[1];
   for (int i = 0; i < 3; i++)
-    launch.stdio[i] = i;
+    launch.stdio[i] = null_fd >= 0 ? null_fd : i;
   joiner = fork();
   if (joiner == 0) {
     close(report[0]);
@@ -1730,6 +1748,7 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
   ret = 0;
 out:
   launch.report_fd = -1;
+  launch.console_fd = -1; /* the caller's */
   launch_clear(&launch);
   return ret;
 }
@@ -1744,4 +1763,92 @@ int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err)
   }
   *exit_code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
   return 0;
+}
+
+/* The exec'd process is gone: what it (or a process it left holding the
+ * pty) still writes is drained for at most this long. */
+#define EXEC_DRAIN_MS 500
+
+int runtime_exec_attach(pid_t exec_pid, int master, const int caller_fd[3], int *exit_code,
+                        oci_error_t *err)
+{
+  struct stdio_relay relay;
+  sigset_t handled, original_mask;
+  struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
+  cleanup_close int pidfd = -1, signal_fd = -1;
+  int64_t drain_until = -1;
+  int ret = -1;
+
+  /* No signal of the caller's ends ocirun with the terminal left raw: the
+   * ones a user or a terminal sends go to the process, as runc's callers
+   * expect; a caller gone away is a failed write. */
+  sigemptyset(&handled);
+  sigaddset(&handled, SIGINT);
+  sigaddset(&handled, SIGTERM);
+  sigaddset(&handled, SIGHUP);
+  sigaddset(&handled, SIGQUIT);
+  sigaddset(&handled, SIGWINCH);
+  if (stdio_relay_open_terminal(&relay, caller_fd, err) < 0) {
+    stdio_relay_clear(&relay);
+    close(master);
+    return -1;
+  }
+  stdio_relay_close_container_ends(&relay);
+  if (sigprocmask(SIG_BLOCK, &handled, &original_mask) < 0) {
+    stdio_relay_clear(&relay);
+    close(master);
+    return oci_error_errno(err, "exec: block the caller's signals");
+  }
+  sigaction(SIGPIPE, &ignore_pipe, &original_pipe);
+  pidfd = (int)syscall(SYS_pidfd_open, exec_pid, 0);
+  signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (pidfd < 0 || signal_fd < 0) {
+    close(master);
+    oci_error_errno(err, "exec: watch process %d", (int)exec_pid);
+    goto out;
+  }
+  if (stdio_relay_attach_terminal(&relay, master, err) < 0)
+    goto out;
+  for (;;) {
+    struct pollfd fds[2 + STDIO_RELAY_MAX_POLL] = {
+        {.fd = drain_until < 0 ? pidfd : -1, .events = POLLIN},
+        {.fd = signal_fd, .events = POLLIN}};
+    size_t n_relay = stdio_relay_poll_fds(&relay, fds + 2);
+    int timeout = -1, ready;
+
+    if (drain_until >= 0) {
+      int64_t left = drain_until - monotonic_ms();
+      if (left <= 0 || !stdio_relay_output_open(&relay))
+        break;
+      timeout = (int)left;
+    }
+    ready = poll(fds, 2 + n_relay, timeout);
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready < 0) {
+      oci_error_errno(err, "exec: poll");
+      goto out;
+    }
+    if (fds[1].revents != 0) {
+      struct signalfd_siginfo si;
+
+      while (read(signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        if (si.ssi_signo == SIGWINCH)
+          stdio_relay_resize(&relay);
+        else
+          pidfd_send_signal(pidfd, (int)si.ssi_signo, NULL, 0);
+      }
+    }
+    if (fds[0].revents != 0) {
+      drain_until = monotonic_ms() + EXEC_DRAIN_MS;
+      stdio_relay_stop_input(&relay);
+    }
+    stdio_relay_step(&relay, fds + 2, n_relay);
+  }
+  ret = runtime_exec_wait(exec_pid, exit_code, err);
+out:
+  stdio_relay_clear(&relay);
+  sigaction(SIGPIPE, &original_pipe, NULL);
+  sigprocmask(SIG_SETMASK, &original_mask, NULL);
+  return ret;
 }
