@@ -2,9 +2,9 @@
 # Terminals on the host (without a cgroup: the host is hybrid cgroup v1):
 # `ocirun exec --tty` with a caller's --console-socket (conmon's and
 # containerd's way: tests/helpers/console-receiver.py plays their part) and
-# with a process file whose process.terminal is true; `ocirun exec -t`
-# where ocirun itself relays the pty to its own terminal (driven through
-# `script` and tmux); and the security rules: the pty is of the container's
+# with a process file whose process.terminal is true; `ocirun exec -t` and
+# `ocirun run -t` where ocirun itself relays the pty to its own terminal
+# (driven through `script` and tmux); and the security rules: the pty is of the container's
 # devpts, the caller's terminal never reaches the process, the master never
 # enters the container, and the caller's terminal settings come back.
 . "$top_srcdir/tests/lib.sh"
@@ -160,5 +160,59 @@ fi
 expect_exit 0 "kill the container" oci kill x1 KILL
 wait_for 10 sh -c "'$OCIRUN' --root '$ROOT' state x1 | grep -q stopped"
 expect_exit 0 "delete it" oci delete x1
+
+# --- ocirun run -t: ocirun relays the pty (docker run -it) ---
+if "$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1; then
+  ok "import the busybox test image"
+else
+  not_ok "import the busybox test image"
+fi
+run_tty() {
+  local keys=$1
+  shift
+  (
+    sleep 1.5
+    printf '%s\r' "$keys"
+    sleep 3
+  ) | script -qec "stty rows 33 cols 111; $OCIRUN run --unsafe-no-cgroup $(printf '%q ' "$@") 2>/dev/null; echo run-status-\$?; stty -a" /dev/null >"$TEST_TMP/out" 2>&1
+}
+canonical_again() {
+  tr -d '\r' <"$TEST_TMP/out" | grep -qE '(^| )icanon( |$)' && tr -d '\r' <"$TEST_TMP/out" | grep -qE '(^| )echo( |$)'
+}
+run_tty 'echo "[$((6*7))] [$(tty)] [$(stty size)]"; exit 3' -it busybox:latest sh
+check "run -it: the keys reach the shell on the container's /dev/pts/0, at the caller's size (33x111)" \
+  has "[42] [/dev/pts/0] [33 111]"
+check "... the shell's exit status is run's" has "run-status-3"
+check "... and the caller's terminal is back in canonical mode with echo" canonical_again
+run_tty '' -t busybox:latest sh -c "$same_devpts"
+check "run -t: fds 0, 1, 2 of pid 1 are on the container's devpts" \
+  sh -c "grep -q checked '$TEST_TMP/out' && ! grep -q 'fd-[0-9]-elsewhere' '$TEST_TMP/out'"
+run_tty '' busybox:latest sh -c "$same_devpts"
+check "control: run without -t: its fds are ocirun's pipes, not on its devpts" \
+  sh -c "grep -q checked '$TEST_TMP/out' && grep -q fd-0-elsewhere '$TEST_TMP/out'"
+# SIGTERM to ocirun while the shell waits for keys: the run is torn down
+# (143) and the caller's terminal comes back from raw mode.
+(sleep 6) | script -qec "stty rows 33 cols 111; $OCIRUN run --unsafe-no-cgroup -it busybox:latest sh 2>/dev/null & p=\$!; sleep 2; kill -TERM \$p; wait \$p; echo run-status-\$?; stty -a" /dev/null >"$TEST_TMP/out" 2>&1
+check "run -it, SIGTERM to ocirun: exit 143" has "run-status-143"
+check "... and the caller's terminal is back in canonical mode with echo" canonical_again
+echo hello | "$OCIRUN" run --unsafe-no-cgroup -it busybox:latest sh -c 'read x; echo "got $x on $(tty)"' >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+check "run -it with stdin a pipe (no raw mode): the input reaches the pty" has "got hello on /dev/pts/0"
+if command -v tmux >/dev/null 2>&1; then
+  tmx new-session -d -s t -x 100 -y 30 "$OCIRUN run --unsafe-no-cgroup -it busybox:latest sh 2>/dev/null; echo run-exited-\$?; sleep 600"
+  if wait_for 20 pane_has "/ #"; then ok "run -it in tmux: a shell prompt"; else not_ok "run -it in tmux: a shell prompt"; fi
+  tmx resize-window -t t -x 120 -y 40 2>/dev/null || tmx resize-pane -t t -x 120 -y 40
+  sleep 0.5
+  tmx send-keys -t t 'echo "[$(stty size)]"' Enter
+  if wait_for 20 pane_has "[40 120]"; then ok "run -it in tmux: a resize reaches the pty (SIGWINCH)"; else
+    not_ok "run -it in tmux: a resize reaches the pty (SIGWINCH)"
+    tmx capture-pane -p -t t | grep . | sed 's/^/#   /' | tail -5
+  fi
+  tmx send-keys -t t 'exit 4' Enter
+  if wait_for 20 pane_has "run-exited-4"; then ok "run -it in tmux: exit 4 is run's status"; else not_ok "run -it in tmux: exit 4 is run's status"; fi
+  tmx kill-server 2>/dev/null
+else
+  skip "tmux is not installed"
+fi
+check "run -t: nothing of the runs is left" sh -c "[ -z \"\$(ls -A '$ROOT/run' 2>/dev/null)\" ]"
 
 tap_done

@@ -754,7 +754,11 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
     if (fds[1].revents != 0) {
       struct signalfd_siginfo si;
 
-      if (read(signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+      if (read(signal_fd, &si, sizeof(si)) != (ssize_t)sizeof(si)) {
+        /* nothing read */
+      } else if (si.ssi_signo == SIGWINCH) { /* -t: the caller's terminal resized */
+        stdio_relay_resize(relay);
+      } else {
         result->interrupted = true;
         result->signal = (int)si.ssi_signo;
         break;
@@ -1011,10 +1015,11 @@ static int prepare_launch(struct launch *launch, oci_error_t *err)
                                           .permitted = process->cap_permitted,
                                           .inheritable = process->cap_inheritable,
                                           .ambient = process->cap_ambient};
-  if (process->terminal && (launch->supervised || launch->options->console_socket == NULL))
+  /* run relays the terminal itself; create sends it to the caller */
+  if (process->terminal && !launch->supervised && launch->options->console_socket == NULL)
     return oci_error_set(err, 0,
                          "process.terminal: a terminal needs a console socket (ocirun create "
-                         "--console-socket); ocirun run has none yet");
+                         "--console-socket)");
   if (!process->terminal && launch->options->console_socket != NULL)
     return oci_error_set(err, 0, "--console-socket given but process.terminal is not true");
   if (prepare_namespaces(launch, err) < 0 || prepare_user(launch, err) < 0 ||
@@ -1213,9 +1218,30 @@ static int report_failure(const struct child_report *report, struct run_result *
   return oci_error_set(err, 0, "run: in the container, before exec: %s", report->message);
 }
 
+/* A terminal: the pty's master, which the child sends once it has made
+ * the pty (or none: it failed first, and its report says why). */
+static int receive_terminal(struct launch *launch, int terminal_socket, struct stdio_relay *relay,
+                            oci_error_t *err)
+{
+  oci_error_t ignored = NULL;
+  int master;
+
+  if (launch->console_fd >= 0)
+    close(launch->console_fd); /* the child's end: only the child may hold it */
+  launch->console_fd = -1;
+  if (terminal_socket < 0)
+    return 0;
+  master = console_receive(terminal_socket, &ignored);
+  if (master < 0) {
+    oci_error_free(&ignored);
+    return 0;
+  }
+  return stdio_relay_attach_terminal(relay, master, err);
+}
+
 static int start_and_wait(struct launch *launch, struct run_resources *res, const struct run_io *io,
-                          struct stdio_relay *relay, int signal_fd, struct run_result *result,
-                          oci_error_t *err)
+                          struct stdio_relay *relay, int terminal_socket, int signal_fd,
+                          struct run_result *result, oci_error_t *err)
 {
   struct child_watch watch = {.io = io};
   struct spawned child;
@@ -1229,6 +1255,10 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   report_read = child.report_fd;
   /* Only the container may hold the write ends, or output never ends. */
   stdio_relay_close_container_ends(relay);
+  if (ret == 0 && receive_terminal(launch, terminal_socket, relay, err) < 0) {
+    spawned_kill(&child);
+    ret = -1;
+  }
   if (ret < 0) {
     if (child.pidfd >= 0)
       close(child.pidfd);
@@ -1338,8 +1368,9 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   struct slice_plan slice = {0};
   cleanup_free char *run_dir = NULL;
   cleanup_free char *record_file = NULL;
-  cleanup_close int signal_fd = -1;
+  cleanup_close int signal_fd = -1, terminal_socket = -1;
   bool signals_blocked = false, pipe_ignored = false, relay_open = false;
+  bool terminal = spec->has_process && spec->process.terminal;
   sigset_t blocked, original_mask;
   struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
   struct stdio_relay relay;
@@ -1379,6 +1410,8 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   sigaddset(&blocked, SIGTERM);
   sigaddset(&blocked, SIGHUP);
   sigaddset(&blocked, SIGQUIT);
+  if (terminal)
+    sigaddset(&blocked, SIGWINCH); /* the caller's terminal resized */
   if (sigprocmask(SIG_BLOCK, &blocked, &original_mask) < 0) {
     oci_error_errno(err, "run: block SIGINT/SIGTERM/SIGHUP/SIGQUIT");
     goto out;
@@ -1394,12 +1427,22 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
     oci_error_errno(err, "run: signalfd for SIGINT/SIGTERM/SIGHUP/SIGQUIT");
     goto out;
   }
-  if (stdio_relay_open(&relay, (const int[3]){io->stdin_fd, io->stdout_fd, io->stderr_fd}, err) <
-      0) {
+  if ((terminal ? stdio_relay_open_terminal : stdio_relay_open)(
+          &relay, (const int[3]){io->stdin_fd, io->stdout_fd, io->stderr_fd}, err) < 0) {
     stdio_relay_clear(&relay);
     goto out;
   }
   relay_open = true;
+  if (terminal) {
+    int pair[2];
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) {
+      oci_error_errno(err, "run: socketpair for the terminal");
+      goto out;
+    }
+    terminal_socket = pair[0];
+    launch.console_fd = pair[1];
+  }
 
   /* The record first: from here on a crash leaves something sweep can find. */
   struct run_record record = {
@@ -1435,7 +1478,7 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
       goto teardown;
     res.slice_created = true;
   }
-  ret = start_and_wait(&launch, &res, io, &relay, signal_fd, result, err);
+  ret = start_and_wait(&launch, &res, io, &relay, terminal_socket, signal_fd, result, err);
 
 teardown:
   result->teardown_verified = teardown(&res, err);
