@@ -23,7 +23,7 @@ wait_for() {
   done
   return 1
 }
-trap 'tmx kill-server 2>/dev/null; "$OCIRUN" --root "$ROOT" delete -f x1 >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+trap 'tmx kill-server 2>/dev/null; "$OCIRUN" --root "$ROOT" delete -f x1 >/dev/null 2>&1; "$OCIRUN" --root "$ROOT" delete -f h2 >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 
 # A busybox bundle (the test image's layers) whose pid 1 sleeps.
 B=$TEST_TMP/bundle
@@ -160,6 +160,29 @@ fi
 expect_exit 0 "kill the container" oci kill x1 KILL
 wait_for 10 sh -c "'$OCIRUN' --root '$ROOT' state x1 | grep -q stopped"
 expect_exit 0 "delete it" oci delete x1
+
+# --- a host pty through the container's /dev/ptmx (the CVE-2016-9962 class) ---
+# The configuration binds the host's devpts at /hostpts; the container
+# (root in it) points its /dev/ptmx there. exec -t must refuse that pty.
+HB=$TEST_TMP/hostpts-bundle
+mkdir -p "$HB" && cp -a "$B/rootfs" "$HB/" && python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["mounts"].append({"destination": "/hostpts", "type": "bind", "source": "/dev/pts", "options": ["rbind", "nosuid", "noexec"]})
+json.dump(c, open(sys.argv[2], "w"))' "$B/config.json" "$HB/config.json"
+expect_exit 0 "a container with the host's devpts bound at /hostpts" \
+  sh -c "'$OCIRUN' --root '$ROOT' create --unsafe-no-cgroup --bundle '$HB' h2 </dev/null && '$OCIRUN' --root '$ROOT' start h2"
+script -qec "$OCIRUN --root $ROOT exec -t h2 tty" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
+check "control: exec -t there while its /dev/ptmx is its own: a pty of its devpts" has "/dev/pts/0"
+expect_exit 0 "the container points its /dev/ptmx at the host's" oci exec h2 ln -sf /hostpts/ptmx /dev/ptmx
+script -qec "$OCIRUN --root $ROOT exec -t h2 tty; echo exec-status-\$?" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
+check "exec -t refuses the host's pty" has "exec-status-1"
+check "... saying why" has "the container's /dev/ptmx is the host's devpts"
+python3 "$receiver" "$SOCK" 'tty' "$OCIRUN" --root "$ROOT" exec --tty --console-socket "$SOCK" h2 sh >"$TEST_TMP/out" 2>&1
+check "exec --console-socket refuses it too, and sends nothing" \
+  sh -c "grep -q 'no file descriptor came' '$TEST_TMP/out' || grep -q 'no connection' '$TEST_TMP/out' || grep -q 'exit-status: 1' '$TEST_TMP/out'"
+check "... and no terminal reached the caller" sh -c "! grep -q 'received a terminal' '$TEST_TMP/out'"
+expect_exit 0 "delete it" oci delete -f h2
 
 # --- ocirun run -t: ocirun relays the pty (docker run -it) ---
 if "$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1; then
