@@ -1890,6 +1890,9 @@ int runtime_exec_attach(pid_t exec_pid, int master, const int caller_fd[3], int 
   }
   ret = runtime_exec_wait(exec_pid, exit_code, err);
 out:
+  /* a process whose terminal ocirun cannot relay is not left behind */
+  if (ret < 0 && pidfd >= 0 && pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == 0)
+    waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
   stdio_relay_clear(&relay);
   sigaction(SIGPIPE, &original_pipe, NULL);
   sigprocmask(SIG_SETMASK, &original_mask, NULL);
