@@ -1,8 +1,10 @@
 /* `ocirun exec [OPTIONS] ID [COMMAND [ARG...]]`: a second process in a
  * running container, as runc's callers ask for it (containerd's shim and
- * conmon: --process FILE --detach --pid-file F). The process joins the
- * container's namespaces through its pidfd and its cgroup, and gets the
- * container's seccomp filter; the runtime does it (runtime_exec_start). */
+ * conmon: --process FILE --detach --pid-file F, --tty --console-socket S).
+ * The process joins the container's namespaces through its pidfd and its
+ * cgroup, and gets the container's seccomp filter; the runtime does it
+ * (runtime_exec_start). With a terminal and no console socket, ocirun
+ * holds the pty's master and relays it to its own stdin and stdout. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -20,6 +23,7 @@
 #include "cli/command_oci.h"
 #include "cli/log.h"
 #include "runtime/capabilities.h"
+#include "runtime/console.h"
 #include "runtime/runtime.h"
 #include "runtime/spec.h"
 
@@ -33,6 +37,8 @@ struct exec_options {
   uint64_t caps; /* --cap, added to every set but ambient */
   bool no_new_privileges;
   bool detach;
+  bool tty;                   /* -t: process.terminal, also over --process */
+  const char *console_socket; /* where the pty's master goes; NULL: ocirun relays it */
 };
 
 static void spec_clearp(struct spec *spec)
@@ -146,8 +152,37 @@ static int process_from_options(struct spec *spec, const struct exec_options *op
   p->cap_inheritable |= options->caps;
   if (options->no_new_privileges)
     p->no_new_privileges = true;
-  p->terminal = false;
+  p->terminal = options->tty;
   return 0;
+}
+
+/* A terminal wants somewhere for its master: the caller's console socket,
+ * or ocirun itself, which then stays to relay it (so not --detach). */
+static int check_terminal(const struct spec_process *process, const struct exec_options *options,
+                          oci_error_t *err)
+{
+  if (!process->terminal && options->console_socket != NULL)
+    return oci_error_set(err, 0,
+                         "exec: --console-socket given but the process has no terminal "
+                         "(--tty, or process.terminal in --process)");
+  if (process->terminal && options->detach && options->console_socket == NULL)
+    return oci_error_set(err, 0,
+                         "exec: --detach with a terminal needs --console-socket (else "
+                         "ocirun relays the terminal and cannot detach)");
+  return 0;
+}
+
+/* ocirun relays the terminal: the pty has the caller's window size. */
+static void size_from_caller(struct spec_process *process)
+{
+  static const int fds[] = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO};
+  unsigned short rows, cols;
+
+  if (process->console_height == 0 && process->console_width == 0 &&
+      console_window_size(fds, 3, &rows, &cols)) {
+    process->console_height = rows;
+    process->console_width = cols;
+  }
 }
 
 /* In a user namespace that denies setgroups (an unprivileged caller's own
@@ -173,7 +208,8 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
   struct container container;
   __attribute__((cleanup(spec_clearp))) struct spec spec = {0};
   __attribute__((cleanup(spec_clearp))) struct spec from_file = {0};
-  cleanup_close int bundle_fd = -1;
+  cleanup_close int bundle_fd = -1, console_fd = -1, own_end = -1, master = -1;
+  struct spec_process *process;
   struct runtime_exec exec;
   enum container_status status;
   pid_t pid;
@@ -202,9 +238,30 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
   } else if (process_from_options(&spec, options, command, n_command, err) < 0) {
     goto fail;
   }
+  process = options->process_file != NULL ? &from_file.process : &spec.process;
+  if (options->tty)
+    process->terminal = true;
+  if (check_terminal(process, options, err) < 0)
+    goto fail;
+  if (process->terminal && options->console_socket != NULL) {
+    console_fd = console_socket_connect(options->console_socket, err);
+    if (console_fd < 0)
+      goto fail;
+  } else if (process->terminal) {
+    int pair[2];
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) {
+      oci_error_errno(err, "exec: socketpair for the terminal");
+      goto fail;
+    }
+    own_end = pair[0];
+    console_fd = pair[1];
+    size_from_caller(process);
+  }
   exec = (struct runtime_exec){
       .spec = &spec,
-      .process = options->process_file != NULL ? &from_file.process : &spec.process,
+      .process = process,
+      .console_fd = console_fd,
       .pid = container.pid,
       .cgroup_path = container.cgroup_path,
       .state_root = root,
@@ -222,11 +279,22 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
     *exit_code = ret < -1 ? -ret : OCI_EXIT_FAILURE;
     goto fail;
   }
+  /* the process has its pty: the master is in the socket (or the caller's) */
+  close(console_fd);
+  console_fd = -1;
+  if (own_end >= 0 && (master = console_receive(own_end, err)) < 0)
+    goto fail;
   if (options->pid_file != NULL && oci_write_pid_file(options->pid_file, pid, err) < 0)
     goto fail;
   if (options->detach)
     *exit_code = 0;
-  else if (runtime_exec_wait(pid, exit_code, err) < 0)
+  else if (master >= 0) {
+    ret = runtime_exec_attach(pid, master, (const int[3]){STDIN_FILENO, STDOUT_FILENO, -1},
+                              exit_code, err);
+    master = -1; /* taken */
+    if (ret < 0)
+      goto fail;
+  } else if (runtime_exec_wait(pid, exit_code, err) < 0)
     goto fail;
   container_clear(&container);
   container_close(&handle);
@@ -255,8 +323,11 @@ int command_oci_exec(int argc, char **argv, const struct global_options *global)
       "  -u, --user UID[:GID] run as this user (numbers)\n"
       "  -c, --cap CAP        add a capability\n"
       "      --no-new-privs   set no-new-privileges\n"
-      "  -t, --tty, --console-socket S\n"
-      "                       refused: ocirun has no terminal support yet\n"
+      "  -t, --tty            a terminal: a pty of the container's devpts is the\n"
+      "                       process's stdio and controlling terminal; ocirun\n"
+      "                       relays it to its own stdin and stdout (raw mode)\n"
+      "      --console-socket S  with a terminal: send the pty's master to the\n"
+      "                       unix socket S instead (SCM_RIGHTS), as runc does\n"
       "\n"
       "Exit status: the process's own (128+N for signal N) unless --detach; 126/127\n"
       "when the command cannot run or is not found; 1 when ocirun failed; 2 usage.\n";
@@ -318,8 +389,11 @@ int command_oci_exec(int argc, char **argv, const struct global_options *global)
       options.no_new_privileges = true;
       break;
     case 't':
+      options.tty = true;
+      break;
     case 's':
-      return oci_usage_error("exec", "--tty and --console-socket are not supported by ocirun yet");
+      options.console_socket = optarg;
+      break;
     case 'F':
       if (strcmp(optarg, "0") != 0)
         return oci_usage_error("exec", "--preserve-fds is not supported by ocirun");

@@ -12,6 +12,7 @@
 #include "cli/ocirun.h"
 #include "docker_run/run_config.h"
 #include "docker_run/docker_run.h"
+#include "runtime/console.h"
 
 static void usage(FILE *out)
 {
@@ -51,6 +52,9 @@ static void usage(FILE *out)
           "      --hostname NAME         hostname (default: the 12 hex digits of a generated\n"
           "                              name, else --name)\n"
           "  -i, --interactive           relay stdin (default: end of file at once)\n"
+          "  -t, --tty                   a terminal: a pty of the container's devpts is\n"
+          "                              its stdio; ocirun relays it to its own stdin (-i)\n"
+          "                              and stdout, in raw mode, at the terminal's size\n"
           "      --entrypoint CMD        replace the image's entrypoint ('' clears it); the\n"
           "                              image's cmd is then dropped too\n"
           "      --timeout SECONDS       deadline (default 30); on expiry every process of\n"
@@ -112,6 +116,9 @@ int command_run(int argc, char **argv, const struct global_options *global)
   config.rootless = global->rootless;
   if (config.interactive)
     io.stdin_fd = STDIN_FILENO;
+  if (config.tty)
+    (void)console_window_size((const int[]){STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}, 3,
+                              &config.console_rows, &config.console_cols);
   if (oci_store_open(global->root, &store, &err) < 0)
     goto fail;
   if (oci_image_resolve(store, config.image_reference, &image, &err) < 0)

@@ -600,6 +600,9 @@ static int apply_option(int c, const char *arg, struct run_config *config, oci_e
   case 'i':
     config->interactive = true;
     return 0;
+  case 't':
+    config->tty = true;
+    return 0;
   case OPT_ENTRYPOINT:
     config->entrypoint_set = true;
     return replace_string(&config->entrypoint, arg, err);
@@ -640,6 +643,7 @@ int run_options_parse(int argc, char **argv, struct run_config *config, int *nex
       {"workdir", required_argument, NULL, 'w'},
       {"hostname", required_argument, NULL, OPT_HOSTNAME},
       {"interactive", no_argument, NULL, 'i'},
+      {"tty", no_argument, NULL, 't'},
       {"entrypoint", required_argument, NULL, OPT_ENTRYPOINT},
       {"timeout", required_argument, NULL, OPT_TIMEOUT},
       {"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
@@ -655,7 +659,7 @@ int run_options_parse(int argc, char **argv, struct run_config *config, int *nex
   optind = 0;
   /* '+': stop at IMAGE; what follows belongs to the command. docker's -h
    * (hostname) is not taken, so -h cannot be mistaken for help. */
-  while ((c = getopt_long(argc, argv, "+:m:u:e:w:i", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+:m:u:e:w:it", options, NULL)) != -1) {
     if (c == '?') {
       if (optopt != 0)
         return oci_error_set(err, 0, "unknown option '-%c' (see 'ocirun run --help')", optopt);

@@ -43,6 +43,10 @@ struct run_config {
   char *workdir;
   char *hostname;
   bool interactive; /* -i */
+  bool tty;         /* -t: process.terminal, relayed by ocirun */
+  /* -t: the pty's size (process.consoleSize), the caller's terminal's; 0:
+   * none given */
+  unsigned short console_rows, console_cols;
   bool entrypoint_set;
   char *entrypoint;       /* --entrypoint ("" clears the image's) */
   char **command;         /* after IMAGE, NULL-terminated, may be empty */

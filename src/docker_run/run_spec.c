@@ -418,7 +418,25 @@ static int resolve_process(const struct run_spec_input *in, const char *hostname
   return 0;
 }
 
-static cJSON *process_json(const struct run_process *process, bool no_new_privileges,
+/* -t: a terminal, at the caller's terminal's size when it has one. */
+static int terminal_json(cJSON *process, const struct run_config *config, oci_error_t *err)
+{
+  cJSON *size;
+
+  if (add_bool(process, "terminal", config->tty, err) < 0)
+    return -1;
+  if (!config->tty || config->console_rows == 0)
+    return 0;
+  size = cJSON_CreateObject();
+  if (add_item(process, "consoleSize", size, err) < 0)
+    return -1;
+  if (add_number(size, "height", config->console_rows, err) < 0 ||
+      add_number(size, "width", config->console_cols, err) < 0)
+    return -1;
+  return 0;
+}
+
+static cJSON *process_json(const struct run_process *process, const struct run_config *config,
                            oci_error_t *err)
 {
   cleanup_cjson cJSON *object = cJSON_CreateObject();
@@ -430,7 +448,7 @@ static cJSON *process_json(const struct run_process *process, bool no_new_privil
   /* No rlimits: the caller's are inherited, as before. No oomScoreAdj: the
    * runtime raises a negative inherited score to docker's 0 when it is
    * unset. */
-  if (add_bool(object, "terminal", false, err) < 0 ||
+  if (terminal_json(object, config, err) < 0 ||
       add_item(object, "user", user_json(&process->user, err), err) < 0 ||
       add_item(object, "args", strv_json(process->argv, strv_length(process->argv), err), err) <
           0 ||
@@ -438,7 +456,7 @@ static cJSON *process_json(const struct run_process *process, bool no_new_privil
       add_string(object, "cwd", process->cwd, err) < 0 ||
       add_item(object, "capabilities", capabilities_json(process->caps, process->user.uid, err),
                err) < 0 ||
-      add_bool(object, "noNewPrivileges", no_new_privileges, err) < 0)
+      add_bool(object, "noNewPrivileges", config->no_new_privileges, err) < 0)
     return NULL;
   return steal_pointer(&object);
 }
@@ -747,8 +765,7 @@ int run_spec_build(const struct run_spec_input *in, cJSON **config, oci_error_t 
     goto out;
   }
   if (add_string(document, "ociVersion", SPEC_OCI_VERSION, err) < 0 ||
-      add_item(document, "process", process_json(&process, in->config->no_new_privileges, err),
-               err) < 0 ||
+      add_item(document, "process", process_json(&process, in->config, err), err) < 0 ||
       add_item(document, "root", root_json(in, err), err) < 0 ||
       add_string(document, "hostname", hostname, err) < 0 ||
       add_item(document, "mounts", mounts_json(in->config, in->rootless, err), err) < 0 ||

@@ -39,6 +39,7 @@
 
 #include "runtime/capabilities.h"
 #include "runtime/cgroup.h"
+#include "runtime/console.h"
 #include "runtime/cgroup_devices.h"
 #include "runtime/exec_stub.h"
 #include "runtime/exec_stub/protocol.h"
@@ -99,7 +100,8 @@ struct launch {
   int go_fd;                  /* child reads one byte: the parent is ready */
   int report_fd;              /* child writes a child_report on failure; CLOEXEC */
   int exec_fifo_fd;           /* create: O_PATH of the fifo `start` opens; -1 */
-  int console_fd;             /* create with a terminal: connected to the console socket; -1 */
+  int console_fd;             /* process.terminal: where the pty's master is sent; -1 */
+  dev_t host_devpts;          /* ocirun's own devpts: never the container's pty */
 };
 
 static const unsigned long namespace_clone_flag[SPEC_NS_COUNT] = {
@@ -363,55 +365,6 @@ static int apply_rlimits(const struct spec_process *process, oci_error_t *err)
       return oci_error_errno(err, "process.rlimits: set resource %d to %llu/%llu", r->resource,
                              (unsigned long long)r->soft, (unsigned long long)r->hard);
   }
-  return 0;
-}
-
-/* process.terminal: a pty of the container's own devpts (its /dev/ptmx,
- * after pivot_root), its master sent to the caller's console socket and
- * closed here, its slave the process's stdio and controlling terminal, at
- * consoleSize. The peer is opened from the master (TIOCGPTPEER), never by
- * a path the container could have swapped. */
-static int setup_console(struct launch *launch, oci_error_t *err)
-{
-  const struct spec_process *process = &launch->spec->process;
-  cleanup_close int master = -1, slave = -1;
-  char control[CMSG_SPACE(sizeof(int))] = {0};
-  char byte = 0;
-  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-  struct msghdr message = {
-      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control)};
-  struct cmsghdr *header;
-  int unlock = 0;
-
-  master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (master < 0)
-    return oci_error_errno(err, "process.terminal: open the container's /dev/ptmx");
-  if (ioctl(master, TIOCSPTLCK, &unlock) < 0)
-    return oci_error_errno(err, "process.terminal: unlock the pty");
-  slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (slave < 0)
-    return oci_error_errno(err, "process.terminal: open the pty's peer");
-  if (process->console_height > 0 || process->console_width > 0) {
-    struct winsize size = {.ws_row = (unsigned short)process->console_height,
-                           .ws_col = (unsigned short)process->console_width};
-    if (ioctl(slave, TIOCSWINSZ, &size) < 0)
-      return oci_error_errno(err, "process.consoleSize: set the pty's size");
-  }
-  header = CMSG_FIRSTHDR(&message);
-  header->cmsg_level = SOL_SOCKET;
-  header->cmsg_type = SCM_RIGHTS;
-  header->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(header), &master, sizeof(int));
-  if (sendmsg(launch->console_fd, &message, MSG_NOSIGNAL) < 0)
-    return oci_error_errno(err, "process.terminal: send the pty to the console socket");
-  close(launch->console_fd);
-  launch->console_fd = -1;
-  for (int i = 0; i < 3; i++) {
-    if (dup2(slave, i) < 0)
-      return oci_error_errno(err, "process.terminal: the pty as fd %d", i);
-  }
-  if (ioctl(0, TIOCSCTTY, 0) < 0)
-    return oci_error_errno(err, "process.terminal: make the pty the controlling terminal");
   return 0;
 }
 
@@ -788,8 +741,12 @@ static _Noreturn void child_main(struct launch *launch)
     child_fail(launch, &err);
   }
   launch->root_fd = -1;
-  if (launch->console_fd >= 0 && setup_console(launch, &err) < 0)
-    child_fail(launch, &err);
+  if (launch->console_fd >= 0) {
+    if (console_setup(launch->console_fd, &spec->process, launch->host_devpts, &err) < 0)
+      child_fail(launch, &err);
+    close(launch->console_fd);
+    launch->console_fd = -1;
+  }
   if (apply_rlimits(&spec->process, &err) < 0 ||
       enter_workdir(spec->process.cwd, spec->root_readonly, &err) < 0)
     child_fail(launch, &err);
@@ -901,7 +858,11 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
     if (fds[1].revents != 0) {
       struct signalfd_siginfo si;
 
-      if (read(signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+      if (read(signal_fd, &si, sizeof(si)) != (ssize_t)sizeof(si)) {
+        /* nothing read */
+      } else if (si.ssi_signo == SIGWINCH) { /* -t: the caller's terminal resized */
+        stdio_relay_resize(relay);
+      } else {
         result->interrupted = true;
         result->signal = (int)si.ssi_signo;
         break;
@@ -1158,10 +1119,11 @@ static int prepare_launch(struct launch *launch, oci_error_t *err)
                                           .permitted = process->cap_permitted,
                                           .inheritable = process->cap_inheritable,
                                           .ambient = process->cap_ambient};
-  if (process->terminal && (launch->supervised || launch->options->console_socket == NULL))
+  /* run relays the terminal itself; create sends it to the caller */
+  if (process->terminal && !launch->supervised && launch->options->console_socket == NULL)
     return oci_error_set(err, 0,
                          "process.terminal: a terminal needs a console socket (ocirun create "
-                         "--console-socket); ocirun run has none yet");
+                         "--console-socket)");
   if (!process->terminal && launch->options->console_socket != NULL)
     return oci_error_set(err, 0, "--console-socket given but process.terminal is not true");
   if (prepare_namespaces(launch, err) < 0 || prepare_user(launch, err) < 0 ||
@@ -1360,9 +1322,30 @@ static int report_failure(const struct child_report *report, struct run_result *
   return oci_error_set(err, 0, "run: in the container, before exec: %s", report->message);
 }
 
+/* A terminal: the pty's master, which the child sends once it has made
+ * the pty (or none: it failed first, and its report says why). */
+static int receive_terminal(struct launch *launch, int terminal_socket, struct stdio_relay *relay,
+                            oci_error_t *err)
+{
+  oci_error_t ignored = NULL;
+  int master;
+
+  if (launch->console_fd >= 0)
+    close(launch->console_fd); /* the child's end: only the child may hold it */
+  launch->console_fd = -1;
+  if (terminal_socket < 0)
+    return 0;
+  master = console_receive(terminal_socket, &ignored);
+  if (master < 0) {
+    oci_error_free(&ignored);
+    return 0;
+  }
+  return stdio_relay_attach_terminal(relay, master, err);
+}
+
 static int start_and_wait(struct launch *launch, struct run_resources *res, const struct run_io *io,
-                          struct stdio_relay *relay, int signal_fd, struct run_result *result,
-                          oci_error_t *err)
+                          struct stdio_relay *relay, int terminal_socket, int signal_fd,
+                          struct run_result *result, oci_error_t *err)
 {
   struct child_watch watch = {.io = io};
   struct spawned child;
@@ -1376,6 +1359,10 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   report_read = child.report_fd;
   /* Only the container may hold the write ends, or output never ends. */
   stdio_relay_close_container_ends(relay);
+  if (ret == 0 && receive_terminal(launch, terminal_socket, relay, err) < 0) {
+    spawned_kill(&child);
+    ret = -1;
+  }
   if (ret < 0) {
     if (child.pidfd >= 0)
       close(child.pidfd);
@@ -1468,7 +1455,8 @@ static void launch_init(struct launch *launch, const struct spec *spec,
                             .go_fd = -1,
                             .report_fd = -1,
                             .exec_fifo_fd = -1,
-                            .console_fd = -1};
+                            .console_fd = -1,
+                            .host_devpts = console_host_devpts()};
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
     launch->join_fd[ns] = -1;
 }
@@ -1484,8 +1472,9 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   struct slice_plan slice = {0};
   cleanup_free char *run_dir = NULL;
   cleanup_free char *record_file = NULL;
-  cleanup_close int signal_fd = -1;
+  cleanup_close int signal_fd = -1, terminal_socket = -1;
   bool signals_blocked = false, pipe_ignored = false, relay_open = false;
+  bool terminal = spec->has_process && spec->process.terminal;
   sigset_t blocked, original_mask;
   struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
   struct stdio_relay relay;
@@ -1531,6 +1520,8 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   sigaddset(&blocked, SIGTERM);
   sigaddset(&blocked, SIGHUP);
   sigaddset(&blocked, SIGQUIT);
+  if (terminal)
+    sigaddset(&blocked, SIGWINCH); /* the caller's terminal resized */
   if (sigprocmask(SIG_BLOCK, &blocked, &original_mask) < 0) {
     oci_error_errno(err, "run: block SIGINT/SIGTERM/SIGHUP/SIGQUIT");
     goto out;
@@ -1546,12 +1537,22 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
     oci_error_errno(err, "run: signalfd for SIGINT/SIGTERM/SIGHUP/SIGQUIT");
     goto out;
   }
-  if (stdio_relay_open(&relay, (const int[3]){io->stdin_fd, io->stdout_fd, io->stderr_fd}, err) <
-      0) {
+  if ((terminal ? stdio_relay_open_terminal : stdio_relay_open)(
+          &relay, (const int[3]){io->stdin_fd, io->stdout_fd, io->stderr_fd}, err) < 0) {
     stdio_relay_clear(&relay);
     goto out;
   }
   relay_open = true;
+  if (terminal) {
+    int pair[2];
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) {
+      oci_error_errno(err, "run: socketpair for the terminal");
+      goto out;
+    }
+    terminal_socket = pair[0];
+    launch.console_fd = pair[1];
+  }
 
   /* The record first: from here on a crash leaves something sweep can find. */
   struct run_record record = {
@@ -1587,7 +1588,7 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
       goto teardown;
     res.slice_created = true;
   }
-  ret = start_and_wait(&launch, &res, io, &relay, signal_fd, result, err);
+  ret = start_and_wait(&launch, &res, io, &relay, terminal_socket, signal_fd, result, err);
 
 teardown:
   result->teardown_verified = teardown(&res, err);
@@ -1683,21 +1684,9 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
   }
   for (int i = 0; i < 3; i++)
     launch.stdio[i] = i;
-  if (options->console_socket != NULL) {
-    struct sockaddr_un address = {.sun_family = AF_UNIX};
-
-    if (strlen(options->console_socket) >= sizeof(address.sun_path)) {
-      oci_error_set(err, 0, "--console-socket '%s': the path is too long", options->console_socket);
-      goto out;
-    }
-    strcpy(address.sun_path, options->console_socket);
-    launch.console_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (launch.console_fd < 0 ||
-        connect(launch.console_fd, (struct sockaddr *)&address, sizeof(address)) < 0) {
-      oci_error_errno(err, "--console-socket '%s': connect", options->console_socket);
-      goto out;
-    }
-  }
+  if (options->console_socket != NULL &&
+      (launch.console_fd = console_socket_connect(options->console_socket, err)) < 0)
+    goto out;
   if (slice.path != NULL) {
     if (slice_create(&slice, options->rootless, &created, err) < 0)
       goto out;
@@ -1770,6 +1759,17 @@ static int namespaces_to_join(pid_t pid, int *flags, oci_error_t *err)
   return 0;
 }
 
+/* In the exec'd process, in the container's mount namespace and a session
+ * of its own: its pty, from the container's devpts. */
+static int exec_console(struct launch *launch, oci_error_t *err)
+{
+  if (console_setup(launch->console_fd, &launch->spec->process, launch->host_devpts, err) < 0)
+    return -1;
+  close(launch->console_fd);
+  launch->console_fd = -1;
+  return 0;
+}
+
 /* In the process that joins: into the container's namespaces through its
  * pidfd, then a child of ocirun's (CLONE_PARENT) in the container's pid
  * namespace and cgroup, which becomes the process. This one only reports
@@ -1805,6 +1805,7 @@ static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, 
     close(pidfd);
     if (reset_signals(&child_err) < 0 || child_close_fds(launch, &child_err) < 0 ||
         exec_stub_prepare(&child_err) < 0 || setsid() < 0 ||
+        (launch->console_fd >= 0 && exec_console(launch, &child_err) < 0) ||
         join_new_session_keyring(&child_err) < 0 || reset_scheduling(&child_err) < 0 ||
         apply_rlimits(&launch->spec->process, &child_err) < 0 ||
         enter_workdir(launch->spec->process.cwd, true, &child_err) < 0 ||
@@ -1832,7 +1833,7 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
 {
   struct launch launch;
   struct spec joined = *exec->spec; /* shallow: the container's, with this process */
-  cleanup_close int pidfd = -1, cgroup_fd = -1;
+  cleanup_close int pidfd = -1, cgroup_fd = -1, null_fd = -1;
   int report[2] = {-1, -1}, pid_pipe[2] = {-1, -1};
   cleanup_close int report_read = -1, pid_read = -1;
   struct runtime_options options = {.state_root = exec->state_root, .id = "exec"};
@@ -1855,9 +1856,15 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
   launch.groups = joined.process.additional_gids;
   launch.n_groups = joined.process.n_additional_gids;
   launch.set_groups = exec->set_groups;
-  if (joined.process.terminal)
-    return oci_error_set(err, 0,
-                         "exec: process.terminal: a terminal is not supported by ocirun yet");
+  if (joined.process.terminal) {
+    if (exec->console_fd < 0)
+      return oci_error_set(err, 0, "exec: process.terminal: no console socket to send the pty to");
+    launch.console_fd = exec->console_fd;
+    /* until the pty replaces them: never the caller's descriptors */
+    null_fd = open("/dev/null", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (null_fd < 0)
+      return oci_error_errno(err, "exec: open /dev/null");
+  }
   pidfd = (int)syscall(SYS_pidfd_open, exec->pid, 0);
   if (pidfd < 0)
     return oci_error_errno(err, "exec: the container's process %d", (int)exec->pid);
@@ -1880,7 +1887,7 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
   pid_read = pid_pipe[0];
   launch.report_fd = report[1];
   for (int i = 0; i < 3; i++)
-    launch.stdio[i] = i;
+    launch.stdio[i] = null_fd >= 0 ? null_fd : i;
   joiner = fork();
   if (joiner == 0) {
     close(report[0]);
@@ -1922,6 +1929,7 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
   ret = 0;
 out:
   launch.report_fd = -1;
+  launch.console_fd = -1; /* the caller's */
   launch_clear(&launch);
   return ret;
 }
@@ -1936,4 +1944,95 @@ int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err)
   }
   *exit_code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
   return 0;
+}
+
+/* The exec'd process is gone: what it (or a process it left holding the
+ * pty) still writes is drained for at most this long. */
+#define EXEC_DRAIN_MS 500
+
+int runtime_exec_attach(pid_t exec_pid, int master, const int caller_fd[3], int *exit_code,
+                        oci_error_t *err)
+{
+  struct stdio_relay relay;
+  sigset_t handled, original_mask;
+  struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
+  cleanup_close int pidfd = -1, signal_fd = -1;
+  int64_t drain_until = -1;
+  int ret = -1;
+
+  /* No signal of the caller's ends ocirun with the terminal left raw: the
+   * ones a user or a terminal sends go to the process, as runc's callers
+   * expect; a caller gone away is a failed write. */
+  sigemptyset(&handled);
+  sigaddset(&handled, SIGINT);
+  sigaddset(&handled, SIGTERM);
+  sigaddset(&handled, SIGHUP);
+  sigaddset(&handled, SIGQUIT);
+  sigaddset(&handled, SIGWINCH);
+  if (stdio_relay_open_terminal(&relay, caller_fd, err) < 0) {
+    stdio_relay_clear(&relay);
+    close(master);
+    return -1;
+  }
+  stdio_relay_close_container_ends(&relay);
+  if (sigprocmask(SIG_BLOCK, &handled, &original_mask) < 0) {
+    stdio_relay_clear(&relay);
+    close(master);
+    return oci_error_errno(err, "exec: block the caller's signals");
+  }
+  sigaction(SIGPIPE, &ignore_pipe, &original_pipe);
+  pidfd = (int)syscall(SYS_pidfd_open, exec_pid, 0);
+  signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (pidfd < 0 || signal_fd < 0) {
+    close(master);
+    oci_error_errno(err, "exec: watch process %d", (int)exec_pid);
+    goto out;
+  }
+  if (stdio_relay_attach_terminal(&relay, master, err) < 0)
+    goto out;
+  for (;;) {
+    struct pollfd fds[2 + STDIO_RELAY_MAX_POLL] = {
+        {.fd = drain_until < 0 ? pidfd : -1, .events = POLLIN},
+        {.fd = signal_fd, .events = POLLIN}};
+    size_t n_relay = stdio_relay_poll_fds(&relay, fds + 2);
+    int timeout = -1, ready;
+
+    if (drain_until >= 0) {
+      int64_t left = drain_until - monotonic_ms();
+      if (left <= 0 || !stdio_relay_output_open(&relay))
+        break;
+      timeout = (int)left;
+    }
+    ready = poll(fds, 2 + n_relay, timeout);
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready < 0) {
+      oci_error_errno(err, "exec: poll");
+      goto out;
+    }
+    if (fds[1].revents != 0) {
+      struct signalfd_siginfo si;
+
+      while (read(signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        if (si.ssi_signo == SIGWINCH)
+          stdio_relay_resize(&relay);
+        else
+          pidfd_send_signal(pidfd, (int)si.ssi_signo, NULL, 0);
+      }
+    }
+    if (fds[0].revents != 0) {
+      drain_until = monotonic_ms() + EXEC_DRAIN_MS;
+      stdio_relay_stop_input(&relay);
+    }
+    stdio_relay_step(&relay, fds + 2, n_relay);
+  }
+  ret = runtime_exec_wait(exec_pid, exit_code, err);
+out:
+  /* a process whose terminal ocirun cannot relay is not left behind */
+  if (ret < 0 && pidfd >= 0 && pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == 0)
+    waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
+  stdio_relay_clear(&relay);
+  sigaction(SIGPIPE, &original_pipe, NULL);
+  sigprocmask(SIG_SETMASK, &original_mask, NULL);
+  return ret;
 }

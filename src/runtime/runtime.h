@@ -95,6 +95,11 @@ struct runtime_exec {
   const char *cgroup_path; /* its slice; NULL: none */
   const char *state_root;  /* for the seccomp cache */
   bool set_groups;         /* false in a user namespace that denies setgroups */
+  /* process->terminal only: the unix socket the pty's master is sent to (a
+   * caller's console socket, or ocirun's own socketpair for
+   * runtime_exec_attach); the caller's. The pty is then the stdio, and
+   * the caller's 0, 1, 2 never reach the process. */
+  int console_fd;
 };
 /* Starts it and returns once it has exec'd (*exec_pid, a child of ocirun's
  * that the caller may wait for, or leave to a subreaper); a failure before
@@ -103,5 +108,12 @@ struct runtime_exec {
 int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_error_t *err);
 /* Waits for it: its exit status, or 128+N for signal N. */
 int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err);
+/* Waits for it while relaying its pty's master (ocirun's, received from
+ * the socketpair given as console_fd) to and from caller_fd (stdin, stdout;
+ * [2] unused): the caller's terminal in raw mode until the end, its
+ * window size forwarded on SIGWINCH, and INT, TERM, HUP, QUIT forwarded to
+ * the process. Takes master. */
+int runtime_exec_attach(pid_t exec_pid, int master, const int caller_fd[3], int *exit_code,
+                        oci_error_t *err);
 
 #endif

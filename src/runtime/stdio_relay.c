@@ -5,6 +5,8 @@
 
 #include "runtime/stdio_relay.h"
 
+#include "runtime/console.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -134,17 +136,38 @@ static int reopen_nonblocking(int fd)
   return open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 }
 
-int stdio_relay_open(struct stdio_relay *relay, const int caller_fd[3], oci_error_t *err)
+static void relay_init(struct stdio_relay *relay, const int caller_fd[3])
 {
   for (int i = 0; i < 3; i++) {
     channel_init(&relay->channel[i]);
     relay->container_fd[i] = -1;
+    relay->caller_fd[i] = caller_fd[i];
   }
+  relay->terminal_fd = relay->raw_fd = -1;
+}
+
+/* Writes to a terminal go through ocirun's own non-blocking open of it;
+ * to a socket through send. */
+static void channel_set_output(struct relay_channel *c, int caller_fd)
+{
+  struct stat st;
+  int reopened;
+
+  if (caller_fd < 0 || fstat(caller_fd, &st) < 0)
+    return;
+  if (S_ISSOCK(st.st_mode))
+    c->copy = c->to_socket = true;
+  else if (S_ISCHR(st.st_mode) && (reopened = reopen_nonblocking(caller_fd)) >= 0)
+    c->to = c->close_after[1] = reopened;
+}
+
+int stdio_relay_open(struct stdio_relay *relay, const int caller_fd[3], oci_error_t *err)
+{
+  relay_init(relay, caller_fd);
   for (int i = 0; i < 3; i++) {
     struct relay_channel *c = &relay->channel[i];
-    struct stat st;
     int pipe_fds[2];
-    int ours, reopened;
+    int ours;
 
     if (pipe2(pipe_fds, O_CLOEXEC) < 0)
       return oci_error_errno(err, "run: pipe for the container's fd %d", i);
@@ -166,14 +189,53 @@ int stdio_relay_open(struct stdio_relay *relay, const int caller_fd[3], oci_erro
       channel_finish(c); /* no stdin: the container reads end of file */
       continue;
     }
-    if (i == 0 || caller_fd[i] < 0 || fstat(caller_fd[i], &st) < 0)
-      continue;
-    if (S_ISSOCK(st.st_mode))
-      c->copy = c->to_socket = true;
-    else if (S_ISCHR(st.st_mode) && (reopened = reopen_nonblocking(caller_fd[i])) >= 0)
-      c->to = c->close_after[1] = reopened;
+    if (i > 0)
+      channel_set_output(c, caller_fd[i]);
   }
   return 0;
+}
+
+int stdio_relay_open_terminal(struct stdio_relay *relay, const int caller_fd[3], oci_error_t *err)
+{
+  relay_init(relay, caller_fd);
+  for (int i = 0; i < 3; i++) {
+    relay->container_fd[i] = open("/dev/null", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (relay->container_fd[i] < 0)
+      return oci_error_errno(err, "run: open /dev/null");
+  }
+  return 0;
+}
+
+int stdio_relay_attach_terminal(struct stdio_relay *relay, int master, oci_error_t *err)
+{
+  struct relay_channel *in = &relay->channel[0], *out = &relay->channel[1];
+  int raw;
+
+  relay->terminal_fd = master;
+  if (fcntl(master, F_SETFL, O_NONBLOCK) < 0)
+    return oci_error_errno(err, "run: make the pty's master non-blocking");
+  /* splice refuses a tty: read and write */
+  if (relay->caller_fd[0] >= 0)
+    *in = (struct relay_channel){
+        .from = relay->caller_fd[0], .to = master, .copy = true, .close_after = {-1, -1}};
+  *out = (struct relay_channel){
+      .from = master, .to = relay->caller_fd[1], .copy = true, .close_after = {-1, -1}};
+  channel_set_output(out, relay->caller_fd[1]);
+  stdio_relay_resize(relay);
+  raw = console_raw_mode(in->from, &relay->saved, err);
+  if (raw < 0)
+    return -1;
+  if (raw > 0)
+    relay->raw_fd = in->from;
+  return 0;
+}
+
+void stdio_relay_resize(const struct stdio_relay *relay)
+{
+  unsigned short rows, cols;
+
+  if (relay->terminal_fd >= 0 && console_window_size(relay->caller_fd, 3, &rows, &cols))
+    console_set_size(relay->terminal_fd, rows, cols);
 }
 
 void stdio_relay_close_container_ends(struct stdio_relay *relay)
@@ -235,4 +297,10 @@ void stdio_relay_clear(struct stdio_relay *relay)
   for (int i = 0; i < 3; i++)
     channel_finish(&relay->channel[i]);
   stdio_relay_close_container_ends(relay);
+  if (relay->raw_fd >= 0)
+    console_restore(relay->raw_fd, &relay->saved);
+  relay->raw_fd = -1;
+  if (relay->terminal_fd >= 0)
+    close(relay->terminal_fd);
+  relay->terminal_fd = -1;
 }

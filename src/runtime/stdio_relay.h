@@ -3,16 +3,19 @@
  * caller's descriptor, so it cannot reopen, truncate, seek or ioctl the
  * caller's files or terminal through /proc/self/fd.
  *
- * A terminal (issue 9, --tty) attaches here: the container's end becomes a
- * pty's replica instead of three pipes, and one channel pair relays between
- * the pty's primary and the caller's terminal (plus resize on SIGWINCH); the
- * wait loop does not change, it polls whatever stdio_relay_poll_fds gives. */
+ * A terminal (process.terminal, run -t, exec -t) attaches here: the
+ * container's stdio is then a pty it makes in its own devpts (console.c),
+ * whose master ocirun receives; channel 0 moves the caller's stdin into the
+ * master, channel 1 the master's output to the caller's stdout, and the
+ * caller's terminal is in raw mode until stdio_relay_clear. The wait loops
+ * do not change: they poll whatever stdio_relay_poll_fds gives. */
 #ifndef STDIO_RELAY_H
 #define STDIO_RELAY_H
 
 #include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <termios.h>
 
 #include "oci/oci.h"
 
@@ -31,6 +34,10 @@ struct relay_channel {
 struct stdio_relay {
   struct relay_channel channel[3]; /* 0: into the container; 1, 2: out of it */
   int container_fd[3];             /* the container's ends: its 0, 1, 2 */
+  int caller_fd[3];
+  int terminal_fd;      /* a terminal: the pty's master, ocirun's; -1 */
+  int raw_fd;           /* the caller's terminal in raw mode; -1 */
+  struct termios saved; /* raw_fd's settings before */
 };
 
 #define STDIO_RELAY_MAX_POLL 3
@@ -38,6 +45,15 @@ struct stdio_relay {
 /* caller_fd[i] is the caller's descriptor for stream i, or -1: stdin at end
  * of file, output discarded. All descriptors made are O_CLOEXEC. */
 int stdio_relay_open(struct stdio_relay *relay, const int caller_fd[3], oci_error_t *err);
+/* A terminal: no pipes; the container's 0, 1, 2 are /dev/null until its pty
+ * replaces them (the caller's descriptors never reach it). */
+int stdio_relay_open_terminal(struct stdio_relay *relay, const int caller_fd[3], oci_error_t *err);
+/* The pty's master, received from the container's process: relayed from
+ * here on, and the caller's stdin, if relayed and a terminal, in raw mode.
+ * Takes master (closed by stdio_relay_clear, also on failure). */
+int stdio_relay_attach_terminal(struct stdio_relay *relay, int master, oci_error_t *err);
+/* SIGWINCH: the caller's terminal's size onto the pty. */
+void stdio_relay_resize(const struct stdio_relay *relay);
 /* In the parent once the child holds its copies. */
 void stdio_relay_close_container_ends(struct stdio_relay *relay);
 /* Fills fds (STDIO_RELAY_MAX_POLL at most); returns how many. */
@@ -48,6 +64,7 @@ void stdio_relay_step(struct stdio_relay *relay, const struct pollfd *fds, size_
 void stdio_relay_stop_input(struct stdio_relay *relay);
 /* Output still to drain (some process still holds a write end, or data). */
 bool stdio_relay_output_open(const struct stdio_relay *relay);
+/* Ends the relay; restores the caller's terminal settings. */
 void stdio_relay_clear(struct stdio_relay *relay);
 
 #endif

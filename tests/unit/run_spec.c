@@ -856,6 +856,21 @@ static void test_rootless(void)
   cJSON_Delete(config);
 }
 
+/* -t: process.terminal (ocirun relays the pty); consoleSize comes from
+ * the caller's terminal (command_run.c), so none here. */
+static void test_terminal(void)
+{
+  char msg[1024];
+  cleanup_cjson cJSON *plain = build(NULL, msg, sizeof(msg), "IMAGE", NULL);
+  cleanup_cjson cJSON *tty = build(NULL, msg, sizeof(msg), "-it", "IMAGE", NULL);
+  cleanup_cjson cJSON *long_tty = build(NULL, msg, sizeof(msg), "--tty", "IMAGE", NULL);
+
+  ok(cJSON_IsFalse(at(plain, "process.terminal")), "without -t: process.terminal false");
+  ok(cJSON_IsTrue(at(tty, "process.terminal")), "-it: process.terminal true");
+  ok(at(tty, "process.consoleSize") == NULL, "-t without a known size: no consoleSize");
+  ok(cJSON_IsTrue(at(long_tty, "process.terminal")), "--tty: process.terminal true");
+}
+
 int main(void)
 {
   static char *cmd[] = {"sh", NULL};
@@ -871,6 +886,7 @@ int main(void)
   test_seccomp();
   test_seccomp_compile();
   test_rootless();
+  test_terminal();
   remove_rootfs();
   return unit_done();
 }

@@ -195,6 +195,9 @@ ctr_cases() {
     "$ctr" task exec --exec-id probe "$id-long" sh -c 'tr "\0" " " </proc/1/cmdline; exit 4'
   out_is "sh -c trap \"exit 7\" TERM; echo running; while :; do sleep 1; done " \
     "ctr task exec: sees the container's pid 1"
+  # ctr task exec -t: the shim asks the runtime for exec --tty with a
+  # console socket of its own.
+  terminal_case "ctr task exec -t in tmux" "$id-exectty" "$ctr" task exec -t --exec-id tty "$id-long" sh
   expect_status 0 "ctr task kill (SIGTERM) is accepted" "$ctr" task kill "$id-long"
   st=0
   wait "$pid" || st=$?
@@ -258,6 +261,39 @@ py=localhost/python:3.13-slim
 tmx() { TERM=xterm tmux -L ocirun-callers "$@"; }
 # pane_has SESSION TEXT: the tmux pane shows TEXT.
 pane_has() { tmx capture-pane -p -t "$1" 2>/dev/null | grep -qF -- "$2"; }
+# pane_tail SESSION: its last lines, as comments.
+pane_tail() { tmx capture-pane -p -t "$1" | grep . | sed 's/^/#   /' | tail -8; }
+# terminal_case WHAT SESSION COMMAND...: COMMAND (a caller asking for a
+# terminal, running sh) in a tmux pane of 100x30: a prompt, keys reach the
+# shell on the pty (/dev/pts/N), at the pane's size, exit 5 is the
+# caller's status.
+terminal_case() {
+  local what=$1 s=$2
+  shift 2
+  runnable "$what: a shell prompt" || return 0
+  tmx kill-session -t "$s" 2>/dev/null
+  tmx new-session -d -s "$s" -x 100 -y 30 "$(printf '%q ' "$@"); echo caller-exited-\$?; sleep 600"
+  if wait_for 60 pane_has "$s" "/ #"; then pass "$what: a shell prompt"; else
+    fail "$what: a shell prompt (the pane after 60 s:)"
+    pane_tail "$s"
+  fi
+  tmx send-keys -t "$s" 'echo "[$((6*7))] [$(tty)] [$(stty size)]"' Enter
+  if wait_for 30 pane_has "$s" "[42] [/dev/pts/"; then
+    pass "$what: keys reach the shell on a pty and its output reaches the pane"
+  else
+    fail "$what: keys reach the shell on a pty and its output reaches the pane"
+    pane_tail "$s"
+  fi
+  if pane_has "$s" "[30 100]"; then pass "$what: the terminal has the pane's size (30 rows, 100 columns)"; else
+    fail "$what: the terminal has the pane's size (30 rows, 100 columns)"
+  fi
+  tmx send-keys -t "$s" 'exit 5' Enter
+  if wait_for 60 pane_has "$s" "caller-exited-5"; then pass "$what: exit 5 in the shell is the caller's status"; else
+    fail "$what: exit 5 in the shell is the caller's status"
+    pane_tail "$s"
+  fi
+  tmx kill-session -t "$s" 2>/dev/null
+}
 
 podman_cases() {
   local name=pc-$rt_label what t0 elapsed st failed p=("$podman" --runtime "$rt_bin")
@@ -342,6 +378,13 @@ print(" ".join(k for k, v in a["checks"].items() if not v) or "none")' "$out" 2>
     tmx capture-pane -p -t "$s" | grep . | sed 's/^/#   /' | tail -8
   fi
   tmx kill-session -t "$s" 2>/dev/null
+
+  # podman exec -it into a running container: conmon asks the runtime for
+  # exec --tty --console-socket with a process file (terminal, consoleSize).
+  expect_status 0 "podman run -d sleep 1000 (for exec -it)" \
+    "${p[@]}" run -d --network none --name "$name-execit" "$bb" sleep 1000
+  terminal_case "podman exec -it in tmux" "$name-exectty" "${p[@]}" exec -it "$name-execit" sh
+  expect_status 0 "podman rm -f of the exec -it container" "${p[@]}" rm -f "$name-execit"
   bounded "${p[@]}" ps -a -q --filter "name=^$name-"
   if [ ! -s "$out" ]; then pass "no container left"; else fail "no container left: $(tr '\n' ' ' <"$out")"; fi
   nothing_left "libpod_parent/libpod-*/"

@@ -1,0 +1,241 @@
+#!/bin/bash
+# Terminals on the host (without a cgroup: the host is hybrid cgroup v1):
+# `ocirun exec --tty` with a caller's --console-socket (conmon's and
+# containerd's way: tests/helpers/console-receiver.py plays their part) and
+# with a process file whose process.terminal is true; `ocirun exec -t` and
+# `ocirun run -t` where ocirun itself relays the pty to its own terminal
+# (driven through `script` and tmux); and the security rules: the pty is of the container's
+# devpts, the caller's terminal never reaches the process, the master never
+# enters the container, and the caller's terminal settings come back.
+. "$top_srcdir/tests/lib.sh"
+
+ROOT=$OCIRUN_ROOT
+oci() { "$OCIRUN" --root "$ROOT" "$@"; }
+receiver=$top_srcdir/tests/helpers/console-receiver.py
+has() { grep -qF -- "$1" "$TEST_TMP/out"; }
+tmx() { TERM=xterm tmux -L "ocirun-terminal-$$" "$@"; }
+pane_has() { tmx capture-pane -p -t t 2>/dev/null | grep -qF -- "$1"; }
+wait_for() {
+  local i
+  for i in $(seq $(($1 * 10))); do
+    "${@:2}" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+trap 'tmx kill-server 2>/dev/null; "$OCIRUN" --root "$ROOT" delete -f x1 >/dev/null 2>&1; "$OCIRUN" --root "$ROOT" delete -f h2 >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+# A busybox bundle (the test image's layers) whose pid 1 sleeps.
+B=$TEST_TMP/bundle
+mkdir -p "$B/rootfs"
+"$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1
+python3 - "$TEST_IMAGES/busybox" "$B/rootfs" <<'PY' && oci spec --bundle "$B" &&
+import gzip, io, json, os, sys, tarfile
+layout, rootfs = sys.argv[1], sys.argv[2]
+def blob(digest):
+    return open(os.path.join(layout, "blobs", "sha256", digest.split(":")[1]), "rb").read()
+manifest = json.loads(blob(json.load(open(os.path.join(layout, "index.json")))["manifests"][0]["digest"]))
+for layer in manifest["layers"]:
+    data = blob(layer["digest"])
+    tarfile.open(fileobj=io.BytesIO(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)).extractall(rootfs)
+PY
+  python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["args"] = ["sleep", "1000"]
+del c["linux"]["resources"]
+json.dump(c, open(sys.argv[1], "w"))' "$B/config.json"
+check "a busybox bundle" test -s "$B/config.json"
+expect_exit 0 "create and start a container" \
+  sh -c "'$OCIRUN' --root '$ROOT' create --unsafe-no-cgroup --bundle '$B' x1 </dev/null && '$OCIRUN' --root '$ROOT' start x1"
+pid1=$(oci state x1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])' 2>/dev/null)
+host_devpts=$(stat -c %d /dev/pts)
+
+# --- a caller's console socket ---
+SOCK=$TEST_TMP/console.sock
+expect_exit 0 "exec --tty --console-socket: the caller receives the pty's master" \
+  python3 "$receiver" "$SOCK" 'echo "[$((6*7))] [$(tty)]"; exit 5' \
+  "$OCIRUN" --root "$ROOT" exec --tty --console-socket "$SOCK" x1 sh
+check "... which is a terminal" has "received a terminal: True"
+check "... the keys typed into it reach the shell, on the container's /dev/pts/0" has "[42] [/dev/pts/0]"
+check "... and the shell's exit status is exec's" has "exit-status: 5"
+
+# conmon's `podman exec -it`: a process file with terminal and consoleSize,
+# --detach, --pid-file.
+cat >"$TEST_TMP/process.json" <<'J'
+{"terminal": true, "consoleSize": {"height": 30, "width": 100}, "args": ["sh"], "cwd": "/",
+ "env": ["PATH=/bin:/usr/bin"], "user": {"uid": 0, "gid": 0}}
+J
+expect_exit 0 "exec --process (terminal true, consoleSize 30x100) --console-socket" \
+  python3 "$receiver" "$SOCK" 'echo "[$(tty)] [$(stty size)]"; exit 6' \
+  "$OCIRUN" --root "$ROOT" exec --process "$TEST_TMP/process.json" --console-socket "$SOCK" x1
+check "... the process's terminal is the pty, at consoleSize" has "[/dev/pts/0] [30 100]"
+check "... and its exit status is exec's" has "exit-status: 6"
+sed 's/"args": \["sh"\]/"args": ["sleep", "1000"]/' "$TEST_TMP/process.json" >"$TEST_TMP/sleep.json"
+python3 "$receiver" "$SOCK" '' "$OCIRUN" --root "$ROOT" exec --process "$TEST_TMP/sleep.json" \
+  --console-socket "$SOCK" --detach --pid-file "$TEST_TMP/x.pid" x1 >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
+receiver_pid=$!
+wait_for 20 test -s "$TEST_TMP/x.pid"
+xpid=$(cat "$TEST_TMP/x.pid" 2>/dev/null)
+check "exec --detach --console-socket: the pid file names a live process" test -d "/proc/${xpid:-none}"
+# Every descriptor of the process: the pty's peer on the container's
+# devpts (its /dev/pts: the same filesystem as pid 1's), never the host's,
+# never the master (/dev/ptmx, or pts/ptmx), never the caller's terminal.
+fds_on_container_devpts() {
+  local f dev ctr n=0
+  ctr=$(stat -c %d "/proc/${pid1:-none}/root/dev/pts") || return 1
+  [ "$ctr" != "$host_devpts" ] || return 1
+  for f in /proc/"$1"/fd/*; do
+    n=$((n + 1))
+    dev=$(stat -L -c '%d %t' "$f") || return 1
+    [ "$dev" = "$ctr 88" ] || { echo "# $f: $(readlink "$f") dev $dev" && return 1; }
+    case $(readlink "$f") in /dev/pts/[0-9]*) ;; *) return 1 ;; esac
+  done
+  [ "$n" -eq 3 ]
+}
+check "... its fds 0, 1, 2 (and nothing else) are the pty's peer on the container's devpts, not the host's, not the master" \
+  fds_on_container_devpts "${xpid:-none}"
+check "... the pty is its controlling terminal (tty_nr in /proc/PID/stat)" \
+  sh -c "[ \"\$(cut -d' ' -f7 /proc/${xpid:-none}/stat)\" != 0 ]"
+kill -KILL "${xpid:-none}" 2>/dev/null
+wait "$receiver_pid"
+
+# --- refusals ---
+expect_exit 1 "exec --console-socket without a terminal is refused" \
+  oci exec --console-socket "$SOCK" x1 true
+check "... naming --console-socket" grep -q "console-socket given but the process has no terminal" "$TEST_TMP/err"
+expect_exit 1 "exec --tty --detach without a console socket is refused" oci exec --tty --detach x1 sleep 1
+check "... saying why" grep -q "detach with a terminal needs --console-socket" "$TEST_TMP/err"
+expect_exit 1 "exec --tty --console-socket to a socket nobody listens on fails" \
+  oci exec --tty --console-socket "$TEST_TMP/nobody.sock" x1 sleep 1
+check "... naming the socket" grep -q "nobody.sock" "$TEST_TMP/err"
+
+# --- ocirun relays the terminal (exec -t without a console socket) ---
+# script(1) gives ocirun a terminal of 33x111; keys come through a pipe.
+tty_exec() {
+  (
+    sleep 1
+    printf '%s\r' "$1"
+    sleep 3
+  ) | script -qec "stty rows 33 cols 111; $OCIRUN --root $ROOT exec -t x1 sh; echo exec-status-\$?; stty -a" /dev/null >"$TEST_TMP/out" 2>&1
+}
+tty_exec 'echo "[$((6*7))] [$(tty)] [$(stty size)]"; exit 7'
+check "exec -t: the keys reach the shell on the container's /dev/pts/0, at the caller's size (33x111)" \
+  has "[42] [/dev/pts/0] [33 111]"
+check "... the shell's exit status is exec's" has "exec-status-7"
+check "... and the caller's terminal is back in canonical mode with echo" \
+  sh -c "tr -d '\r' <'$TEST_TMP/out' | grep -qE '(^| )icanon( |$)' && tr -d '\r' <'$TEST_TMP/out' | grep -qE '(^| )echo( |$)'"
+# The takeover class: inside, the process's 0, 1, 2 are its own pty on the
+# container's devpts; the caller's terminal (script's pty, on the host's
+# devpts) is not among them. The control: exec without -t hands the
+# caller's descriptors as they are, so the same command sees the host's.
+same_devpts='for f in 0 1 2; do [ "$(stat -L -c %d /proc/$$/fd/$f)" = "$(stat -c %d /dev/pts)" ] || echo "fd-$f-elsewhere"; done; echo checked'
+tty_exec "$same_devpts"
+check "exec -t: fds 0, 1, 2 inside are on the container's devpts" \
+  sh -c "grep -q checked '$TEST_TMP/out' && ! grep -q 'fd-[0-9]-elsewhere' '$TEST_TMP/out'"
+script -qec "$OCIRUN --root $ROOT exec x1 sh -c '$same_devpts'" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
+check "control: exec without -t under a terminal: the caller's terminal is fd 0 inside" \
+  sh -c "grep -q checked '$TEST_TMP/out' && grep -q fd-0-elsewhere '$TEST_TMP/out'"
+
+# tmux: a real terminal, resized while the shell runs (SIGWINCH).
+if command -v tmux >/dev/null 2>&1; then
+  tmx new-session -d -s t -x 100 -y 30 "$OCIRUN --root $ROOT exec -t x1 sh; echo exec-exited-\$?; sleep 600"
+  if wait_for 20 pane_has "/ #"; then ok "exec -t in tmux: a shell prompt"; else not_ok "exec -t in tmux: a shell prompt"; fi
+  tmx send-keys -t t 'echo "[$(stty size)]"' Enter
+  if wait_for 20 pane_has "[30 100]"; then ok "exec -t in tmux: the pane's size"; else not_ok "exec -t in tmux: the pane's size"; fi
+  tmx resize-window -t t -x 120 -y 40 2>/dev/null || tmx resize-pane -t t -x 120 -y 40
+  sleep 0.5
+  tmx send-keys -t t 'echo "[$(stty size)]"' Enter
+  if wait_for 20 pane_has "[40 120]"; then ok "exec -t in tmux: a resize reaches the pty (SIGWINCH)"; else
+    not_ok "exec -t in tmux: a resize reaches the pty (SIGWINCH)"
+    tmx capture-pane -p -t t | grep . | sed 's/^/#   /' | tail -5
+  fi
+  tmx send-keys -t t 'exit 9' Enter
+  if wait_for 20 pane_has "exec-exited-9"; then ok "exec -t in tmux: exit 9 is exec's status"; else not_ok "exec -t in tmux: exit 9 is exec's status"; fi
+  tmx kill-server 2>/dev/null
+else
+  skip "tmux is not installed"
+fi
+
+expect_exit 0 "kill the container" oci kill x1 KILL
+wait_for 10 sh -c "'$OCIRUN' --root '$ROOT' state x1 | grep -q stopped"
+expect_exit 0 "delete it" oci delete x1
+
+# --- a host pty through the container's /dev/ptmx (the CVE-2016-9962 class) ---
+# The configuration binds the host's devpts at /hostpts; the container
+# (root in it) points its /dev/ptmx there. exec -t must refuse that pty.
+HB=$TEST_TMP/hostpts-bundle
+mkdir -p "$HB" && cp -a "$B/rootfs" "$HB/" && python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["mounts"].append({"destination": "/hostpts", "type": "bind", "source": "/dev/pts", "options": ["rbind", "nosuid", "noexec"]})
+json.dump(c, open(sys.argv[2], "w"))' "$B/config.json" "$HB/config.json"
+expect_exit 0 "a container with the host's devpts bound at /hostpts" \
+  sh -c "'$OCIRUN' --root '$ROOT' create --unsafe-no-cgroup --bundle '$HB' h2 </dev/null && '$OCIRUN' --root '$ROOT' start h2"
+script -qec "$OCIRUN --root $ROOT exec -t h2 tty" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
+check "control: exec -t there while its /dev/ptmx is its own: a pty of its devpts" has "/dev/pts/0"
+expect_exit 0 "the container points its /dev/ptmx at the host's" oci exec h2 ln -sf /hostpts/ptmx /dev/ptmx
+script -qec "$OCIRUN --root $ROOT exec -t h2 tty; echo exec-status-\$?" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
+check "exec -t refuses the host's pty" has "exec-status-1"
+check "... saying why" has "the container's /dev/ptmx is the host's devpts"
+python3 "$receiver" "$SOCK" 'tty' "$OCIRUN" --root "$ROOT" exec --tty --console-socket "$SOCK" h2 sh >"$TEST_TMP/out" 2>&1
+check "exec --console-socket refuses it too, and sends nothing" \
+  sh -c "grep -q 'no file descriptor came' '$TEST_TMP/out' || grep -q 'no connection' '$TEST_TMP/out' || grep -q 'exit-status: 1' '$TEST_TMP/out'"
+check "... and no terminal reached the caller" sh -c "! grep -q 'received a terminal' '$TEST_TMP/out'"
+expect_exit 0 "delete it" oci delete -f h2
+
+# --- ocirun run -t: ocirun relays the pty (docker run -it) ---
+if "$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1; then
+  ok "import the busybox test image"
+else
+  not_ok "import the busybox test image"
+fi
+run_tty() {
+  local keys=$1
+  shift
+  (
+    sleep 1.5
+    printf '%s\r' "$keys"
+    sleep 3
+  ) | script -qec "stty rows 33 cols 111; $OCIRUN run --unsafe-no-cgroup $(printf '%q ' "$@") 2>/dev/null; echo run-status-\$?; stty -a" /dev/null >"$TEST_TMP/out" 2>&1
+}
+canonical_again() {
+  tr -d '\r' <"$TEST_TMP/out" | grep -qE '(^| )icanon( |$)' && tr -d '\r' <"$TEST_TMP/out" | grep -qE '(^| )echo( |$)'
+}
+run_tty 'echo "[$((6*7))] [$(tty)] [$(stty size)]"; exit 3' -it busybox:latest sh
+check "run -it: the keys reach the shell on the container's /dev/pts/0, at the caller's size (33x111)" \
+  has "[42] [/dev/pts/0] [33 111]"
+check "... the shell's exit status is run's" has "run-status-3"
+check "... and the caller's terminal is back in canonical mode with echo" canonical_again
+run_tty '' -t busybox:latest sh -c "$same_devpts"
+check "run -t: fds 0, 1, 2 of pid 1 are on the container's devpts" \
+  sh -c "grep -q checked '$TEST_TMP/out' && ! grep -q 'fd-[0-9]-elsewhere' '$TEST_TMP/out'"
+run_tty '' busybox:latest sh -c "$same_devpts"
+check "control: run without -t: its fds are ocirun's pipes, not on its devpts" \
+  sh -c "grep -q checked '$TEST_TMP/out' && grep -q fd-0-elsewhere '$TEST_TMP/out'"
+# SIGTERM to ocirun while the shell waits for keys: the run is torn down
+# (143) and the caller's terminal comes back from raw mode.
+(sleep 6) | script -qec "stty rows 33 cols 111; $OCIRUN run --unsafe-no-cgroup -it busybox:latest sh 2>/dev/null & p=\$!; sleep 2; kill -TERM \$p; wait \$p; echo run-status-\$?; stty -a" /dev/null >"$TEST_TMP/out" 2>&1
+check "run -it, SIGTERM to ocirun: exit 143" has "run-status-143"
+check "... and the caller's terminal is back in canonical mode with echo" canonical_again
+echo hello | "$OCIRUN" run --unsafe-no-cgroup -it busybox:latest sh -c 'read x; echo "got $x on $(tty)"' >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+check "run -it with stdin a pipe (no raw mode): the input reaches the pty" has "got hello on /dev/pts/0"
+if command -v tmux >/dev/null 2>&1; then
+  tmx new-session -d -s t -x 100 -y 30 "$OCIRUN run --unsafe-no-cgroup -it busybox:latest sh 2>/dev/null; echo run-exited-\$?; sleep 600"
+  if wait_for 20 pane_has "/ #"; then ok "run -it in tmux: a shell prompt"; else not_ok "run -it in tmux: a shell prompt"; fi
+  tmx resize-window -t t -x 120 -y 40 2>/dev/null || tmx resize-pane -t t -x 120 -y 40
+  sleep 0.5
+  tmx send-keys -t t 'echo "[$(stty size)]"' Enter
+  if wait_for 20 pane_has "[40 120]"; then ok "run -it in tmux: a resize reaches the pty (SIGWINCH)"; else
+    not_ok "run -it in tmux: a resize reaches the pty (SIGWINCH)"
+    tmx capture-pane -p -t t | grep . | sed 's/^/#   /' | tail -5
+  fi
+  tmx send-keys -t t 'exit 4' Enter
+  if wait_for 20 pane_has "run-exited-4"; then ok "run -it in tmux: exit 4 is run's status"; else not_ok "run -it in tmux: exit 4 is run's status"; fi
+  tmx kill-server 2>/dev/null
+else
+  skip "tmux is not installed"
+fi
+check "run -t: nothing of the runs is left" sh -c "[ -z \"\$(ls -A '$ROOT/run' 2>/dev/null)\" ]"
+
+tap_done
