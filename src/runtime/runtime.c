@@ -91,6 +91,8 @@ struct launch {
   int report_fd;              /* child writes a child_report on failure; CLOEXEC */
   int exec_fifo_fd;           /* create: O_PATH of the fifo `start` opens; -1 */
   int console_fd;             /* create with a terminal: connected to the console socket; -1 */
+  int command_fd;             /* child: process.args[0], found before the seccomp filter */
+  char *command_path;         /* child: the name it was found by */
 };
 
 static const unsigned long namespace_clone_flag[SPEC_NS_COUNT] = {
@@ -543,30 +545,37 @@ _Static_assert(sizeof(struct child_report) == sizeof(struct exec_stub_report) &&
                    CHILD_EXEC_FAILED == EXEC_STUB_REPORT_EXEC_FAILED,
                "struct child_report is the exec stub's report");
 
-/* Execs path, through the sealed exec stub, if it resolves inside the root
- * without a /proc magic link (/proc/self/exe would be ocirun's own binary,
- * /proc/self/fd/N whatever that fd is) to an executable file; returns with
- * errno set otherwise. A failure of the exec proper is the stub's to
- * report. */
-static void exec_in_root(const struct launch *launch, int root_fd, const char *path)
+/* Opens path O_PATH inside the root without a /proc magic link (/proc/self/exe
+ * would be ocirun's own binary, /proc/self/fd/N whatever that fd is); returns
+ * the fd if it is an executable regular file, else -1 with errno set (EACCES
+ * for a file execve would refuse, so that a PATH search may go on, as
+ * exec.LookPath does for docker). */
+static int open_command(int root_fd, const char *path)
 {
   struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+  struct stat st;
   int fd;
-  int saved;
 
   if (path[0] == '/')
     how.resolve |= RESOLVE_IN_ROOT;
   fd = (int)syscall(SYS_openat2, path[0] == '/' ? root_fd : AT_FDCWD, path, &how, sizeof(how));
   if (fd < 0)
-    return;
-  exec_stub_exec(fd, path, launch->report_fd, launch->spec->process.args, launch->envp);
-  saved = errno;
+    return -1;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0)
+    return fd;
   close(fd);
-  errno = saved;
+  errno = EACCES;
+  return -1;
 }
 
-/* execvp's search, but with the container's PATH and after pivot_root. */
-static _Noreturn void child_exec(const struct launch *launch)
+/* execvp's search, with the container's PATH, after pivot_root and BEFORE
+ * the seccomp filter: the lookup is the runtime's work, not the workload's,
+ * and a profile that does not allow openat2 (runtime-tools' default,
+ * Docker's before 2020) would otherwise fail every command. Like runc's
+ * lookup it runs with the runtime's credentials; the kernel still checks
+ * execute permission, as the user, at the exec. Reports and exits on
+ * failure; on success launch->command_fd and command_path are the command. */
+static void child_find_command(struct launch *launch)
 {
   const char *command = launch->spec->process.args[0];
   const char *path = DEFAULT_PATH;
@@ -581,7 +590,9 @@ static _Noreturn void child_exec(const struct launch *launch)
     child_fail(launch, &err);
   }
   if (strchr(command, '/') != NULL) {
-    exec_in_root(launch, root_fd, command);
+    launch->command_fd = open_command(root_fd, command);
+    if (launch->command_fd >= 0 && (launch->command_path = strdup(command)) != NULL)
+      return;
     last_errno = errno;
   } else {
     for (char *const *s = launch->envp; *s != NULL; s++) {
@@ -594,7 +605,13 @@ static _Noreturn void child_exec(const struct launch *launch)
 
       if (snprintf(candidate, sizeof(candidate), "%.*s%s%s", (int)len, len > 0 ? dir : ".", "/",
                    command) < (int)sizeof(candidate)) {
-        exec_in_root(launch, root_fd, candidate);
+        launch->command_fd = open_command(root_fd, candidate);
+        if (launch->command_fd >= 0 && (launch->command_path = strdup(candidate)) != NULL)
+          return;
+        if (launch->command_fd >= 0) {
+          last_errno = ENOMEM;
+          break;
+        }
         if (errno == EACCES)
           denied = true;
         else if (errno != ENOENT && errno != ENOTDIR)
@@ -619,15 +636,31 @@ static _Noreturn void child_exec(const struct launch *launch)
   child_report_and_exit(launch, CHILD_EXEC_FAILED, last_errno, message);
 }
 
-/* Sets the user, capabilities, no-new-privileges and seccomp in the
- * order that works. Without no-new-privileges, loading a filter needs
- * CAP_SYS_ADMIN, so it goes in before the user switch drops it. With it,
- * the user switch, then no-new-privileges, then seccomp last: nothing after
- * the filter but execve. */
+/* Execs the command child_find_command found, through the sealed exec stub;
+ * a failure of the exec proper is the stub's to report. */
+static _Noreturn void child_exec(const struct launch *launch)
+{
+  char message[600];
+  int saved;
+
+  exec_stub_exec(launch->command_fd, launch->command_path, launch->report_fd,
+                 launch->spec->process.args, launch->envp);
+  saved = errno;
+  snprintf(message, sizeof(message), "exec '%s': %s", launch->spec->process.args[0],
+           strerror(saved));
+  child_report_and_exit(launch, CHILD_EXEC_FAILED, saved, message);
+}
+
+/* Finds the command (before anything confines the lookup), then sets the
+ * user, capabilities, no-new-privileges and seccomp in the order that works. Without
+ * no-new-privileges, loading a filter needs CAP_SYS_ADMIN, so it goes in before the user switch
+ * drops it. With it, the user switch, then no-new-privileges, then seccomp last: nothing after the
+ * filter but execve. */
 static int child_confine(struct launch *launch, oci_error_t *err)
 {
   const struct spec_process *process = &launch->spec->process;
 
+  child_find_command(launch);
   if (!process->no_new_privileges && launch->filter != NULL &&
       seccomp_filter_load(launch->filter, err) < 0)
     return -1;

@@ -149,4 +149,16 @@ expect_exit 1 "create of an existing id fails" sh -c "'$OCIRUN' --root '$ROOT' c
 oci delete --force c4 >/dev/null 2>&1
 check "and that left nothing either" test ! -e "$PARENT/c4"
 
+# Found by runtime-tools' validation suite (docs/conformance.md).
+# The command is looked up before the seccomp filter: a profile that denies
+# openat2 (runtime-tools' default does not list it) must not stop the exec.
+B5=$TEST_TMP/bundle5
+check "a bundle whose seccomp profile denies openat2" bundle "$B5" '["sh", "-c", "echo seccomp-ok"]' \
+  'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["openat2"], "action": "SCMP_ACT_ERRNO"}]}'
+expect_exit 0 "create c5 (openat2 denied to the workload)" sh -c "'$OCIRUN' --root '$ROOT' create --bundle '$B5' c5 </dev/null >'$TEST_TMP/c5.out' 2>&1"
+expect_exit 0 "start c5" oci start c5
+for _ in $(seq 50); do [ "$(status_of c5)" = stopped ] && break; sleep 0.1; done
+check "... the command ran (its output on create's stdout)" grep -qx seccomp-ok "$TEST_TMP/c5.out"
+oci delete --force c5 >/dev/null 2>&1
+
 tap_done >/dev/null
