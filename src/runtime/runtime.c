@@ -707,8 +707,10 @@ static _Noreturn void child_main(struct launch *launch)
     oci_error_errno(&err, "run: setsid");
     child_fail(launch, &err);
   }
-  if (join_namespaces(launch, &err) < 0 || join_new_session_keyring(&err) < 0 ||
-      reset_scheduling(&err) < 0)
+  if (join_namespaces(launch, &err) < 0 ||
+      ((launch->new_user_ns || launch->join_fd[SPEC_NS_USER] >= 0) &&
+       (userns_become_root(&err) < 0 || rearm_parent_death_signal(launch, &err) < 0)) ||
+      join_new_session_keyring(&err) < 0 || reset_scheduling(&err) < 0)
     child_fail(launch, &err);
   if (spec->hostname != NULL && sethostname(spec->hostname, strlen(spec->hostname)) < 0) {
     oci_error_errno(&err, "hostname: sethostname '%s'", spec->hostname);
@@ -1549,6 +1551,22 @@ static int wait_until_ready(struct spawned *child, oci_error_t *err)
   return report_failure(&report, &ignored, err);
 }
 
+/* In a new user namespace the child opens the exec fifo as the namespace's
+ * root (userns_become_root), whose host ids are not the runtime's: the fifo
+ * is given to them (as runc does), else the open fails and the container
+ * dies before start. */
+static int exec_fifo_for_userns_root(const struct launch *launch, oci_error_t *err)
+{
+  unsigned uid, gid;
+
+  if (!launch->new_user_ns || !userns_map_host_uid(&launch->map, 0, &uid) ||
+      !userns_map_host_gid(&launch->map, 0, &gid))
+    return 0;
+  if (fchownat(launch->exec_fifo_fd, "", (uid_t)uid, (gid_t)gid, AT_EMPTY_PATH) < 0)
+    return oci_error_errno(err, "create: give the exec fifo to the user namespace's root");
+  return 0;
+}
+
 int runtime_create(const struct spec *spec, const struct runtime_options *options,
                    const char *exec_fifo, pid_t *pid, char **cgroup_path, oci_error_t *err)
 {
@@ -1576,6 +1594,8 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
     oci_error_errno(err, "create: open the exec fifo '%s'", exec_fifo);
     goto out;
   }
+  if (exec_fifo_for_userns_root(&launch, err) < 0)
+    goto out;
   for (int i = 0; i < 3; i++)
     launch.stdio[i] = i;
   if (options->console_socket != NULL) {

@@ -161,4 +161,19 @@ for _ in $(seq 50); do [ "$(status_of c5)" = stopped ] && break; sleep 0.1; done
 check "... the command ran (its output on create's stdout)" grep -qx seccomp-ok "$TEST_TMP/c5.out"
 oci delete --force c5 >/dev/null 2>&1
 
+# A user namespace whose map leaves host root out: the child takes the
+# namespace's root before the mount plan (else mkdir in the new /dev tmpfs
+# fails with EOVERFLOW), and the exec fifo is that root's to open. The
+# namespace's root must reach root.path, as with runc: a 0755 directory.
+U=$(mktemp -d /tmp/ocirun-userns.XXXXXX) && chmod 0755 "$U"
+check "a bundle with a user namespace mapping 0 to host 100000" bundle "$U/b" '["sh", "-c", "id -u; cat /proc/self/uid_map"]' \
+  'c["linux"]["namespaces"].append({"type": "user"}); c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 100000, "size": 65536}]; c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
+expect_exit 0 "create c6 (host root unmapped; /dev tmpfs, devpts gid=5)" sh -c "'$OCIRUN' --root '$ROOT' create --bundle '$U/b' c6 </dev/null >'$TEST_TMP/c6.out' 2>&1"
+expect_exit 0 "start c6" oci start c6
+for _ in $(seq 50); do [ "$(status_of c6)" = stopped ] && break; sleep 0.1; done
+check "... the command ran as the namespace's root" sh -c "head -1 '$TEST_TMP/c6.out' | grep -qx 0"
+check "... with the configured map" sh -c "sed -n 2p '$TEST_TMP/c6.out' | grep -Eq '^ *0 +100000 +65536\$'"
+oci delete --force c6 >/dev/null 2>&1
+rm -rf "$U"
+
 tap_done >/dev/null
