@@ -1124,7 +1124,10 @@ static int prepare_launch(struct launch *launch, oci_error_t *err)
 /* The device rules of the slice: the configuration's, then the spec's
  * default devices, which a container always gets (runtime-spec "Default
  * Devices"): /dev/null, zero, full, random, urandom, tty, and the pty
- * multiplexer and pseudo-terminals of its devpts. */
+ * multiplexer and pseudo-terminals of its devpts; last, mknod ('m' only) of
+ * each node linux.devices asks for, which the child makes while already in
+ * the slice (runc makes them before its rules apply: the same outcome). Who
+ * may read or write such a node is still the configuration's to say. */
 static int device_rules(const struct spec *spec, struct spec_device_rule **out, size_t *n,
                         oci_error_t *err)
 {
@@ -1135,16 +1138,28 @@ static int device_rules(const struct spec *spec, struct spec_device_rule **out, 
   };
   size_t n_defaults = sizeof(defaults) / sizeof(defaults[0]);
   size_t n_spec = spec->has_resources ? spec->resources.n_devices : 0;
-  struct spec_device_rule *rules = calloc(n_spec + n_defaults, sizeof(*rules));
+  struct spec_device_rule *rules = calloc(n_spec + n_defaults + spec->n_devices, sizeof(*rules));
+  size_t k = 0;
 
   if (rules == NULL)
     return oci_error_errno(err, "devices: allocate");
   for (size_t i = 0; i < n_spec; i++)
-    rules[i] = spec->resources.devices[i];
+    rules[k++] = spec->resources.devices[i];
   for (size_t i = 0; i < n_defaults; i++)
-    rules[n_spec + i] = defaults[i];
+    rules[k++] = defaults[i];
+  for (size_t i = 0; i < spec->n_devices; i++) {
+    const struct spec_device *d = &spec->devices[i];
+
+    if (d->type == 'p')
+      continue; /* a fifo is no device: the program never sees it */
+    rules[k++] = (struct spec_device_rule){.allow = true,
+                                           .type = d->type == 'b' ? 'b' : 'c',
+                                           .major = d->major,
+                                           .minor = d->minor,
+                                           .access = "m"};
+  }
   *out = rules;
-  *n = n_spec + n_defaults;
+  *n = k;
   return 0;
 }
 

@@ -176,4 +176,16 @@ check "... with the configured map" sh -c "sed -n 2p '$TEST_TMP/c6.out' | grep -
 oci delete --force c6 >/dev/null 2>&1
 rm -rf "$U"
 
+# linux.devices under a deny-all linux.resources.devices: the node is made
+# (mknod is allowed for exactly that device), opening it stays denied.
+B7=$TEST_TMP/bundle7
+check "a bundle with linux.devices 10:666 and deny-all device rules" bundle "$B7" '["sh", "-c", "ls -ln /dev/test1; cat /dev/test1 2>&1 | grep -q \"not permitted\" && echo open-denied"]' \
+  'c["linux"]["devices"] = [{"path": "/dev/test1", "type": "c", "major": 10, "minor": 666, "fileMode": 432, "uid": 0, "gid": 0}]; c["linux"].setdefault("resources", {})["devices"] = [{"allow": False, "access": "rwm"}]'
+expect_exit 0 "create c7 (a device node under deny-all rules)" sh -c "'$OCIRUN' --root '$ROOT' create --bundle '$B7' c7 </dev/null >'$TEST_TMP/c7.out' 2>&1"
+expect_exit 0 "start c7" oci start c7
+for _ in $(seq 50); do [ "$(status_of c7)" = stopped ] && break; sleep 0.1; done
+check "... /dev/test1 is c 10, 666 with mode 0660" grep -Eq '^crw-rw---- .* 10, +666 .*/dev/test1' "$TEST_TMP/c7.out"
+check "... and opening it is still denied (EPERM, the program)" grep -qx open-denied "$TEST_TMP/c7.out"
+oci delete --force c7 >/dev/null 2>&1
+
 tap_done >/dev/null
