@@ -102,6 +102,8 @@ struct launch {
   int exec_fifo_fd;           /* create: O_PATH of the fifo `start` opens; -1 */
   int console_fd;             /* process.terminal: where the pty's master is sent; -1 */
   dev_t host_devpts;          /* ocirun's own devpts: never the container's pty */
+  int command_fd;             /* child: process.args[0], found before the seccomp filter */
+  char *command_path;         /* child: the name it was found by */
 };
 
 static const unsigned long namespace_clone_flag[SPEC_NS_COUNT] = {
@@ -588,30 +590,37 @@ _Static_assert(sizeof(struct child_report) == sizeof(struct exec_stub_report) &&
                    CHILD_EXEC_FAILED == EXEC_STUB_REPORT_EXEC_FAILED,
                "struct child_report is the exec stub's report");
 
-/* Execs path, through the sealed exec stub, if it resolves inside the root
- * without a /proc magic link (/proc/self/exe would be ocirun's own binary,
- * /proc/self/fd/N whatever that fd is) to an executable file; returns with
- * errno set otherwise. A failure of the exec proper is the stub's to
- * report. */
-static void exec_in_root(const struct launch *launch, int root_fd, const char *path)
+/* Opens path O_PATH inside the root without a /proc magic link (/proc/self/exe
+ * would be ocirun's own binary, /proc/self/fd/N whatever that fd is); returns
+ * the fd if it is an executable regular file, else -1 with errno set (EACCES
+ * for a file execve would refuse, so that a PATH search may go on, as
+ * exec.LookPath does for docker). */
+static int open_command(int root_fd, const char *path)
 {
   struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+  struct stat st;
   int fd;
-  int saved;
 
   if (path[0] == '/')
     how.resolve |= RESOLVE_IN_ROOT;
   fd = (int)syscall(SYS_openat2, path[0] == '/' ? root_fd : AT_FDCWD, path, &how, sizeof(how));
   if (fd < 0)
-    return;
-  exec_stub_exec(fd, path, launch->report_fd, launch->spec->process.args, launch->envp);
-  saved = errno;
+    return -1;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0)
+    return fd;
   close(fd);
-  errno = saved;
+  errno = EACCES;
+  return -1;
 }
 
-/* execvp's search, but with the container's PATH and after pivot_root. */
-static _Noreturn void child_exec(const struct launch *launch)
+/* execvp's search, with the container's PATH, after pivot_root and BEFORE
+ * the seccomp filter: the lookup is the runtime's work, not the workload's,
+ * and a profile that does not allow openat2 (runtime-tools' default,
+ * Docker's before 2020) would otherwise fail every command. Like runc's
+ * lookup it runs with the runtime's credentials; the kernel still checks
+ * execute permission, as the user, at the exec. Reports and exits on
+ * failure; on success launch->command_fd and command_path are the command. */
+static void child_find_command(struct launch *launch)
 {
   const char *command = launch->spec->process.args[0];
   const char *path = DEFAULT_PATH;
@@ -626,7 +635,9 @@ static _Noreturn void child_exec(const struct launch *launch)
     child_fail(launch, &err);
   }
   if (strchr(command, '/') != NULL) {
-    exec_in_root(launch, root_fd, command);
+    launch->command_fd = open_command(root_fd, command);
+    if (launch->command_fd >= 0 && (launch->command_path = strdup(command)) != NULL)
+      return;
     last_errno = errno;
   } else {
     for (char *const *s = launch->envp; *s != NULL; s++) {
@@ -639,7 +650,13 @@ static _Noreturn void child_exec(const struct launch *launch)
 
       if (snprintf(candidate, sizeof(candidate), "%.*s%s%s", (int)len, len > 0 ? dir : ".", "/",
                    command) < (int)sizeof(candidate)) {
-        exec_in_root(launch, root_fd, candidate);
+        launch->command_fd = open_command(root_fd, candidate);
+        if (launch->command_fd >= 0 && (launch->command_path = strdup(candidate)) != NULL)
+          return;
+        if (launch->command_fd >= 0) {
+          last_errno = ENOMEM;
+          break;
+        }
         if (errno == EACCES)
           denied = true;
         else if (errno != ENOENT && errno != ENOTDIR)
@@ -664,15 +681,31 @@ static _Noreturn void child_exec(const struct launch *launch)
   child_report_and_exit(launch, CHILD_EXEC_FAILED, last_errno, message);
 }
 
-/* Sets the user, capabilities, no-new-privileges and seccomp in the
- * order that works. Without no-new-privileges, loading a filter needs
- * CAP_SYS_ADMIN, so it goes in before the user switch drops it. With it,
- * the user switch, then no-new-privileges, then seccomp last: nothing after
- * the filter but execve. */
+/* Execs the command child_find_command found, through the sealed exec stub;
+ * a failure of the exec proper is the stub's to report. */
+static _Noreturn void child_exec(const struct launch *launch)
+{
+  char message[600];
+  int saved;
+
+  exec_stub_exec(launch->command_fd, launch->command_path, launch->report_fd,
+                 launch->spec->process.args, launch->envp);
+  saved = errno;
+  snprintf(message, sizeof(message), "exec '%s': %s", launch->spec->process.args[0],
+           strerror(saved));
+  child_report_and_exit(launch, CHILD_EXEC_FAILED, saved, message);
+}
+
+/* Finds the command (before anything confines the lookup), then sets the
+ * user, capabilities, no-new-privileges and seccomp in the order that works. Without
+ * no-new-privileges, loading a filter needs CAP_SYS_ADMIN, so it goes in before the user switch
+ * drops it. With it, the user switch, then no-new-privileges, then seccomp last: nothing after the
+ * filter but execve. */
 static int child_confine(struct launch *launch, oci_error_t *err)
 {
   const struct spec_process *process = &launch->spec->process;
 
+  child_find_command(launch);
   if (!process->no_new_privileges && launch->filter != NULL &&
       seccomp_filter_load(launch->filter, err) < 0)
     return -1;
@@ -721,8 +754,10 @@ static _Noreturn void child_main(struct launch *launch)
     oci_error_errno(&err, "run: setsid");
     child_fail(launch, &err);
   }
-  if (join_namespaces(launch, &err) < 0 || join_new_session_keyring(&err) < 0 ||
-      reset_scheduling(&err) < 0)
+  if (join_namespaces(launch, &err) < 0 ||
+      ((launch->new_user_ns || launch->join_fd[SPEC_NS_USER] >= 0) &&
+       (userns_become_root(&err) < 0 || rearm_parent_death_signal(launch, &err) < 0)) ||
+      join_new_session_keyring(&err) < 0 || reset_scheduling(&err) < 0)
     child_fail(launch, &err);
   if (spec->hostname != NULL && sethostname(spec->hostname, strlen(spec->hostname)) < 0) {
     oci_error_errno(&err, "hostname: sethostname '%s'", spec->hostname);
@@ -1155,7 +1190,10 @@ static int prepare_launch(struct launch *launch, oci_error_t *err)
 /* The device rules of the slice: the configuration's, then the spec's
  * default devices, which a container always gets (runtime-spec "Default
  * Devices"): /dev/null, zero, full, random, urandom, tty, and the pty
- * multiplexer and pseudo-terminals of its devpts. */
+ * multiplexer and pseudo-terminals of its devpts; last, mknod ('m' only) of
+ * each node linux.devices asks for, which the child makes while already in
+ * the slice (runc makes them before its rules apply: the same outcome). Who
+ * may read or write such a node is still the configuration's to say. */
 static int device_rules(const struct spec *spec, struct spec_device_rule **out, size_t *n,
                         oci_error_t *err)
 {
@@ -1166,16 +1204,28 @@ static int device_rules(const struct spec *spec, struct spec_device_rule **out, 
   };
   size_t n_defaults = sizeof(defaults) / sizeof(defaults[0]);
   size_t n_spec = spec->has_resources ? spec->resources.n_devices : 0;
-  struct spec_device_rule *rules = calloc(n_spec + n_defaults, sizeof(*rules));
+  struct spec_device_rule *rules = calloc(n_spec + n_defaults + spec->n_devices, sizeof(*rules));
+  size_t k = 0;
 
   if (rules == NULL)
     return oci_error_errno(err, "devices: allocate");
   for (size_t i = 0; i < n_spec; i++)
-    rules[i] = spec->resources.devices[i];
+    rules[k++] = spec->resources.devices[i];
   for (size_t i = 0; i < n_defaults; i++)
-    rules[n_spec + i] = defaults[i];
+    rules[k++] = defaults[i];
+  for (size_t i = 0; i < spec->n_devices; i++) {
+    const struct spec_device *d = &spec->devices[i];
+
+    if (d->type == 'p')
+      continue; /* a fifo is no device: the program never sees it */
+    rules[k++] = (struct spec_device_rule){.allow = true,
+                                           .type = d->type == 'b' ? 'b' : 'c',
+                                           .major = d->major,
+                                           .minor = d->minor,
+                                           .access = "m"};
+  }
   *out = rules;
-  *n = n_spec + n_defaults;
+  *n = k;
   return 0;
 }
 
@@ -1655,6 +1705,22 @@ static int wait_until_ready(const struct launch *launch, struct spawned *child, 
   }
 }
 
+/* In a new user namespace the child opens the exec fifo as the namespace's
+ * root (userns_become_root), whose host ids are not the runtime's: the fifo
+ * is given to them (as runc does), else the open fails and the container
+ * dies before start. */
+static int exec_fifo_for_userns_root(const struct launch *launch, oci_error_t *err)
+{
+  unsigned uid, gid;
+
+  if (!launch->new_user_ns || !userns_map_host_uid(&launch->map, 0, &uid) ||
+      !userns_map_host_gid(&launch->map, 0, &gid))
+    return 0;
+  if (fchownat(launch->exec_fifo_fd, "", (uid_t)uid, (gid_t)gid, AT_EMPTY_PATH) < 0)
+    return oci_error_errno(err, "create: give the exec fifo to the user namespace's root");
+  return 0;
+}
+
 int runtime_create(const struct spec *spec, const struct runtime_options *options,
                    const char *exec_fifo, pid_t *pid, char **cgroup_path, oci_error_t *err)
 {
@@ -1682,6 +1748,8 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
     oci_error_errno(err, "create: open the exec fifo '%s'", exec_fifo);
     goto out;
   }
+  if (exec_fifo_for_userns_root(&launch, err) < 0)
+    goto out;
   for (int i = 0; i < 3; i++)
     launch.stdio[i] = i;
   if (options->console_socket != NULL &&

@@ -115,6 +115,27 @@ bool userns_map_has_gid(const struct userns_map *map, unsigned gid)
   return ranges_have(map->gid, map->n_gid_ranges, gid);
 }
 
+static bool ranges_host(const struct id_range *ranges, size_t n, unsigned id, unsigned *host)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (id >= ranges[i].inside && id - ranges[i].inside < ranges[i].count) {
+      *host = ranges[i].outside + (id - ranges[i].inside);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool userns_map_host_uid(const struct userns_map *map, unsigned id, unsigned *host)
+{
+  return ranges_host(map->uid, map->n_ranges, id, host);
+}
+
+bool userns_map_host_gid(const struct userns_map *map, unsigned id, unsigned *host)
+{
+  return ranges_host(map->gid, map->n_gid_ranges, id, host);
+}
+
 bool userns_map_allows_setgroups(const struct userns_map *map)
 {
   return !map->self_only;
@@ -213,4 +234,15 @@ void userns_map_print(const struct userns_map *map, FILE *out)
   print_ranges("uid", map->uid, map->n_ranges, out);
   print_ranges("; gid", map->gid, map->n_gid_ranges, out);
   fprintf(out, "%s\n", map->self_only ? " (only the caller's ids: setgroups denied)" : "");
+}
+
+int userns_become_root(oci_error_t *err)
+{
+  /* EINVAL: the id is not mapped in the namespace; the process keeps its
+   * host ids, and the user switch later decides. */
+  if (setresgid(0, 0, 0) < 0 && errno != EINVAL)
+    return oci_error_errno(err, "user namespace: take gid 0 of the namespace");
+  if (setresuid(0, 0, 0) < 0 && errno != EINVAL)
+    return oci_error_errno(err, "user namespace: take uid 0 of the namespace");
+  return 0;
 }

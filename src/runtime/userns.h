@@ -37,6 +37,9 @@ void userns_map_choose(struct userns_map *map);
 /* True when the container-side uid (or gid) exists in the namespace. */
 bool userns_map_has_uid(const struct userns_map *map, unsigned uid);
 bool userns_map_has_gid(const struct userns_map *map, unsigned gid);
+/* The host id that id inside the namespace maps to; false when unmapped. */
+bool userns_map_host_uid(const struct userns_map *map, unsigned id, unsigned *host);
+bool userns_map_host_gid(const struct userns_map *map, unsigned id, unsigned *host);
 
 /* Whether the container may call setgroups (not with the single mapping). */
 bool userns_map_allows_setgroups(const struct userns_map *map);
@@ -53,5 +56,14 @@ int userns_map_write(const struct userns_map *map, pid_t pid, oci_error_t *err);
 
 /* "uid 0->1000 (1), 1->100000 (65536); gid ..." for --dry-run. */
 void userns_map_print(const struct userns_map *map, FILE *out);
+
+/* In the child, once it is in its user namespace (new and mapped, or
+ * joined): takes the namespace's uid and gid 0 as its own when the
+ * namespace maps them, as a process that entered the namespace otherwise
+ * keeps the host ids it came with; with a map that leaves those out (host
+ * root mapped to no one), a filesystem the namespace owns (the /dev tmpfs)
+ * refuses to create a file for it (EOVERFLOW). Nothing to do, and 0, when
+ * 0 is not mapped. */
+int userns_become_root(oci_error_t *err);
 
 #endif
