@@ -283,6 +283,14 @@ check "... and leaves no container" test ! -e "$ROOT/containers/e4"
 
 # The host is cgroup v1 hybrid: the lifecycle without a cgroup (the guest
 # runs it with one, tests/guest/oci-lifecycle.sh).
+# A command that is not in the root fails create (as runc's create does),
+# with the lookup's message, and leaves no container.
+MB=$TEST_TMP/missing-bundle
+check "a bundle whose command is missing" make_bundle "$MB" 'c["process"]["args"] = ["no-such-command"]; del c["linux"]["resources"]'
+expect_exit 1 "create: a missing command fails create" oci create --unsafe-no-cgroup --bundle "$MB" m1 </dev/null
+check "... naming it" grep -q "exec 'no-such-command': executable file not found" "$TEST_TMP/err"
+check "... and no container m1 is left" test ! -e "$ROOT/containers/m1"
+
 # A relative --pid-file is the caller's directory's (create itself works
 # from the bundle's, as runc does).
 expect_exit 0 "create --unsafe-no-cgroup, a relative --pid-file" \

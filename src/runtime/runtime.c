@@ -696,8 +696,8 @@ static _Noreturn void child_exec(const struct launch *launch)
   child_report_and_exit(launch, CHILD_EXEC_FAILED, saved, message);
 }
 
-/* Finds the command (before anything confines the lookup), then sets the
- * user, capabilities, no-new-privileges and seccomp in the order that works. Without
+/* Sets the user, capabilities, no-new-privileges and seccomp in the order
+ * that works (child_find_command has found the command before it). Without
  * no-new-privileges, loading a filter needs CAP_SYS_ADMIN, so it goes in before the user switch
  * drops it. With it, the user switch, then no-new-privileges, then seccomp last: nothing after the
  * filter but execve. */
@@ -705,7 +705,6 @@ static int child_confine(struct launch *launch, oci_error_t *err)
 {
   const struct spec_process *process = &launch->spec->process;
 
-  child_find_command(launch);
   if (!process->no_new_privileges && launch->filter != NULL &&
       seccomp_filter_load(launch->filter, err) < 0)
     return -1;
@@ -785,6 +784,9 @@ static _Noreturn void child_main(struct launch *launch)
   if (apply_rlimits(&spec->process, &err) < 0 ||
       enter_workdir(spec->process.cwd, spec->root_readonly, &err) < 0)
     child_fail(launch, &err);
+  /* A command that is not there fails create, not start (as runc's create
+   * does): the caller learns it while it still reads this process's report. */
+  child_find_command(launch);
   if (launch->exec_fifo_fd >= 0 && (start_fd = wait_for_start(launch, &err)) < 0)
     child_fail(launch, &err);
   if (child_confine(launch, &err) < 0 || run_start_hooks(launch, &err) < 0) {
@@ -1877,7 +1879,7 @@ static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, 
         join_new_session_keyring(&child_err) < 0 || reset_scheduling(&child_err) < 0 ||
         apply_rlimits(&launch->spec->process, &child_err) < 0 ||
         enter_workdir(launch->spec->process.cwd, true, &child_err) < 0 ||
-        child_confine(launch, &child_err) < 0) {
+        (child_find_command(launch), child_confine(launch, &child_err) < 0)) {
       if (child_err == NULL)
         oci_error_errno(&child_err, "exec: setsid");
       child_fail(launch, &child_err);
