@@ -309,4 +309,28 @@ for key in cgroup.procs cgroup.subtree_control cgroup.kill cgroup.freeze cgroup.
   check "... naming linux.resources.unified" grep -q "linux.resources.unified" "$TEST_TMP/err"
 done
 
+# ==== 9. the console: the caller's terminal never reaches the container ====
+# ocirun itself runs on a host pty (as a shell would leave it); with
+# process.terminal the container's shell must hold its own pty only
+# (st_dev:major:minor of each of its descriptors, printed from inside).
+TB=$TEST_TMP/tty-bundle
+mk "$TB" "c['process']['terminal'] = True; c['process']['args'] = ['sh']"
+python3 - "$TEST_TMP/tty.out" python3 "$top_srcdir/tests/helpers/console-socket.py" "$TEST_TMP/console.sock" \
+  "$OCIRUN" "$ROOT" tty1 'for f in /proc/$$/fd/*; do stat -L -c "fd=%d:%t:%T" $f; done; exit 0' \
+  --unsafe-no-cgroup --bundle "$TB" <<'PY'
+import os, pty, subprocess, sys
+master, slave = pty.openpty()
+host = os.stat(os.ttyname(slave))
+with open(sys.argv[1], "w") as out:
+    out.write("host=%d:%x:%x\n" % (host.st_dev, os.major(host.st_rdev), os.minor(host.st_rdev)))
+    r = subprocess.run(sys.argv[2:], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    out.write(r.stdout.decode(errors="replace"))
+PY
+HOSTTTY=$(sed -n 's/^host=//p' "$TEST_TMP/tty.out")
+check "control: the caller's terminal is a pty ($HOSTTTY)" test -n "$HOSTTTY"
+check "the container's shell has a pty (major 0x88) on 0, 1 and 2" \
+  test "$(grep -c '^fd=[0-9]*:88:' "$TEST_TMP/tty.out")" -ge 3
+check "... and no descriptor on the caller's pty" sh -c "! grep -q '^fd=$HOSTTTY' '$TEST_TMP/tty.out'"
+oci delete --force tty1 >/dev/null 2>&1
+
 tap_done
