@@ -104,6 +104,14 @@ for cwd in /../../.. /up /up/up/up; do
   expect_exit 0 "exec --cwd $cwd runs" oci exec --cwd "$cwd" e1 sh -c 'pwd; ls /container-marker'
   check "... in the container's root, not above it" grep -qx /container-marker "$TEST_TMP/out"
 done
+# CVE-2019-5736's class: the joining process runs ocirun's code inside the
+# container until it execs; its /proc/self/exe must not be what it execs.
+expect_exit 126 "exec /proc/self/exe is refused (a magic link: it would run ocirun's binary)" \
+  oci exec e1 /proc/self/exe --version
+check "... saying why" grep -q "magic link" "$TEST_TMP/err"
+expect_exit 0 "control: the workload's own /proc/self/exe is its program (busybox)" \
+  oci exec e1 readlink /proc/self/exe
+check "... /bin/busybox" grep -qx /bin/busybox "$TEST_TMP/out"
 # --process gets config.json's checks (a relative cwd, an unknown capability).
 printf '{"args":["true"],"cwd":"/","user":{"uid":0,"gid":0},"capabilities":{"bounding":["CAP_NOPE"]}}' >"$TEST_TMP/p1.json"
 expect_exit 1 "exec --process with an unknown capability is refused" oci exec --process "$TEST_TMP/p1.json" e1
