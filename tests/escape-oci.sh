@@ -145,6 +145,32 @@ todo "exec after config.json changed: still no CAP_SYS_ADMIN, still no-new-privi
 check "control: pid 1 kept its boundary all along" \
   sh -c "grep -q 'Seccomp:.2' /proc/$P1/status && grep -q 'CapEff:.0000000020000420' /proc/$P1/status"
 expect_exit 0 "delete --force e1" oci delete --force e1
+# The same, written by the container itself: a bundle whose directory is
+# the root (root.path ".", or a bundle the configuration binds in) lets pid
+# 1 rewrite config.json; the next `ocirun exec ID CMD` then runs with the
+# capabilities it chose (CAP_SYS_MODULE, in the host's user namespace
+# here) and without no-new-privileges or the seccomp filter. OPEN, as above.
+SB=$TEST_TMP/self-bundle
+cp -a "$BASE/rootfs" "$SB" && python3 - "$BASE/config.json" "$SB/config.json" "$SECCOMP" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+del c["linux"]["resources"]
+c["root"] = {"path": ".", "readonly": False}
+exec(sys.argv[3])
+c["process"]["args"] = ["sh", "-c", "sed -i 's/\"CAP_KILL\"/\"CAP_KILL\",\"CAP_SYS_MODULE\"/g; "
+                        "s/\"noNewPrivileges\":true/\"noNewPrivileges\":false/; s/mkdirat/nothing/' /config.json; "
+                        "echo rewritten; exec sleep 1000"]
+json.dump(c, open(sys.argv[2], "w"), separators=(",", ":"))
+PY
+expect_exit 0 "a container whose root is its bundle" create_start "$SB" self1
+sleep 0.5
+check "control: pid 1 rewrote config.json, and has neither CAP_SYS_MODULE nor a way around its filter" \
+  sh -c "grep -q rewritten '$SB/out' && grep -q CAP_SYS_MODULE '$SB/config.json' && grep -q 'CapEff:.0000000020000420' /proc/$(pid_of self1)/status"
+oci exec self1 sh -c 'grep -E "^(NoNewPrivs|CapEff):" /proc/$$/status' >"$TEST_TMP/self" 2>&1
+todo "exec in it: not CAP_SYS_MODULE (the container's config.json rewrite is not obeyed)" \
+  grep -q 'CapEff:.0000000020000420' "$TEST_TMP/self"
+todo "exec in it: still no-new-privileges" grep -q 'NoNewPrivs:.1' "$TEST_TMP/self"
+oci delete --force self1 >/dev/null 2>&1
 
 # ==== 2. capabilities the process cannot have ====
 # CVE-2022-27650/29162's class: inheritable (or ambient) capabilities
