@@ -200,6 +200,35 @@ sleep 0.5
 check "... CapInh is CAP_KILL alone" grep -q "CapInh:.0000000000000020" "$CB/out"
 oci delete --force cap-ok >/dev/null 2>&1
 
+# ==== 2b. the user: 4294967295 is (uid_t)-1, "no change" to setresuid ====
+# A configuration (or an exec -u, or a process file) asking for uid or gid
+# 4294967295 ran the process as root (fixed: spec.c parse_user refuses it
+# in config.json and --process; capabilities_switch_user refuses it for
+# every front end). A caller resolving an image's /etc/passwd user to that
+# number handed the image root.
+UB=$TEST_TMP/user-bundle
+mk "$UB" "c['process']['user'] = {'uid': 65534, 'gid': 65534}; c['process']['args'] = ['sh', '-c', 'id -u; sleep 1000']"
+expect_exit 0 "control: uid 65534 in config.json" create_start "$UB" us-ok
+sleep 0.5
+check "... runs as 65534 (the probe sees the uid)" grep -qx 65534 "$UB/out"
+for ids in "4294967295 65534" "65534 4294967295"; do
+  set -- $ids
+  mk "$UB.bad" "c['process']['user'] = {'uid': $1, 'gid': $2}; c['process']['args'] = ['sh', '-c', 'id; sleep 1000']"
+  expect_exit 1 "config.json process.user $1:$2 is refused" oci create --unsafe-no-cgroup --bundle "$UB.bad" us1
+  check "... naming the field" grep -q "process.user.[ug]id: 4294967295 is not" "$TEST_TMP/err"
+done
+for user in 4294967295 0:4294967295; do
+  expect_exit 1 "exec -u $user is refused (it ran as root)" oci exec -u "$user" us-ok id
+  check "... by the runtime" grep -q "4294967295 is not an id" "$TEST_TMP/err"
+  check "... nothing ran" sh -c "! grep -q uid= '$TEST_TMP/out'"
+done
+printf '{"args":["id"],"cwd":"/","user":{"uid":4294967295,"gid":4294967295}}' >"$TEST_TMP/p3.json"
+expect_exit 1 "exec --process with uid 4294967295 is refused" oci exec --process "$TEST_TMP/p3.json" us-ok
+check "... nothing ran" sh -c "! grep -q uid= '$TEST_TMP/out'"
+expect_exit 0 "control: exec -u 65534 runs as 65534" oci exec -u 65534 us-ok id -u
+check "... 65534" grep -qx 65534 "$TEST_TMP/out"
+oci delete --force us-ok >/dev/null 2>&1
+
 # ==== 3. namespaces joined by path ====
 unshare -n -i -u sleep 1000 &
 NSP=$!
