@@ -224,7 +224,9 @@ int command_oci_kill(int argc, char **argv, const struct global_options *global)
 
 /* ---- ps ---- */
 
-/* /proc/PID/comm, or "?" when the process is gone. */
+/* /proc/PID/comm, or "?" when the process is gone. The container's
+ * processes choose their own comm (prctl, /proc/self/comm): a control byte
+ * becomes '?', so no escape sequence reaches the caller's terminal. */
 static void process_name(pid_t pid, char *buf, size_t size)
 {
   char path[64];
@@ -240,6 +242,9 @@ static void process_name(pid_t pid, char *buf, size_t size)
   }
   buf[n] = '\0';
   buf[strcspn(buf, "\n")] = '\0';
+  for (char *c = buf; *c != '\0'; c++)
+    if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+      *c = '?';
 }
 
 int command_oci_ps(int argc, char **argv, const struct global_options *global)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,15 +36,46 @@ int log_format_from_name(const char *name)
   return -1;
 }
 
+/* The kernel's protected_symlinks rule, applied whatever the sysctl says:
+ * a symlink in a world-writable sticky directory (/tmp) is followed only
+ * when it is the caller's or the directory owner's, so another user cannot
+ * point root's log at a file of their choosing. */
+static bool symlink_trusted(const char *path)
+{
+  cleanup_free char *dir = strdup(path);
+  char *slash = dir != NULL ? strrchr(dir, '/') : NULL;
+  struct stat link_st, dir_st;
+
+  if (dir == NULL || lstat(path, &link_st) < 0)
+    return false;
+  if (slash != NULL)
+    *slash = '\0';
+  if (stat(slash == NULL ? "." : slash == dir ? "/" : dir, &dir_st) < 0)
+    return false;
+  if ((dir_st.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
+    return true;
+  return link_st.st_uid == geteuid() || link_st.st_uid == dir_st.st_uid;
+}
+
 int log_open(const char *path, enum log_format format, bool debug, oci_error_t *err)
 {
+  const int flags = O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC;
+
   log_config.format = format;
   log_config.debug = debug;
   if (path == NULL)
     return 0;
   if (path[0] == '\0')
     return oci_error_set(err, 0, "--log: the path is empty");
-  log_config.fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
+  log_config.fd = open(path, flags | O_NOFOLLOW, 0600);
+  if (log_config.fd < 0 && errno == ELOOP) {
+    if (!symlink_trusted(path))
+      return oci_error_set(err, EPERM,
+                           "--log: '%s' is another user's symlink in a world-writable sticky "
+                           "directory: not followed",
+                           path);
+    log_config.fd = open(path, flags, 0600);
+  }
   if (log_config.fd < 0)
     return oci_error_errno(err, "--log: open '%s'", path);
   return 0;

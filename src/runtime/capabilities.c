@@ -136,6 +136,12 @@ int capabilities_switch_user(uid_t uid, gid_t gid, bool set_groups, const gid_t 
 {
   int last = (int)cap_max_bits();
 
+  /* (uid_t)-1 and (gid_t)-1 tell setresuid/setresgid to leave an id as it
+   * is: the process would stay root. Every front end's ids end here. */
+  if (uid == (uid_t)-1 || gid == (gid_t)-1)
+    return oci_error_set(err, EINVAL, "user: %u:%u: 4294967295 is not an id (it means no change)",
+                         (unsigned)uid, (unsigned)gid);
+
   /* The bounding set first: dropping from it needs CAP_SETPCAP, which the
    * setuid below takes away from a non-root user. */
   for (int cap = 0; cap < last && cap < 64; cap++) {

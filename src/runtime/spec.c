@@ -639,11 +639,18 @@ static int parse_user(const cJSON *process, struct spec_process *out, oci_error_
   if (required(process, "process", "user", &user, err) < 0 ||
       expect_object(user, "process.user", err) < 0)
     return -1;
+  /* 4294967295 is (uid_t)-1, which setresuid/setresgid read as "leave
+   * it": the process would stay root. */
   if (get_u32(user, "process.user", "uid", true, &id, NULL, err) < 0)
     return -1;
+  if (id == UINT32_MAX)
+    return fail(err, "process.user.uid", "4294967295 is not a user id ((uid_t)-1 means no change)");
   out->uid = id;
   if (get_u32(user, "process.user", "gid", true, &id, NULL, err) < 0)
     return -1;
+  if (id == UINT32_MAX)
+    return fail(err, "process.user.gid",
+                "4294967295 is not a group id ((gid_t)-1 means no change)");
   out->gid = id;
   if (get_u32(user, "process.user", "umask", false, &umask, &out->umask_set, err) < 0)
     return -1;
