@@ -30,6 +30,10 @@ struct runtime_options {
   /* What names each mounts[] entry in messages, n_mounts of them, NULL for
    * the default ("config.json: mounts[N]"): a front end's own flag. */
   const char *const *mount_names;
+  /* runtime_run: the configuration's text, kept in the run dir (with the
+   * run's pid 1 in its record once it has exec'd) so `ocirun exec NAME`
+   * can join the run; NULL: it cannot be joined. */
+  const char *config_json;
 };
 
 /* What the parent knows of the container's process once it has exec'd:
