@@ -37,6 +37,7 @@
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
+#include "oci/io.h"
 #include "oci/oci.h"
 #include "oci/remove_tree.h"
 #include "runtime/run_dir.h"
@@ -791,8 +792,7 @@ int run_state_write_config(const char *root, const char *name, const char *text,
 {
   cleanup_close int run_fd = -1;
   cleanup_close int dir_fd = -1;
-  struct atomic_file temp;
-  char what[PATH_MAX];
+  cleanup_close int fd = -1;
 
   if (!valid_name(name))
     return oci_error_set(err, 0, "run state: invalid run name '%s'", name ? name : "");
@@ -802,11 +802,17 @@ int run_state_write_config(const char *root, const char *name, const char *text,
   dir_fd = openat(run_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir_fd < 0)
     return oci_error_errno(err, "run state: open '%s/run/%s'", root, name);
-  snprintf(what, sizeof(what), "'%s/run/%s/" RUN_CONFIG "'", root, name);
-  if (atomic_file_begin(&temp, dir_fd, TEMP_PREFIX, 0600, what, err) < 0 ||
-      atomic_file_write(&temp, text, strlen(text), err) < 0 ||
-      atomic_file_commit(&temp, dir_fd, RUN_CONFIG, ATOMIC_FILE_NO_REPLACE, err) < 0)
-    return oci_error_wrap(err, "run state");
+  /* Written before the process starts and read only once the record names
+   * it, so no rename is needed; nor fsync: a crash ends the run, and sweep
+   * removes its run dir. */
+  fd = openat(dir_fd, RUN_CONFIG, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return oci_error_errno(err, "run state: create '%s/run/%s/" RUN_CONFIG "'", root, name);
+  if (oci_write_all(fd, text, strlen(text)) < 0) {
+    oci_error_errno(err, "run state: write '%s/run/%s/" RUN_CONFIG "'", root, name);
+    unlinkat(dir_fd, RUN_CONFIG, 0);
+    return -1;
+  }
   return 0;
 }
 
