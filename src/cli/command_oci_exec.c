@@ -238,7 +238,8 @@ static int run_target(const char *name, const struct run_record *run, const char
     return oci_error_set(err, ENOMEM, "exec: allocate");
   target->pid = run->container_pid;
   target->run = true;
-  return 0;
+  /* Checked again right before: a reused pid is never joined. */
+  return run_state_check_container(run, err) < 0 ? oci_error_wrap(err, "exec") : 0;
 }
 
 /* ID-or-NAME: an OCI container ID under --root first, then a live `ocirun

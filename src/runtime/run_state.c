@@ -863,8 +863,9 @@ static bool process_in_slice(int pid, const char *slice)
 
 /* The run's pid 1: alive, started when recorded, the runner's own child,
  * and in the run's slice; otherwise the record is not followed. */
-static int check_container(const struct run_record *record, const char *name, oci_error_t *err)
+int run_state_check_container(const struct run_record *record, oci_error_t *err)
 {
+  const char *name = record->name;
   struct process_stat stat;
   oci_error_t ignored = NULL;
   int slice;
@@ -962,7 +963,8 @@ int run_state_find_live(const char *root, const char *name, struct run_record *r
                   name, record->owner_pid);
     goto fail;
   }
-  if (check_container(record, name, err) < 0 || read_config(run_fd, root, name, config, err) < 0)
+  if (run_state_check_container(record, err) < 0 ||
+      read_config(run_fd, root, name, config, err) < 0)
     goto fail;
   return 1;
 fail:

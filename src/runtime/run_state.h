@@ -73,6 +73,9 @@ int run_state_write_config(const char *root, const char *name, const char *text,
  * recorded slice. */
 int run_state_find_live(const char *root, const char *name, struct run_record *record,
                         char **config, oci_error_t *err);
+/* The checks on pid 1 again, for a caller about to join it: right before,
+ * so that a pid reused meanwhile is never joined. */
+int run_state_check_container(const struct run_record *record, oci_error_t *err);
 void run_record_clear(struct run_record *record);
 
 /* Field 22 of /proc/PID/stat (clock ticks after boot): with the pid, it
