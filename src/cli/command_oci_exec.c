@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "cli/log.h"
 #include "runtime/capabilities.h"
 #include "runtime/console.h"
+#include "runtime/run_state.h"
 #include "runtime/runtime.h"
 #include "runtime/spec.h"
 
@@ -139,11 +141,23 @@ static int process_from_options(struct spec *spec, const struct exec_options *op
     if (env == NULL)
       return oci_error_set(err, ENOMEM, "exec: allocate");
     p->env = env;
+    p->env[n] = NULL;
     for (size_t i = 0; i < options->n_env; i++) {
-      p->env[n + i] = strdup(options->env[i]);
-      if (p->env[n + i] == NULL)
+      /* NAME=VALUE replaces the container's NAME (docker exec -e). */
+      size_t name_length = strcspn(options->env[i], "=") + 1, slot = 0;
+      char *value = strdup(options->env[i]);
+
+      if (value == NULL)
         return oci_error_set(err, ENOMEM, "exec: allocate");
-      p->env[n + i + 1] = NULL;
+      while (slot < n && strncmp(p->env[slot], value, name_length) != 0)
+        slot++;
+      if (slot < n) {
+        free(p->env[slot]);
+        p->env[slot] = value;
+        continue;
+      }
+      p->env[n++] = value;
+      p->env[n] = NULL;
     }
   }
   p->cap_bounding |= options->caps;
@@ -201,118 +215,220 @@ static bool setgroups_allowed(pid_t pid)
   return strncmp(text, "deny", 4) != 0;
 }
 
-static int run_exec(const char *root, const char *id, const struct exec_options *options,
-                    char *const *command, size_t n_command, int *exit_code, oci_error_t *err)
+/* What exec joins: the configuration a container or a live run was made
+ * from, its pid 1 and its slice. */
+struct exec_target {
+  struct spec spec;
+  pid_t pid;
+  char *cgroup_path; /* NULL: none */
+  bool run;          /* a live `ocirun run`, not an OCI container */
+};
+
+static void exec_target_clear(struct exec_target *target)
+{
+  spec_clear(&target->spec);
+  free(target->cgroup_path);
+  *target = (struct exec_target){0};
+}
+
+/* An OCI container by ID, running; its configuration from its bundle. */
+static int container_target(struct container_handle *handle, struct container *container,
+                            struct exec_target *target, oci_error_t *err)
+{
+  enum container_status status = container_status(handle, container);
+  cleanup_close int bundle_fd = -1;
+  int pidfd;
+
+  if (status != CONTAINER_RUNNING)
+    return oci_error_set(err, 0, "exec: container '%s' is %s, not running", container->id,
+                         container_status_name(status));
+  bundle_fd = open(container->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (bundle_fd < 0)
+    return oci_error_errno(err, "exec: the bundle '%s'", container->bundle);
+  if (spec_load_bundle(bundle_fd, container->bundle, &target->spec, err) < 0)
+    return -1;
+  if (container->cgroup_path != NULL &&
+      (target->cgroup_path = strdup(container->cgroup_path)) == NULL)
+    return oci_error_set(err, ENOMEM, "exec: allocate");
+  target->pid = container->pid;
+  /* The pid is checked right before: a reused pid is never joined. */
+  pidfd = container_pidfd(container, err);
+  if (pidfd < 0)
+    return -1;
+  close(pidfd);
+  return 0;
+}
+
+/* A live run by name; its configuration is the config.json its runner
+ * kept (checked there: ocirun's own files, pid 1 alive and the runner's). */
+static int run_target(const char *name, const struct run_record *run, const char *config,
+                      struct exec_target *target, oci_error_t *err)
+{
+  __attribute__((cleanup(json_freep))) cJSON *json = cJSON_Parse(config);
+
+  if (json == NULL)
+    return oci_error_set(err, 0, "exec: run '%s': its config.json is not JSON", name);
+  if (spec_parse(json, &target->spec, err) < 0)
+    return oci_error_wrap(err, "exec: run '%s': config.json", name);
+  if (run->cgroup_path != NULL && (target->cgroup_path = strdup(run->cgroup_path)) == NULL)
+    return oci_error_set(err, ENOMEM, "exec: allocate");
+  target->pid = run->container_pid;
+  target->run = true;
+  /* Checked again right before: a reused pid is never joined. */
+  return run_state_check_container(run, err) < 0 ? oci_error_wrap(err, "exec") : 0;
+}
+
+/* ID-or-NAME: an OCI container ID under --root first, then a live `ocirun
+ * run --name NAME` in the same root (its run/ folder); a name that is both
+ * is refused, naming both. */
+static int exec_target_resolve(const char *root, const char *id, struct exec_target *target,
+                               oci_error_t *err)
 {
   struct container_handle handle;
   struct container container;
-  __attribute__((cleanup(spec_clearp))) struct spec spec = {0};
+  struct run_record run;
+  cleanup_free char *config = NULL;
+  oci_error_t run_err = NULL;
+  int found_run = run_state_find_live(root, id, &run, &config, &run_err);
+  int ret;
+
+  if (oci_container_load(root, id, false, &handle, &container, err) == 0) {
+    if (found_run > 0)
+      ret = oci_error_set(err, 0,
+                          "exec: '%s' is both an OCI container ('%s/containers/%s') and a live "
+                          "run ('%s/run/%s.json'); refusing to guess",
+                          id, root, id, root, id);
+    else
+      ret = container_target(&handle, &container, target, err);
+    container_clear(&container);
+    container_close(&handle);
+  } else if ((*err)->errno_value != ENOENT) {
+    ret = -1;
+  } else if (found_run > 0) {
+    oci_error_free(err);
+    ret = run_target(id, &run, config, target, err);
+  } else if (found_run < 0) {
+    oci_error_free(err);
+    *err = run_err;
+    run_err = NULL;
+    ret = oci_error_wrap(err, "exec");
+  } else {
+    oci_error_free(err);
+    ret = oci_error_set(
+        err, 0, "exec: '%s' is not running: no container or run of that name in '%s'", id, root);
+  }
+  oci_error_free(&run_err);
+  run_record_clear(&run);
+  return ret;
+}
+
+/* docker exec's rule for a run, as `ocirun run` sets it (run_spec.c):
+ * another user than the run's starts with the bounding set held only by
+ * uid 0; the --cap additions stay. */
+static void run_user_capabilities(struct spec_process *p, const struct exec_options *options)
+{
+  uint64_t held = p->uid == 0 ? p->cap_bounding : options->caps;
+
+  p->cap_effective = held;
+  p->cap_permitted = held;
+  p->cap_inheritable = options->caps;
+  p->cap_ambient = 0;
+}
+
+static int run_exec(const char *root, const char *id, const struct exec_options *options,
+                    char *const *command, size_t n_command, int *exit_code, oci_error_t *err)
+{
+  __attribute__((cleanup(exec_target_clear))) struct exec_target target = {0};
   __attribute__((cleanup(spec_clearp))) struct spec from_file = {0};
-  cleanup_close int bundle_fd = -1, console_fd = -1, own_end = -1, master = -1;
+  cleanup_close int console_fd = -1, own_end = -1, master = -1;
   struct spec_process *process;
   struct runtime_exec exec;
-  enum container_status status;
   pid_t pid;
   int ret;
 
-  if (oci_container_load(root, id, false, &handle, &container, err) < 0)
+  if (exec_target_resolve(root, id, &target, err) < 0)
     return -1;
-  status = container_status(&handle, &container);
-  if (status != CONTAINER_RUNNING) {
-    oci_error_set(err, 0, "exec: container '%s' is %s, not running", id,
-                  container_status_name(status));
-    goto fail;
-  }
-  /* The bundle's configuration: the seccomp filter every process of the
+  /* The target's configuration: the seccomp filter every process of the
    * container gets, and the process that --process replaces. */
-  bundle_fd = open(container.bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (bundle_fd < 0) {
-    oci_error_errno(err, "exec: the bundle '%s'", container.bundle);
-    goto fail;
-  }
-  if (spec_load_bundle(bundle_fd, container.bundle, &spec, err) < 0)
-    goto fail;
   if (options->process_file != NULL) {
-    if (load_process_file(options->process_file, spec.oci_version, &from_file, err) < 0)
-      goto fail;
-  } else if (process_from_options(&spec, options, command, n_command, err) < 0) {
-    goto fail;
+    if (load_process_file(options->process_file, target.spec.oci_version, &from_file, err) < 0)
+      return -1;
+  } else if (process_from_options(&target.spec, options, command, n_command, err) < 0) {
+    return -1;
+  } else if (target.run && options->user != NULL) {
+    run_user_capabilities(&target.spec.process, options);
   }
-  process = options->process_file != NULL ? &from_file.process : &spec.process;
+  process = options->process_file != NULL ? &from_file.process : &target.spec.process;
   if (options->tty)
     process->terminal = true;
   if (check_terminal(process, options, err) < 0)
-    goto fail;
+    return -1;
   if (process->terminal && options->console_socket != NULL) {
     console_fd = console_socket_connect(options->console_socket, err);
     if (console_fd < 0)
-      goto fail;
+      return -1;
   } else if (process->terminal) {
     int pair[2];
 
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) {
-      oci_error_errno(err, "exec: socketpair for the terminal");
-      goto fail;
-    }
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
+      return oci_error_errno(err, "exec: socketpair for the terminal");
     own_end = pair[0];
     console_fd = pair[1];
     size_from_caller(process);
   }
   exec = (struct runtime_exec){
-      .spec = &spec,
+      .spec = &target.spec,
       .process = process,
       .console_fd = console_fd,
-      .pid = container.pid,
-      .cgroup_path = container.cgroup_path,
+      .pid = target.pid,
+      .cgroup_path = target.cgroup_path,
       .state_root = root,
-      .set_groups = setgroups_allowed(container.pid),
+      .set_groups = setgroups_allowed(target.pid),
   };
-  /* The pid is checked right before: a reused pid is never joined. */
-  {
-    int pidfd = container_pidfd(&container, err);
-    if (pidfd < 0)
-      goto fail;
-    close(pidfd);
-  }
   ret = runtime_exec_start(&exec, &pid, err);
   if (ret < 0) {
     *exit_code = ret < -1 ? -ret : OCI_EXIT_FAILURE;
-    goto fail;
+    return -1;
   }
   /* the process has its pty: the master is in the socket (or the caller's) */
   close(console_fd);
   console_fd = -1;
-  if (own_end >= 0 && (master = console_receive(own_end, err)) < 0)
-    goto fail;
+  if (own_end >= 0 && (master = console_receive(own_end, err)) < 0) {
+    /* a terminal nobody relays: the process is not left behind */
+    int ignored;
+    oci_error_t wait_err = NULL;
+
+    kill(pid, SIGKILL);
+    runtime_exec_wait(pid, &ignored, &wait_err);
+    oci_error_free(&wait_err);
+    return -1;
+  }
   if (options->pid_file != NULL && oci_write_pid_file(options->pid_file, pid, err) < 0)
-    goto fail;
-  if (options->detach)
+    return -1;
+  if (options->detach) {
     *exit_code = 0;
-  else if (master >= 0) {
+  } else if (master >= 0) {
     ret = runtime_exec_attach(pid, master, (const int[3]){STDIN_FILENO, STDOUT_FILENO, -1},
                               exit_code, err);
     master = -1; /* taken */
     if (ret < 0)
-      goto fail;
-  } else if (runtime_exec_wait(pid, exit_code, err) < 0)
-    goto fail;
-  container_clear(&container);
-  container_close(&handle);
+      return -1;
+  } else if (runtime_exec_wait(pid, exit_code, err) < 0) {
+    return -1;
+  }
   return 0;
-fail:
-  container_clear(&container);
-  container_close(&handle);
-  return -1;
 }
 
 int command_oci_exec(int argc, char **argv, const struct global_options *global)
 {
   static const char usage[] =
-      "Usage: ocirun exec [OPTIONS] ID [COMMAND [ARG...]]\n"
+      "Usage: ocirun exec [OPTIONS] ID|NAME [COMMAND [ARG...]]\n"
       "\n"
       "Runs a process in a running container: it joins the container's namespaces\n"
       "and cgroup and gets its seccomp filter, with the user, capabilities,\n"
-      "rlimits and no-new-privileges of the process given.\n"
+      "rlimits and no-new-privileges of the process given. ID is an OCI container\n"
+      "(ocirun create); NAME a live `ocirun run --name NAME` of the same --root,\n"
+      "whose environment, user, working directory and capabilities it starts from.\n"
       "\n"
       "  -p, --process FILE   the process, as config.json's \"process\" object\n"
       "                       (COMMAND and the options below are then not used)\n"

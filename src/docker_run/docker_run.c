@@ -4,6 +4,7 @@
 
 #include "docker_run/docker_run.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   struct mount_file files[2];
   struct runtime_options options;
   cleanup_free const char **mount_names = NULL;
+  cleanup_free char *config_json = NULL;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
   /* The cache entry's rootfs, reached from the checked store root without
@@ -92,6 +94,10 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
     return oci_error_wrap(err, "run: the configuration built from the options");
   if (config->dry_run)
     print_configuration(json, stdout);
+  /* Kept in the run dir: `ocirun exec NAME` joins the run with it. */
+  config_json = config->dry_run ? NULL : cJSON_PrintUnformatted(json);
+  if (!config->dry_run && config_json == NULL)
+    return oci_error_set(err, ENOMEM, "run: print the configuration");
 
   /* As docker: the image's /etc/hostname and /etc/hosts describe the run,
    * not the machine the image was built on; written into the overlay's
@@ -122,6 +128,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
       .dry_run = config->dry_run,
       .seccomp_origin = run_spec_seccomp_origin(config),
       .mount_names = mount_names,
+      .config_json = config_json,
   };
   return runtime_run(&spec, &options, io, result, err);
 }

@@ -1,5 +1,6 @@
 /* The per-run directory $ROOT/run/<name>/: the mount point of the run's
- * scratch tmpfs (see mount_plan.c). Created before the run, removed (and
+ * scratch tmpfs (see mount_plan.c), and the config.json `ocirun exec NAME`
+ * joins the run with (run_state.c). Created before the run, removed (and
  * its absence checked) after; always reached from the store's checked run
  * folder by fd, one component at a time, never through a symlink. */
 #ifndef RUN_DIR_H

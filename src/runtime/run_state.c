@@ -36,6 +36,8 @@
 #include "runtime/cgroup.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
+#include "oci/file_read.h"
+#include "oci/io.h"
 #include "oci/oci.h"
 #include "oci/remove_tree.h"
 #include "runtime/run_dir.h"
@@ -46,8 +48,19 @@
 /* The lock of a name: $ROOT/run/.lock-<name> (a name never starts with '.'). */
 #define LOCK_PREFIX ".lock-"
 #define CGROUP_ROOT "/sys/fs/cgroup"
+/* The configuration a run was built from: $ROOT/run/<name>/config.json. */
+#define RUN_CONFIG "config.json"
+/* A configuration with docker's seccomp profile is some 100 KiB. */
+#define RUN_CONFIG_MAX (16 << 20)
 
-int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err)
+/* The fields of /proc/PID/stat a record's pid is judged by. */
+struct process_stat {
+  char state;                    /* field 3: 'Z' for a zombie */
+  int parent;                    /* field 4 */
+  unsigned long long start_time; /* field 22 */
+};
+
+static int process_stat_read(int pid, struct process_stat *out, oci_error_t *err)
 {
   char path[64], buf[1024];
   cleanup_close int fd = -1;
@@ -64,8 +77,10 @@ int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err
   buf[n] = '\0';
   /* comm (field 2) may hold spaces and parentheses: count from the last ')'. */
   p = strrchr(buf, ')');
-  if (p == NULL)
+  if (p == NULL || p[1] != ' ' || p[2] == '\0')
     return oci_error_set(err, 0, "run state: malformed '%s'", path);
+  out->state = p[2];
+  out->parent = atoi(p + 3);
   p++;
   /* After ')' come fields 3.. ; field 22 is the 20th of them. */
   for (int field = 3; field < 22; field++) {
@@ -73,24 +88,35 @@ int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err
     if (p == NULL)
       return oci_error_set(err, 0, "run state: malformed '%s'", path);
   }
-  *start_time = strtoull(p + 1, NULL, 10);
+  out->start_time = strtoull(p + 1, NULL, 10);
   return 0;
 }
 
-/* A live owner: the pid exists and started when the record says (a
- * different start time means the pid was reused by another process). */
+int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err)
+{
+  struct process_stat stat;
+
+  if (process_stat_read(pid, &stat, err) < 0)
+    return -1;
+  *start_time = stat.start_time;
+  return 0;
+}
+
+/* A live owner: the pid exists, started when the record says (a
+ * different start time means the pid was reused by another process), and
+ * is not a zombie (a runner killed outright, not yet reaped). */
 static bool owner_alive(int pid, unsigned long long start_time)
 {
-  unsigned long long now_start = 0;
+  struct process_stat now;
   oci_error_t err = NULL;
 
   if (pid <= 0)
     return false;
-  if (process_start_time(pid, &now_start, &err) < 0) {
+  if (process_stat_read(pid, &now, &err) < 0) {
     oci_error_free(&err);
     return false;
   }
-  return now_start == start_time;
+  return now.start_time == start_time && now.state != 'Z';
 }
 
 static bool valid_name(const char *name)
@@ -188,7 +214,11 @@ static char *record_to_json(const struct run_record *record, oci_error_t *err)
       (record->docker_container != NULL &&
        cJSON_AddStringToObject(json, "docker_container", record->docker_container) == NULL) ||
       (record->docker_host != NULL &&
-       cJSON_AddStringToObject(json, "docker_host", record->docker_host) == NULL)) {
+       cJSON_AddStringToObject(json, "docker_host", record->docker_host) == NULL) ||
+      (record->container_pid > 0 &&
+       (cJSON_AddNumberToObject(json, "container_pid", record->container_pid) == NULL ||
+        cJSON_AddNumberToObject(json, "container_start_time",
+                                (double)record->container_start_time) == NULL))) {
     oci_error_set(err, ENOMEM, "run state: build record");
     return NULL;
   }
@@ -202,6 +232,7 @@ static int record_from_json(const char *text, struct run_record *record)
 {
   cleanup_cjson cJSON *json = cJSON_Parse(text);
   const cJSON *name, *pid, *start, *cgroup, *run_dir, *container, *docker_host;
+  const cJSON *container_pid, *container_start;
 
   memset(record, 0, sizeof(*record));
   if (json == NULL)
@@ -213,6 +244,8 @@ static int record_from_json(const char *text, struct run_record *record)
   run_dir = cJSON_GetObjectItemCaseSensitive(json, "run_dir");
   container = cJSON_GetObjectItemCaseSensitive(json, "docker_container");
   docker_host = cJSON_GetObjectItemCaseSensitive(json, "docker_host");
+  container_pid = cJSON_GetObjectItemCaseSensitive(json, "container_pid");
+  container_start = cJSON_GetObjectItemCaseSensitive(json, "container_start_time");
   if (!cJSON_IsString(name) || !cJSON_IsNumber(pid) || !cJSON_IsNumber(start))
     return -1;
   record->name = strdup(name->valuestring);
@@ -227,6 +260,11 @@ static int record_from_json(const char *text, struct run_record *record)
     record->docker_container = strdup(container->valuestring);
   if (cJSON_IsString(docker_host))
     record->docker_host = strdup(docker_host->valuestring);
+  /* Optional: absent until the run's pid 1 has exec'd. */
+  if (cJSON_IsNumber(container_pid) && cJSON_IsNumber(container_start)) {
+    record->container_pid = container_pid->valueint;
+    record->container_start_time = (unsigned long long)container_start->valuedouble;
+  }
   if (record->name == NULL || (cJSON_IsString(cgroup) && record->cgroup_path == NULL) ||
       (cJSON_IsString(run_dir) && record->run_dir == NULL) ||
       (cJSON_IsString(container) && record->docker_container == NULL) ||
@@ -235,7 +273,7 @@ static int record_from_json(const char *text, struct run_record *record)
   return 0;
 }
 
-static void record_clear(struct run_record *record)
+void run_record_clear(struct run_record *record)
 {
   free(record->name);
   free(record->cgroup_path);
@@ -249,6 +287,8 @@ static void record_clear(struct run_record *record)
 struct record_seen {
   dev_t dev;
   ino_t ino;
+  uid_t uid;
+  mode_t mode;
   char text[8192];
 };
 
@@ -277,8 +317,10 @@ static int read_record(int run_fd, const char *file, struct run_record *record,
   seen->text[n] = '\0';
   seen->dev = st.st_dev;
   seen->ino = st.st_ino;
+  seen->uid = st.st_uid;
+  seen->mode = st.st_mode;
   if (record_from_json(seen->text, record) < 0) {
-    record_clear(record);
+    run_record_clear(record);
     errno = EINVAL;
     return -1;
   }
@@ -293,7 +335,7 @@ static bool record_unchanged(int run_fd, const char *file, const struct record_s
 
   if (read_record(run_fd, file, &record, &now) < 0)
     return false;
-  record_clear(&record);
+  run_record_clear(&record);
   return now.dev == judged->dev && now.ino == judged->ino && strcmp(now.text, judged->text) == 0;
 }
 
@@ -326,7 +368,7 @@ static int write_locked(int run_fd, const char *root, const struct run_record *r
       /* A crashed runner's record of the same name: clean up after it
        * (the lock is held, so it is the record just read). */
       int swept = alive ? 0 : sweep_record(run_fd, root, record->name, &existing, NULL, err);
-      record_clear(&existing);
+      run_record_clear(&existing);
       if (alive)
         return oci_error_set(err, EEXIST, "run name '%s' is in use by a live run (owner pid %d)",
                              record->name, owner);
@@ -620,23 +662,23 @@ static int sweep_one(int run_fd, const char *root, const char *file,
   if (strcmp(record.name, name) != 0) {
     fprintf(stderr, "ocirun: sweep: skipping '%s/run/%s': it names run '%s'\n", root, file,
             record.name);
-    record_clear(&record);
+    run_record_clear(&record);
     return 0;
   }
   if (owner_alive(record.owner_pid, record.owner_start_time)) {
-    record_clear(&record);
+    run_record_clear(&record);
     return 0;
   }
   lock_fd = lock_name(run_fd, root, name, err);
   if (lock_fd < 0) {
-    record_clear(&record);
+    run_record_clear(&record);
     return -1;
   }
   if (record_unchanged(run_fd, file, &judged) &&
       !owner_alive(record.owner_pid, record.owner_start_time))
     ret = sweep_record(run_fd, root, name, &record, remove_external, err) < 0 ? -1 : 1;
   unlock_name(run_fd, name, lock_fd);
-  record_clear(&record);
+  run_record_clear(&record);
   return ret;
 }
 
@@ -696,4 +738,238 @@ int run_state_sweep(const char *root, run_external_remove_fn remove_external, in
   if (errno != 0 && ret == 0)
     return oci_error_errno(err, "sweep: read '%s/run'", root);
   return ret;
+}
+
+int run_state_set_container(const char *root, const char *name, int pid, oci_error_t *err)
+{
+  cleanup_close int run_fd = -1;
+  cleanup_free char *text = NULL;
+  struct run_record record = {0};
+  struct atomic_file temp;
+  char file[256], what[PATH_MAX];
+  int lock_fd, ret = -1;
+
+  if (!valid_name(name))
+    return oci_error_set(err, 0, "run state: invalid run name '%s'", name ? name : "");
+  run_fd = open_run_dir(root, false, err);
+  if (run_fd < 0)
+    return -1;
+  lock_fd = lock_name(run_fd, root, name, err);
+  if (lock_fd < 0)
+    return -1;
+  snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
+  snprintf(what, sizeof(what), "'%s/run/%s'", root, file);
+  if (read_record(run_fd, file, &record, NULL) < 0) {
+    oci_error_errno(err, "run state: read %s", what);
+    goto out;
+  }
+  /* Only the runner completes its record: a name taken over is not ours. */
+  if (record.owner_pid != (int)getpid()) {
+    oci_error_set(err, 0, "run state: %s belongs to pid %d, not to this runner", what,
+                  record.owner_pid);
+    goto out;
+  }
+  record.container_pid = pid;
+  if (process_start_time(pid, &record.container_start_time, err) < 0)
+    goto out;
+  text = record_to_json(&record, err);
+  if (text == NULL)
+    goto out;
+  if (atomic_file_begin(&temp, run_fd, TEMP_PREFIX, 0600, what, err) < 0 ||
+      atomic_file_write(&temp, text, strlen(text), err) < 0 ||
+      atomic_file_commit(&temp, run_fd, file, ATOMIC_FILE_REPLACE, err) < 0) {
+    oci_error_wrap(err, "run state");
+    goto out;
+  }
+  ret = 0;
+out:
+  run_record_clear(&record);
+  unlock_name(run_fd, name, lock_fd);
+  return ret;
+}
+
+int run_state_write_config(const char *root, const char *name, const char *text, oci_error_t *err)
+{
+  cleanup_close int run_fd = -1;
+  cleanup_close int dir_fd = -1;
+  cleanup_close int fd = -1;
+
+  if (!valid_name(name))
+    return oci_error_set(err, 0, "run state: invalid run name '%s'", name ? name : "");
+  run_fd = open_run_dir(root, false, err);
+  if (run_fd < 0)
+    return -1;
+  dir_fd = openat(run_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir_fd < 0)
+    return oci_error_errno(err, "run state: open '%s/run/%s'", root, name);
+  /* Written before the process starts and read only once the record names
+   * it, so no rename is needed; nor fsync: a crash ends the run, and sweep
+   * removes its run dir. */
+  fd = openat(dir_fd, RUN_CONFIG, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return oci_error_errno(err, "run state: create '%s/run/%s/" RUN_CONFIG "'", root, name);
+  if (oci_write_all(fd, text, strlen(text)) < 0) {
+    oci_error_errno(err, "run state: write '%s/run/%s/" RUN_CONFIG "'", root, name);
+    unlinkat(dir_fd, RUN_CONFIG, 0);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- finding a live run (ocirun exec NAME) ---- */
+
+/* A record, its run dir and config.json are the caller's own files, which
+ * ocirun writes 0600 (0700 for the dir): anything else was not written by
+ * ocirun for this user, and is refused. */
+static int check_own_file(uid_t uid, mode_t mode, const char *root, const char *name,
+                          const char *file, oci_error_t *err)
+{
+  if (uid == geteuid() && (mode & 077) == 0)
+    return 0;
+  return oci_error_set(err, 0,
+                       "run '%s': '%s/run/%s' is owned by uid %u with mode %04o; ocirun writes "
+                       "it for uid %u with no access for group or others: refused",
+                       name, root, file, (unsigned)uid, (unsigned)(mode & 07777),
+                       (unsigned)geteuid());
+}
+
+/* True when pid's cgroup (v2, as the host sees it) is the slice or below. */
+static bool process_in_slice(int pid, const char *slice)
+{
+  char path[64];
+  cleanup_free char *text = NULL;
+  oci_error_t err = NULL;
+  size_t length, slice_length = strlen(slice), root_length = strlen(CGROUP_ROOT);
+  const char *line;
+
+  snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+  if (oci_file_read(AT_FDCWD, path, OCI_FILE_NAMED, path, 1 << 16, &text, &length, &err) < 0) {
+    oci_error_free(&err);
+    return false;
+  }
+  for (line = text; line != NULL && *line != '\0';
+       line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    const char *relative = line + 3;
+    size_t n = strcspn(relative, "\n");
+
+    if (strncmp(line, "0::", 3) != 0)
+      continue;
+    return strncmp(slice, CGROUP_ROOT, root_length) == 0 && n >= slice_length - root_length &&
+           strncmp(relative, slice + root_length, slice_length - root_length) == 0 &&
+           (n == slice_length - root_length || relative[slice_length - root_length] == '/');
+  }
+  return false;
+}
+
+/* The run's pid 1: alive, started when recorded, the runner's own child,
+ * and in the run's slice; otherwise the record is not followed. */
+int run_state_check_container(const struct run_record *record, oci_error_t *err)
+{
+  const char *name = record->name;
+  struct process_stat stat;
+  oci_error_t ignored = NULL;
+  int slice;
+
+  if (record->container_pid <= 0)
+    return oci_error_set(err, 0, "run '%s' is not running yet: its command has not started", name);
+  if (process_stat_read(record->container_pid, &stat, &ignored) < 0 ||
+      stat.start_time != record->container_start_time || stat.state == 'Z') {
+    oci_error_free(&ignored);
+    return oci_error_set(err, 0, "run '%s' is not running: its process %d has ended", name,
+                         record->container_pid);
+  }
+  if (stat.parent != record->owner_pid)
+    return oci_error_set(err, 0,
+                         "run '%s': process %d is not a child of its runner (pid %d): refused",
+                         name, record->container_pid, record->owner_pid);
+  if (record->cgroup_path == NULL)
+    return 0;
+  slice = recorded_cgroup(record->cgroup_path, name, err);
+  if (slice < 0)
+    return oci_error_wrap(err, "run '%s'", name);
+  if (slice == 0)
+    return oci_error_set(err, 0, "run '%s' is not running: its slice '%s' is gone", name,
+                         record->cgroup_path);
+  if (!process_in_slice(record->container_pid, record->cgroup_path))
+    return oci_error_set(err, 0, "run '%s': process %d is not in the run's slice '%s': refused",
+                         name, record->container_pid, record->cgroup_path);
+  return 0;
+}
+
+/* root/run/<name>/config.json, checked to be ocirun's own, read whole. */
+static int read_config(int run_fd, const char *root, const char *name, char **config,
+                       oci_error_t *err)
+{
+  cleanup_close int dir_fd = openat(run_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  cleanup_close int fd = -1;
+  char file[PATH_MAX], what[PATH_MAX + 64];
+  struct stat st;
+  size_t length;
+
+  snprintf(file, sizeof(file), "%s/" RUN_CONFIG, name);
+  snprintf(what, sizeof(what), "run '%s': '%s/run/%s'", name, root, file);
+  if (dir_fd < 0 || fstat(dir_fd, &st) < 0)
+    return errno == ENOENT
+               ? oci_error_set(err, 0, "run '%s' has no run dir: it cannot be joined", name)
+               : oci_error_errno(err, "run '%s': open '%s/run/%s'", name, root, name);
+  if (check_own_file(st.st_uid, st.st_mode, root, name, name, err) < 0)
+    return -1;
+  fd = oci_file_open_regular(dir_fd, RUN_CONFIG, OCI_FILE_BENEATH, what, &st, err);
+  if (fd < 0)
+    return -1;
+  if (check_own_file(st.st_uid, st.st_mode, root, name, file, err) < 0)
+    return -1;
+  return oci_file_read_fd(fd, what, RUN_CONFIG_MAX, config, &length, err);
+}
+
+int run_state_find_live(const char *root, const char *name, struct run_record *record,
+                        char **config, oci_error_t *err)
+{
+  cleanup_close int run_fd = -1;
+  struct record_seen seen;
+  char file[256];
+
+  memset(record, 0, sizeof(*record));
+  *config = NULL;
+  if (!valid_name(name))
+    return oci_error_set(err, 0,
+                         "invalid run name '%s': letters, digits, '_', '.' and '-', not starting "
+                         "with '.', at most 200",
+                         name ? name : "");
+  run_fd = open_run_dir(root, false, err);
+  if (run_fd < 0) {
+    if ((*err)->errno_value != ENOENT)
+      return -1;
+    oci_error_free(err); /* no run has ever been recorded */
+    return 0;
+  }
+  snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
+  if (read_record(run_fd, file, record, &seen) < 0) {
+    if (errno == ENOENT)
+      return 0;
+    return oci_error_errno(err, "run '%s': read '%s/run/%s'", name, root, file);
+  }
+  if (check_own_file(seen.uid, seen.mode, root, name, file, err) < 0)
+    goto fail;
+  if (strcmp(record->name, name) != 0) {
+    oci_error_set(err, 0, "run '%s': '%s/run/%s' names run '%s': refused", name, root, file,
+                  record->name);
+    goto fail;
+  }
+  if (!owner_alive(record->owner_pid, record->owner_start_time)) {
+    oci_error_set(err, 0,
+                  "run '%s' is not running: its runner (pid %d) is gone ('ocirun sweep' removes "
+                  "what it left)",
+                  name, record->owner_pid);
+    goto fail;
+  }
+  if (run_state_check_container(record, err) < 0 ||
+      read_config(run_fd, root, name, config, err) < 0)
+    goto fail;
+  return 1;
+fail:
+  run_record_clear(record);
+  free(*config);
+  *config = NULL;
+  return -1;
 }

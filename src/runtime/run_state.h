@@ -1,6 +1,7 @@
 /* A small on-disk record of each live run (owner pid and its start time,
  * cgroup path, or the Docker container a probe created), so `ocirun sweep`
- * can clean up after a crashed runner. */
+ * can clean up after a crashed runner, and its pid 1 and configuration, so
+ * `ocirun exec NAME` can join it. */
 #ifndef RUN_STATE_H
 #define RUN_STATE_H
 
@@ -22,6 +23,10 @@ struct run_record {
    * record without docker_host means the CLI's default endpoint. */
   char *docker_container;
   char *docker_host;
+  /* The run's pid 1 once it has exec'd (0 before) and its start time:
+   * what `ocirun exec NAME` joins. */
+  int container_pid;
+  unsigned long long container_start_time;
 };
 
 /* root/run/<name>.json, written atomically under the name's lock; fails if
@@ -47,6 +52,31 @@ typedef int (*run_external_remove_fn)(const char *name, const struct run_record 
  * Reports what it cleaned on stdout. */
 int run_state_sweep(const char *root, run_external_remove_fn remove_external, int *n_swept,
                     oci_error_t *err);
+
+/* Completes the caller's own record (its owner is this process) with the
+ * run's pid 1, which has exec'd: from then on `ocirun exec NAME` can join
+ * it. Replaced atomically under the name's lock. */
+int run_state_set_container(const char *root, const char *name, int pid, oci_error_t *err);
+/* Keeps the configuration the run was built from as
+ * root/run/<name>/config.json (0600; the run dir must exist), before its
+ * process starts: what exec gets its seccomp filter and process from. */
+int run_state_write_config(const char *root, const char *name, const char *text, oci_error_t *err);
+
+/* A live run by name, for `ocirun exec NAME`. Returns 0 when no record has
+ * the name; 1 with *record and *config (the config.json text, caller
+ * frees) when its runner and its pid 1 are alive; -1 with *err otherwise:
+ * the run is not running (its runner dead, its process ended or not
+ * started yet), or its record or configuration is refused. Trusted only
+ * from a store that passes oci_store_root_open, as files of the caller's
+ * own (mode 0600, run dir 0700, never through a symlink), and only when
+ * pid 1 is the recorded runner's child, started when recorded, in the
+ * recorded slice. */
+int run_state_find_live(const char *root, const char *name, struct run_record *record,
+                        char **config, oci_error_t *err);
+/* The checks on pid 1 again, for a caller about to join it: right before,
+ * so that a pid reused meanwhile is never joined. */
+int run_state_check_container(const struct run_record *record, oci_error_t *err);
+void run_record_clear(struct run_record *record);
 
 /* Field 22 of /proc/PID/stat (clock ticks after boot): with the pid, it
  * identifies a process even after its pid is reused. */

@@ -1513,6 +1513,28 @@ static void launch_init(struct launch *launch, const struct spec *spec,
     launch->join_fd[ns] = -1;
 }
 
+/* Once the run's pid 1 has exec'd, its record names it, and from then on
+ * `ocirun exec NAME` may join it: never earlier, since before pivot_root
+ * its mount namespace still shows the host's root. A record that cannot
+ * be completed ends the run (an exec would find nothing to join). The
+ * caller's own on_exec follows. */
+struct exec_recorder {
+  const struct run_io *io;
+  const char *root;
+  const char *name;
+  oci_error_t err;
+};
+
+static void record_started(const struct run_started *started, void *context)
+{
+  struct exec_recorder *recorder = context;
+
+  if (run_state_set_container(recorder->root, recorder->name, started->pid, &recorder->err) < 0)
+    pidfd_send_signal(started->pidfd, SIGKILL, NULL, 0);
+  if (recorder->io->on_exec != NULL)
+    recorder->io->on_exec(started, recorder->io->context);
+}
+
 int runtime_run(const struct spec *spec, const struct runtime_options *options,
                 const struct run_io *io, struct run_result *result, oci_error_t *err)
 {
@@ -1531,6 +1553,8 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
   struct stdio_relay relay;
   struct runtime_options run_options = *options;
+  struct exec_recorder recorder = {.io = io, .root = options->state_root, .name = options->id};
+  struct run_io joinable_io = *io;
   int ret = -1;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
@@ -1634,13 +1658,28 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
     }
     launch.plan.mountpoint_dev = mountpoint.st_dev;
     launch.plan.mountpoint_ino = mountpoint.st_ino;
+    if (options->config_json != NULL) {
+      if (run_state_write_config(res.root, options->id, options->config_json, err) < 0)
+        goto teardown;
+      joinable_io.on_exec = record_started;
+      joinable_io.context = &recorder;
+    }
   }
   if (slice.path != NULL) {
     if (slice_create(&slice, options->rootless, &res.slice, err) < 0)
       goto teardown;
     res.slice_created = true;
   }
-  ret = start_and_wait(&launch, &res, io, &relay, terminal_socket, signal_fd, result, err);
+  ret =
+      start_and_wait(&launch, &res, &joinable_io, &relay, terminal_socket, signal_fd, result, err);
+  if (recorder.err != NULL) {
+    oci_error_wrap(&recorder.err, "run: record the started process for exec");
+    if (*err == NULL)
+      *err = recorder.err;
+    else
+      oci_error_free(&recorder.err);
+    ret = -1;
+  }
 
 teardown:
   result->teardown_verified = teardown(&res, err);

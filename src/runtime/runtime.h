@@ -35,6 +35,10 @@ struct runtime_options {
   /* create: where the prestart and createRuntime hooks' output and
    * warnings go (NULL: ocirun's stderr) */
   const struct hook_log *hook_log;
+  /* runtime_run: the configuration's text, kept in the run dir (with the
+   * run's pid 1 in its record once it has exec'd) so `ocirun exec NAME`
+   * can join the run; NULL: it cannot be joined. */
+  const char *config_json;
 };
 
 /* What the parent knows of the container's process once it has exec'd:
