@@ -164,6 +164,8 @@ static int create(const char *root, const char *id, const struct create_options 
   cleanup_free char *fifo = NULL;
   cleanup_free char *pid_file = NULL;
   cleanup_free char *console_socket = NULL;
+  cleanup_free char *config_text = NULL;
+  size_t config_length = 0;
   char bundle[PATH_MAX];
   bool made = false;
   int ret = -1;
@@ -197,7 +199,7 @@ static int create(const char *root, const char *id, const struct create_options 
    * (root.path, a hook's own relative paths) is the bundle's. */
   if (fchdir(bundle_fd) < 0)
     return oci_error_errno(err, "create: chdir to the bundle '%s'", bundle);
-  if (spec_load_bundle(bundle_fd, bundle, &spec, err) < 0 ||
+  if (spec_load_bundle_text(bundle_fd, bundle, &spec, &config_text, &config_length, err) < 0 ||
       check_terminal(&spec, options, err) < 0)
     goto out;
   if (options->unsafe_no_cgroup && spec.has_resources) {
@@ -212,7 +214,8 @@ static int create(const char *root, const char *id, const struct create_options 
     goto out;
   made = true;
   /* A first record (no pid): `state` answers "creating" meanwhile. */
-  if (container_save(&handle, &container, err) < 0 || container_exec_fifo_create(&handle, err) < 0)
+  if (container_save_config(&handle, config_text, config_length, err) < 0 ||
+      container_save(&handle, &container, err) < 0 || container_exec_fifo_create(&handle, err) < 0)
     goto out;
   fifo = container_exec_fifo_path(&handle);
   if (fifo == NULL) {

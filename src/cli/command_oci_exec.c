@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -220,6 +221,7 @@ static bool setgroups_allowed(pid_t pid)
 struct exec_target {
   struct spec spec;
   pid_t pid;
+  int pidfd;         /* of pid, opened before its start time was checked: that very process */
   char *cgroup_path; /* NULL: none */
   bool run;          /* a live `ocirun run`, not an OCI container */
 };
@@ -228,7 +230,9 @@ static void exec_target_clear(struct exec_target *target)
 {
   spec_clear(&target->spec);
   free(target->cgroup_path);
-  *target = (struct exec_target){0};
+  if (target->pidfd >= 0)
+    close(target->pidfd);
+  *target = (struct exec_target){.pidfd = -1};
 }
 
 /* An OCI container by ID, running; its configuration from its bundle. */
@@ -236,27 +240,28 @@ static int container_target(struct container_handle *handle, struct container *c
                             struct exec_target *target, oci_error_t *err)
 {
   enum container_status status = container_status(handle, container);
-  cleanup_close int bundle_fd = -1;
-  int pidfd;
+  cleanup_free char *kept = NULL;
 
   if (status != CONTAINER_RUNNING)
     return oci_error_set(err, 0, "exec: container '%s' is %s, not running", container->id,
                          container_status_name(status));
-  bundle_fd = open(container->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (bundle_fd < 0)
-    return oci_error_errno(err, "exec: the bundle '%s'", container->bundle);
-  if (spec_load_bundle(bundle_fd, container->bundle, &target->spec, err) < 0)
+  /* The configuration create parsed, as it kept it: never the bundle's
+   * config.json again, which may have changed since (even from inside,
+   * when the container's root is its bundle). */
+  if (asprintf(&kept, "%s/containers/%s", handle->root, handle->id) < 0) {
+    kept = NULL;
+    return oci_error_set(err, ENOMEM, "exec: allocate");
+  }
+  if (spec_load_bundle(handle->dir_fd, kept, &target->spec, err) < 0)
     return -1;
   if (container->cgroup_path != NULL &&
       (target->cgroup_path = strdup(container->cgroup_path)) == NULL)
     return oci_error_set(err, ENOMEM, "exec: allocate");
   target->pid = container->pid;
-  /* The pid is checked right before: a reused pid is never joined. */
-  pidfd = container_pidfd(container, err);
-  if (pidfd < 0)
-    return -1;
-  close(pidfd);
-  return 0;
+  /* The pid is checked right before, and the runtime joins through this
+   * pidfd: a reused pid is never joined. */
+  target->pidfd = container_pidfd(container, err);
+  return target->pidfd < 0 ? -1 : 0;
 }
 
 /* A live run by name; its configuration is the config.json its runner
@@ -274,7 +279,12 @@ static int run_target(const char *name, const struct run_record *run, const char
     return oci_error_set(err, ENOMEM, "exec: allocate");
   target->pid = run->container_pid;
   target->run = true;
-  /* Checked again right before: a reused pid is never joined. */
+  /* The pidfd first, then the check (start time, the runner's child, in
+   * the slice): the runtime joins through that pidfd, so a pid reused
+   * after the check is never joined. */
+  target->pidfd = (int)syscall(SYS_pidfd_open, run->container_pid, 0);
+  if (target->pidfd < 0)
+    return oci_error_errno(err, "exec: run '%s': its process %d", name, run->container_pid);
   return run_state_check_container(run, err) < 0 ? oci_error_wrap(err, "exec") : 0;
 }
 
@@ -338,7 +348,7 @@ static void run_user_capabilities(struct spec_process *p, const struct exec_opti
 static int run_exec(const char *root, const char *id, const struct exec_options *options,
                     char *const *command, size_t n_command, int *exit_code, oci_error_t *err)
 {
-  __attribute__((cleanup(exec_target_clear))) struct exec_target target = {0};
+  __attribute__((cleanup(exec_target_clear))) struct exec_target target = {.pidfd = -1};
   __attribute__((cleanup(spec_clearp))) struct spec from_file = {0};
   cleanup_close int console_fd = -1, own_end = -1, master = -1;
   struct spec_process *process;
@@ -381,6 +391,7 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
       .process = process,
       .console_fd = console_fd,
       .pid = target.pid,
+      .pidfd = target.pidfd,
       .cgroup_path = target.cgroup_path,
       .state_root = root,
       .set_groups = setgroups_allowed(target.pid),

@@ -391,6 +391,23 @@ void container_clear(struct container *container)
   memset(container, 0, sizeof(*container));
 }
 
+int container_save_config(const struct container_handle *handle, const char *text, size_t length,
+                          oci_error_t *err)
+{
+  cleanup_free char *what = NULL;
+  struct atomic_file file;
+
+  if (asprintf(&what, "'%s/containers/%s/config.json'", handle->root, handle->id) < 0) {
+    what = NULL;
+    return oci_error_set(err, ENOMEM, "container '%s'", handle->id);
+  }
+  if (atomic_file_begin(&file, handle->dir_fd, ".config", 0600, what, err) < 0 ||
+      atomic_file_write(&file, text, length, err) < 0 ||
+      atomic_file_commit(&file, handle->dir_fd, "config.json", ATOMIC_FILE_REPLACE, err) < 0)
+    return oci_error_wrap(err, "container '%s'", handle->id);
+  return 0;
+}
+
 int container_save(const struct container_handle *handle, const struct container *container,
                    oci_error_t *err)
 {

@@ -75,6 +75,12 @@ void container_close(struct container_handle *handle);
 
 /* state.json: written atomically (replaced whole), read whole. A missing
  * record (a create that is still running, or that died) fails with ENOENT. */
+/* The configuration create parsed, byte for byte, kept as config.json
+ * (0600) beside the record: what exec reads, never the bundle's again (a
+ * bundle's config.json may be changed after create, even by the container
+ * whose root is in its bundle). */
+int container_save_config(const struct container_handle *handle, const char *text, size_t length,
+                          oci_error_t *err);
 int container_save(const struct container_handle *handle, const struct container *container,
                    oci_error_t *err);
 int container_load(const struct container_handle *handle, struct container *container,

@@ -1974,11 +1974,18 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
     if (null_fd < 0)
       return oci_error_errno(err, "exec: open /dev/null");
   }
-  pidfd = (int)syscall(SYS_pidfd_open, exec->pid, 0);
+  if (exec->pidfd >= 0)
+    pidfd = fcntl(exec->pidfd, F_DUPFD_CLOEXEC, 3);
+  else
+    pidfd = (int)syscall(SYS_pidfd_open, exec->pid, 0);
   if (pidfd < 0)
     return oci_error_errno(err, "exec: the container's process %d", (int)exec->pid);
   if (namespaces_to_join(exec->pid, &ns_flags, err) < 0)
     return -1;
+  /* Still alive after /proc/PID/ns was read: that was this process's (a
+   * pid is not reused while its process lives). */
+  if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
+    return oci_error_errno(err, "exec: the container's process %d", (int)exec->pid);
   if (exec->cgroup_path != NULL) {
     cgroup_fd = open(exec->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (cgroup_fd < 0)

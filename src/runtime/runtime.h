@@ -95,7 +95,11 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
 struct runtime_exec {
   const struct spec *spec;            /* the container's configuration (seccomp) */
   const struct spec_process *process; /* what to run */
-  pid_t pid;               /* the container's pid 1, checked alive (start time) by the caller */
+  pid_t pid; /* the container's pid 1, checked alive (start time) by the caller */
+  /* A pidfd of pid opened BEFORE that check (so it is that process), the
+   * caller's; joined through. -1: the runtime opens one (a pid reused
+   * since the caller's check would then be joined). */
+  int pidfd;
   const char *cgroup_path; /* its slice; NULL: none */
   const char *state_root;  /* for the seccomp cache */
   bool set_groups;         /* false in a user namespace that denies setgroups */

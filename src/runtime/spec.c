@@ -1701,6 +1701,15 @@ int spec_parse(const cJSON *config, struct spec *spec, oci_error_t *err)
 
 int spec_load_bundle(int bundle_fd, const char *bundle_path, struct spec *spec, oci_error_t *err)
 {
+  cleanup_free char *text = NULL;
+  size_t length;
+
+  return spec_load_bundle_text(bundle_fd, bundle_path, spec, &text, &length, err);
+}
+
+int spec_load_bundle_text(int bundle_fd, const char *bundle_path, struct spec *spec, char **out,
+                          size_t *out_length, oci_error_t *err)
+{
   cleanup_free char *what = NULL;
   cleanup_free char *text = NULL;
   cleanup_cjson cJSON *config = NULL;
@@ -1725,6 +1734,9 @@ int spec_load_bundle(int bundle_fd, const char *bundle_path, struct spec *spec, 
                          end != NULL && end >= text ? end - text : (ptrdiff_t)0);
   if (spec_parse(config, spec, err) < 0)
     return oci_error_wrap(err, "%s", what);
+  *out = text;
+  text = NULL;
+  *out_length = length;
   return 0;
 }
 

@@ -207,6 +207,10 @@ int spec_parse(const cJSON *config, struct spec *spec, oci_error_t *err);
  * followed, bounded, through oci/file_read) and parses it; errors start
  * with "BUNDLE_PATH/config.json: ". */
 int spec_load_bundle(int bundle_fd, const char *bundle_path, struct spec *spec, oci_error_t *err);
+/* The same, and *text gets the exact bytes parsed (NUL-terminated, *length
+ * of them), for a copy that later readers use instead of the bundle's. */
+int spec_load_bundle_text(int bundle_fd, const char *bundle_path, struct spec *spec, char **text,
+                          size_t *length, oci_error_t *err);
 void spec_clear(struct spec *spec);
 
 /* The spec's names for namespaces ("pid", "network", ...). */
