@@ -411,16 +411,8 @@ expect_exit 0 "delete --force" oci delete --force d1
 sleep 0.5
 check "... and the daemon died with pid 1's namespace" sh -c "! kill -0 ${D1:-0} 2>/dev/null"
 mk "$DB" "c['linux']['namespaces'] = [n for n in c['linux']['namespaces'] if n['type'] != 'pid']; c['process']['args'] = ['sh', '-c', '(setsid sleep 995 &); exec sleep 1000']"
-if create_start "$DB" d2 2>/dev/null; then
-  sleep 0.5
-  D2=$(daemon_of 995)
-  oci delete --force d2 >/dev/null 2>&1
-  sleep 0.5
-  todo "without a pid namespace or a cgroup, delete --force leaves no process behind (or create refuses)" \
-    sh -c "! kill -0 ${D2:-0} 2>/dev/null"
-  [ -n "$D2" ] && kill "$D2" 2>/dev/null
-else
-  ok "without a pid namespace or a cgroup, create refuses"
-fi
+expect_exit 1 "without a pid namespace or a cgroup, create refuses" oci create --unsafe-no-cgroup --bundle "$DB" d2
+check "... saying why" grep -q "needs a new pid namespace" "$TEST_TMP/err"
+check "... and leaves no container d2" sh -c "! '$OCIRUN' --root '$ROOT' state d2 >/dev/null 2>&1"
 
 tap_done

@@ -202,6 +202,17 @@ static int create(const char *root, const char *id, const struct create_options 
   if (spec_load_bundle_text(bundle_fd, bundle, &spec, &config_text, &config_length, err) < 0 ||
       check_terminal(&spec, options, err) < 0)
     goto out;
+  /* Without a cgroup, a new pid namespace is the one thing that holds
+   * every process of the container (its pid 1's death kills them all):
+   * without it, a daemon would outlive delete --force, unseen. */
+  if (options->unsafe_no_cgroup &&
+      (!spec.namespaces[SPEC_NS_PID].present || spec.namespaces[SPEC_NS_PID].path != NULL)) {
+    oci_error_set(err, 0,
+                  "create: --unsafe-no-cgroup needs a new pid namespace in linux.namespaces: "
+                  "without a cgroup or one, the container's processes could not all be found "
+                  "and killed");
+    goto out;
+  }
   if (options->unsafe_no_cgroup && spec.has_resources) {
     oci_error_set(err, 0,
                   "create: --unsafe-no-cgroup: config.json sets linux.resources, which "
