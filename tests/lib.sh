@@ -191,3 +191,21 @@ fuzz_available() {
   skip "clang with libFuzzer or a library's pkg-config file is missing"
   return 1
 }
+
+# busybox_rootfs DIR: the busybox test image's layers unpacked into DIR (made
+# if missing) by Python's tarfile, not by ocirun: a bundle's rootfs for the
+# OCI command line's tests.
+busybox_rootfs() {
+  { [ -f "$TEST_IMAGES/busybox/index.json" ] ||
+    "$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1; } &&
+    mkdir -p "$1" && python3 - "$TEST_IMAGES/busybox" "$1" <<'PY'
+import gzip, io, json, os, sys, tarfile
+layout, rootfs = sys.argv[1], sys.argv[2]
+def blob(digest):
+    return open(os.path.join(layout, "blobs", "sha256", digest.split(":")[1]), "rb").read()
+manifest = json.loads(blob(json.load(open(os.path.join(layout, "index.json")))["manifests"][0]["digest"]))
+for layer in manifest["layers"]:
+    data = blob(layer["digest"])
+    tarfile.open(fileobj=io.BytesIO(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)).extractall(rootfs)
+PY
+}

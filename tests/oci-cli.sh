@@ -239,16 +239,7 @@ check "... the directory is gone" test ! -e "$ROOT/containers/c5"
 # busybox's layers as DIR/rootfs and `ocirun spec`'s config.json, with
 # process.args and PYTHON applied to it (c is the document).
 make_bundle() {
-  mkdir -p "$1/rootfs" && python3 - "$TEST_IMAGES/busybox" "$1/rootfs" <<'PY' && oci spec --bundle "$1" &&
-import gzip, io, json, os, sys, tarfile
-layout, rootfs = sys.argv[1], sys.argv[2]
-def blob(digest):
-    return open(os.path.join(layout, "blobs", "sha256", digest.split(":")[1]), "rb").read()
-manifest = json.loads(blob(json.load(open(os.path.join(layout, "index.json")))["manifests"][0]["digest"]))
-for layer in manifest["layers"]:
-    data = blob(layer["digest"])
-    tarfile.open(fileobj=io.BytesIO(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)).extractall(rootfs)
-PY
+  mkdir -p "$1/rootfs" && busybox_rootfs "$1/rootfs" && oci spec --bundle "$1" &&
     python3 - "$1/config.json" "$2" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))

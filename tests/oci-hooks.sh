@@ -49,16 +49,7 @@ done)
 echo "$name mnt=$(readlink /proc/self/ns/mnt) host=$host root=$root pivoted=$pivoted caps=$(sed -n 's/^CapEff:\t//p' /proc/self/status) fds=$fds" >>"$seq"
 SH
 chmod 755 "$HOOK"
-mkdir -p "$ROOTFS" && python3 - "$TEST_IMAGES/busybox" "$ROOTFS" <<'PY'
-import gzip, io, json, os, sys, tarfile
-layout, rootfs = sys.argv[1], sys.argv[2]
-def blob(digest):
-    return open(os.path.join(layout, "blobs", "sha256", digest.split(":")[1]), "rb").read()
-manifest = json.loads(blob(json.load(open(os.path.join(layout, "index.json")))["manifests"][0]["digest"]))
-for layer in manifest["layers"]:
-    data = blob(layer["digest"])
-    tarfile.open(fileobj=io.BytesIO(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)).extractall(rootfs)
-PY
+mkdir -p "$ROOTFS" && busybox_rootfs "$ROOTFS"
 touch "$ROOTFS/rootfs-marker"
 cp "$HOOK" "$ROOTFS/start-hook.sh"
 

@@ -29,16 +29,7 @@ trap 'tmx kill-server 2>/dev/null; "$OCIRUN" --root "$ROOT" delete -f x1 >/dev/n
 B=$TEST_TMP/bundle
 mkdir -p "$B/rootfs"
 "$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1
-python3 - "$TEST_IMAGES/busybox" "$B/rootfs" <<'PY' && oci spec --bundle "$B" &&
-import gzip, io, json, os, sys, tarfile
-layout, rootfs = sys.argv[1], sys.argv[2]
-def blob(digest):
-    return open(os.path.join(layout, "blobs", "sha256", digest.split(":")[1]), "rb").read()
-manifest = json.loads(blob(json.load(open(os.path.join(layout, "index.json")))["manifests"][0]["digest"]))
-for layer in manifest["layers"]:
-    data = blob(layer["digest"])
-    tarfile.open(fileobj=io.BytesIO(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)).extractall(rootfs)
-PY
+busybox_rootfs "$B/rootfs" && oci spec --bundle "$B" &&
   python3 -c '
 import json, sys
 c = json.load(open(sys.argv[1]))

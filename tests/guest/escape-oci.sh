@@ -12,16 +12,7 @@ ROOT=$OCIRUN_ROOT
 PARENT=/sys/fs/cgroup/ocirun
 oci() { "$OCIRUN" --root "$ROOT" "$@"; }
 BASE=$TEST_TMP/base
-mkdir -p "$BASE/rootfs" && python3 - "$TEST_IMAGES/busybox" "$BASE/rootfs" <<'PY' &&
-import gzip, io, json, os, sys, tarfile
-layout, rootfs = sys.argv[1], sys.argv[2]
-def blob(digest):
-    return open(os.path.join(layout, "blobs", "sha256", digest.split(":")[1]), "rb").read()
-manifest = json.loads(blob(json.load(open(os.path.join(layout, "index.json")))["manifests"][0]["digest"]))
-for layer in manifest["layers"]:
-    data = blob(layer["digest"])
-    tarfile.open(fileobj=io.BytesIO(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)).extractall(rootfs)
-PY
+mkdir -p "$BASE/rootfs" && busybox_rootfs "$BASE/rootfs" &&
   oci spec --bundle "$BASE" || { not_ok "a busybox bundle"; exit 0; }
 # mk DIR PYTHON: the base bundle with PYTHON applied to c (the rootfs shared,
 # read-only).

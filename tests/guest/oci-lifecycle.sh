@@ -15,19 +15,7 @@ oci() { "$OCIRUN" --root "$ROOT" "$@"; }
 # `ocirun spec`'s config.json with process.args replaced.
 bundle() {
   mkdir -p "$1/rootfs" &&
-    python3 - "$TEST_IMAGES/busybox" "$1/rootfs" <<'PY' &&
-import gzip, io, json, os, sys, tarfile
-layout, rootfs = sys.argv[1], sys.argv[2]
-def blob(digest):
-    return open(os.path.join(layout, "blobs", "sha256", digest.split(":")[1]), "rb").read()
-index = json.load(open(os.path.join(layout, "index.json")))
-manifest = json.loads(blob(index["manifests"][0]["digest"]))
-for layer in manifest["layers"]:
-    data = blob(layer["digest"])
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    tarfile.open(fileobj=io.BytesIO(data)).extractall(rootfs)
-PY
+    busybox_rootfs "$1/rootfs" &&
     oci spec --bundle "$1" &&
     python3 - "$1/config.json" "$2" "${3:-}" <<'PY'
 import json, sys
