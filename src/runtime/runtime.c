@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/keyctl.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -25,6 +26,7 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -613,14 +615,37 @@ static int open_command(int root_fd, const char *path)
   return -1;
 }
 
-/* execvp's search, with the container's PATH, after pivot_root and BEFORE
- * the seccomp filter: the lookup is the runtime's work, not the workload's,
- * and a profile that does not allow openat2 (runtime-tools' default,
- * Docker's before 2020) would otherwise fail every command. Like runc's
- * lookup it runs with the runtime's credentials; the kernel still checks
- * execute permission, as the user, at the exec. Reports and exits on
- * failure; on success launch->command_fd and command_path are the command. */
-static void child_find_command(struct launch *launch)
+/* Sets the filesystem uid and gid the lookup's permission checks use:
+ * the user's (as_user) or back to the runtime's. The exec is by fd, and
+ * execveat(fd) checks only the file's own execute bit, never search
+ * permission on the directories that led to it: the lookup must check
+ * them as the user would, or a uid-1000 workload ran a program kept in a
+ * root-only directory of its image (a setuid one too). Leaving fsuid 0
+ * also drops the DAC capabilities from the effective set; coming back
+ * raises them again. The user's groups are set now, as
+ * capabilities_switch_user sets them anyway (a user namespace that denies
+ * setgroups keeps the caller's, then and now). */
+static int lookup_credentials(const struct launch *launch, bool as_user, oci_error_t *err)
+{
+  uid_t uid = as_user ? launch->spec->process.uid : geteuid();
+  gid_t gid = as_user ? launch->spec->process.gid : getegid();
+
+  /* (uid_t)-1 is not an id: capabilities_switch_user refuses it, naming it */
+  if (uid == (uid_t)-1 || gid == (gid_t)-1)
+    return 0;
+  if (as_user && launch->set_groups && setgroups(launch->n_groups, launch->groups) < 0)
+    return oci_error_errno(err, "run: set the user's groups for the command lookup");
+  setfsgid(gid);
+  setfsuid(uid);
+  /* Both return the previous id and never fail loudly: ask again. */
+  if ((gid_t)setfsgid((gid_t)-1) != gid || (uid_t)setfsuid((uid_t)-1) != uid)
+    return oci_error_set(err, EPERM, "run: take the filesystem ids %u:%u for the command lookup",
+                         (unsigned)uid, (unsigned)gid);
+  return 0;
+}
+
+/* child_find_command's search proper; reports and exits on failure. */
+static void child_lookup_command(struct launch *launch)
 {
   const char *command = launch->spec->process.args[0];
   const char *path = DEFAULT_PATH;
@@ -679,6 +704,25 @@ static void child_find_command(struct launch *launch)
   else
     snprintf(message, sizeof(message), "exec '%s': %s", command, strerror(last_errno));
   child_report_and_exit(launch, CHILD_EXEC_FAILED, last_errno, message);
+}
+
+/* execvp's search, with the container's PATH, after pivot_root and BEFORE
+ * the seccomp filter: the lookup is the runtime's work, not the workload's,
+ * and a profile that does not allow openat2 (runtime-tools' default,
+ * Docker's before 2020) would otherwise fail every command. It runs with
+ * the runtime's capabilities but the user's filesystem ids and groups
+ * (lookup_credentials); the kernel checks the file's execute permission,
+ * as the user, at the exec. Reports and exits on failure; on success
+ * launch->command_fd and command_path are the command. */
+static void child_find_command(struct launch *launch)
+{
+  oci_error_t err = NULL;
+
+  if (lookup_credentials(launch, true, &err) < 0)
+    child_fail(launch, &err);
+  child_lookup_command(launch);
+  if (lookup_credentials(launch, false, &err) < 0)
+    child_fail(launch, &err);
 }
 
 /* Execs the command child_find_command found, through the sealed exec stub;
