@@ -119,6 +119,26 @@ cfg 'c["process"]["user"] = {"uid": 1000, "gid": 1000, "additionalGids": [0]}'
 out=$(run_to_end "$SB" s5)
 check "control: uid 1000 with additionalGids [0] runs it (group search permission)" \
   sh -c 'echo "$1" | grep -qx RAN-AS-1000' _ "$out"
+# The capabilities count as the user's too: root without CAP_DAC_OVERRIDE
+# and CAP_DAC_READ_SEARCH may not search a 0700 directory of uid 1000.
+chown 1000:1000 "$SB/rootfs/secret" && chmod 0700 "$SB/rootfs/secret"
+cfg 'c["process"]["user"] = {"uid": 0, "gid": 0}
+for k in ("bounding", "effective", "permitted"):
+    c["process"]["capabilities"][k] = [x for x in c["process"]["capabilities"][k] if x not in ("CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH")]
+c["process"]["args"] = ["/bin/sh", "-c", "/secret/sh -c \"echo RAN-AS-\\$(id -u)\"; echo status=$?"]'
+out=$(run_to_end "$SB" s6)
+check "control: root without CAP_DAC_* cannot run /secret/sh (0700 uid 1000) by path" \
+  sh -c 'echo "$1" | grep -q "status=126" && ! echo "$1" | grep -q RAN-AS' _ "$out"
+[ "$out" = "${out#*status=126}" ] && echo "$out" | sed 's/^/# /'
+cfg 'c["process"]["args"] = ["/secret/sh", "-c", "echo RAN-AS-$(id -u)"]'
+out=$(run_to_end "$SB" s7)
+check "nor as its process.args[0] (the lookup holds the user's effective set)" \
+  sh -c '! echo "$1" | grep -q RAN-AS' _ "$out"
+cfg 'c["process"]["capabilities"]["effective"].append("CAP_DAC_READ_SEARCH")
+c["process"]["capabilities"]["permitted"].append("CAP_DAC_READ_SEARCH")
+c["process"]["capabilities"]["bounding"].append("CAP_DAC_READ_SEARCH")'
+out=$(run_to_end "$SB" s8)
+check "control: with CAP_DAC_READ_SEARCH it does" sh -c 'echo "$1" | grep -qx RAN-AS-0' _ "$out"
 
 # ==== 2. a command path relative to the working directory ====
 # open_command resolves a path without '/' at its start from the working

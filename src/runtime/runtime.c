@@ -615,33 +615,46 @@ static int open_command(int root_fd, const char *path)
   return -1;
 }
 
-/* Sets the filesystem uid and gid the lookup's permission checks use:
- * the user's (as_user) or back to the runtime's. The exec is by fd, and
- * execveat(fd) checks only the file's own execute bit, never search
- * permission on the directories that led to it: the lookup must check
- * them as the user would, or a uid-1000 workload ran a program kept in a
- * root-only directory of its image (a setuid one too). Leaving fsuid 0
- * also drops the DAC capabilities from the effective set; coming back
- * raises them again. The user's groups are set now, as
- * capabilities_switch_user sets them anyway (a user namespace that denies
- * setgroups keeps the caller's, then and now). */
-static int lookup_credentials(const struct launch *launch, bool as_user, oci_error_t *err)
+/* The filesystem ids the lookup's permission checks use; setfsuid and
+ * setfsgid return the previous id and never fail loudly: ask again. */
+static int set_fs_ids(uid_t uid, gid_t gid, oci_error_t *err)
 {
-  uid_t uid = as_user ? launch->spec->process.uid : geteuid();
-  gid_t gid = as_user ? launch->spec->process.gid : getegid();
-
-  /* (uid_t)-1 is not an id: capabilities_switch_user refuses it, naming it */
-  if (uid == (uid_t)-1 || gid == (gid_t)-1)
-    return 0;
-  if (as_user && launch->set_groups && setgroups(launch->n_groups, launch->groups) < 0)
-    return oci_error_errno(err, "run: set the user's groups for the command lookup");
   setfsgid(gid);
   setfsuid(uid);
-  /* Both return the previous id and never fail loudly: ask again. */
   if ((gid_t)setfsgid((gid_t)-1) != gid || (uid_t)setfsuid((uid_t)-1) != uid)
     return oci_error_set(err, EPERM, "run: take the filesystem ids %u:%u for the command lookup",
                          (unsigned)uid, (unsigned)gid);
   return 0;
+}
+
+/* The exec is by fd, and execveat(fd) checks only the file's own execute
+ * bit, never search permission on the directories that led to it: the
+ * lookup checks them as the user would, or a uid-1000 workload (or a root
+ * one without CAP_DAC_*) ran a program kept in a directory it may not
+ * search (a setuid one too). So: the user's fsuid, fsgid and groups (set
+ * now, as capabilities_switch_user sets them anyway; a user namespace that
+ * denies setgroups keeps the caller's, then and now) and the effective
+ * capabilities the user will hold; *runtime_effective gets the runtime's. */
+static int lookup_as_user(const struct launch *launch, uint64_t *runtime_effective,
+                          oci_error_t *err)
+{
+  const struct spec_process *process = &launch->spec->process;
+
+  if (launch->set_groups && setgroups(launch->n_groups, launch->groups) < 0)
+    return oci_error_errno(err, "run: set the user's groups for the command lookup");
+  if (set_fs_ids(process->uid, process->gid, err) < 0)
+    return -1;
+  return capabilities_set_effective(launch->caps.effective, runtime_effective, err);
+}
+
+/* Back to the runtime's credentials after the lookup: the effective set
+ * lookup_as_user replaced (setfsuid had already dropped the DAC ones from
+ * it), then fsuid 0, which raises those again. */
+static int lookup_done(uint64_t runtime_effective, oci_error_t *err)
+{
+  if (capabilities_set_effective(runtime_effective, NULL, err) < 0)
+    return -1;
+  return set_fs_ids(geteuid(), getegid(), err);
 }
 
 /* child_find_command's search proper; reports and exits on failure. */
@@ -710,18 +723,25 @@ static void child_lookup_command(struct launch *launch)
  * the seccomp filter: the lookup is the runtime's work, not the workload's,
  * and a profile that does not allow openat2 (runtime-tools' default,
  * Docker's before 2020) would otherwise fail every command. It runs with
- * the runtime's capabilities but the user's filesystem ids and groups
- * (lookup_credentials); the kernel checks the file's execute permission,
+ * the user's filesystem ids, groups and effective capabilities
+ * (lookup_as_user); the kernel checks the file's execute permission,
  * as the user, at the exec. Reports and exits on failure; on success
  * launch->command_fd and command_path are the command. */
 static void child_find_command(struct launch *launch)
 {
+  const struct spec_process *process = &launch->spec->process;
+  uint64_t runtime_effective = 0;
   oci_error_t err = NULL;
 
-  if (lookup_credentials(launch, true, &err) < 0)
+  /* (uid_t)-1 is not an id: child_confine refuses it, naming it */
+  if (process->uid == (uid_t)-1 || process->gid == (gid_t)-1) {
+    child_lookup_command(launch);
+    return;
+  }
+  if (lookup_as_user(launch, &runtime_effective, &err) < 0)
     child_fail(launch, &err);
   child_lookup_command(launch);
-  if (lookup_credentials(launch, false, &err) < 0)
+  if (lookup_done(runtime_effective, &err) < 0)
     child_fail(launch, &err);
 }
 
