@@ -139,6 +139,28 @@ c["process"]["capabilities"]["permitted"].append("CAP_DAC_READ_SEARCH")
 c["process"]["capabilities"]["bounding"].append("CAP_DAC_READ_SEARCH")'
 out=$(run_to_end "$SB" s8)
 check "control: with CAP_DAC_READ_SEARCH it does" sh -c 'echo "$1" | grep -qx RAN-AS-0' _ "$out"
+# `ocirun exec -u 1000` into a running container goes through the same
+# lookup (exec_join): same rule.
+chown 0:0 "$SB/rootfs/secret" && chmod 0700 "$SB/rootfs/secret"
+# (exec starts from the container's capabilities: without CAP_DAC_*, which
+# would let uid 1000 search /secret before its exec, by path too)
+cfg 'for k in ("bounding", "effective", "permitted"):
+    c["process"]["capabilities"][k] = [x for x in c["process"]["capabilities"][k] if x not in ("CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH")]
+c["process"]["args"] = ["sleep", "1000"]'
+if oci create --unsafe-no-cgroup --bundle "$SB" s9 </dev/null >"$SB/out" 2>&1 && oci start s9; then
+  out=$(oci exec s9 /secret/sh -c 'echo RAN-AS-$(id -u)' 2>&1)
+  check "control: exec of /secret/sh as root runs" sh -c 'echo "$1" | grep -qx RAN-AS-0' _ "$out"
+  out=$(oci exec -u 1000:1000 s9 /bin/sh -c '/secret/sh -c "echo RAN-AS-\$(id -u)"; echo status=$?' 2>&1)
+  check "control: exec -u 1000 of /bin/sh cannot run /secret/sh by path" \
+    sh -c 'echo "$1" | grep -q "status=126" && ! echo "$1" | grep -q RAN-AS' _ "$out"
+  out=$(oci exec -u 1000:1000 s9 /secret/sh -c 'echo RAN-AS-$(id -u)' 2>&1)
+  echo "$out" | sed 's/^/# /'
+  check "exec -u 1000 /secret/sh is refused (exit 126, not run)" sh -c '! echo "$1" | grep -q RAN-AS' _ "$out"
+else
+  not_ok "create and start a container to exec into"
+  sed 's/^/# /' "$SB/out"
+fi
+oci delete --force s9 >/dev/null 2>&1
 
 # ==== 2. a command path relative to the working directory ====
 # open_command resolves a path without '/' at its start from the working
@@ -186,6 +208,8 @@ ls /proc/1/ >/dev/null 2>&1 && echo "hook: sees /proc/1" >&2
 for f in /proc/1/fd/*; do
   printf 'E\033]0;owned\007\033[2JFORGED-BY-HOOK' >"$f" 2>/dev/null && echo "hook: wrote $f" >&2
 done
+# CVE-2019-5736's class: pid 1 still runs ocirun's binary here
+head -c 4 /proc/1/exe >/dev/null 2>&1 && echo "hook: read /proc/1/exe" >&2
 exit 0
 EOF
 chmod 0755 "$FB/rootfs/hook.sh"
@@ -196,6 +220,26 @@ check "control: the hook ran and saw the container's pid 1" grep -q "hook: sees 
 check "start is not failed by the hook's forged word (exit $rc)" test "$rc" -eq 0
 check "no escape byte reaches start's output" sh -c "! grep -q \$(printf '\\033') '$TEST_TMP/start.out'"
 check "the hook wrote to none of pid 1's descriptors" sh -c "! grep -q 'hook: wrote' '$FB/out'"
+check "the hook could not read pid 1's exe (ocirun's binary, non-dumpable)" sh -c "! grep -q 'hook: read /proc/1/exe' '$FB/out'"
 oci delete --force f1 >/dev/null 2>&1
+
+# ==== 4. a startContainer hook that times out, leaving a daemon ====
+# The timeout kills the hook's process group; a daemon that left it
+# (setsid) is still in the container, which start then destroys: nothing
+# may outlive it (the host has no cgroup here: the pid namespace holds all).
+TB=$TEST_TMP/timeout
+check "a bundle whose startContainer hook starts a setsid daemon, then outlasts its timeout" \
+  mk "$TB" 'c["hooks"] = {"startContainer": [{"path": "/hook.sh", "timeout": 2}]}'
+printf '#!/bin/sh\nsetsid sleep 4243 </dev/null >/dev/null 2>&1 &\necho $! >/tmp/daemon\nsleep 60\n' >"$TB/rootfs/hook.sh"
+chmod 0755 "$TB/rootfs/hook.sh"
+oci create --unsafe-no-cgroup --bundle "$TB" t1 </dev/null >"$TB/out" 2>&1
+expect_exit 1 "start fails: the hook timed out" oci start t1
+check "... saying so" grep -q "timeout" "$TEST_TMP/err"
+check "control: the hook started its daemon" test -s "$TB/rootfs/tmp/daemon"
+sleep 1
+left=$(pgrep -x -f "sleep 4243")
+check "no daemon of the hook outlives the failed start" test -z "$left"
+oci delete --force t1 >/dev/null 2>&1
+[ -n "$left" ] && kill $left
 
 tap_done
