@@ -242,4 +242,27 @@ check "no daemon of the hook outlives the failed start" test -z "$left"
 oci delete --force t1 >/dev/null 2>&1
 [ -n "$left" ] && kill $left
 
+# ==== 5. CVE-2019-5736 through a startContainer hook ====
+# The hook's path is resolved in the container's root, which the image
+# controls, and it is run by the container's process while that process
+# still runs ocirun's binary. A hook that is a symlink to /proc/self/exe
+# must be refused; a "#!/proc/self/exe" hook must get the sealed exec stub
+# as its interpreter, never ocirun's binary.
+sum_before=$(sha256sum <"$OCIRUN")
+XB=$TEST_TMP/selfexe
+check "a bundle whose startContainer hook is a symlink to /proc/self/exe" \
+  mk "$XB" 'c["hooks"] = {"startContainer": [{"path": "/hook", "args": ["hook", "--version"]}]}'
+ln -s /proc/self/exe "$XB/rootfs/hook"
+oci create --unsafe-no-cgroup --bundle "$XB" x1 </dev/null >"$XB/out" 2>&1
+expect_exit 1 "start refuses the hook (a /proc magic link)" oci start x1
+check "... saying why" grep -q "magic link" "$TEST_TMP/err"
+oci delete --force x1 >/dev/null 2>&1
+rm "$XB/rootfs/hook" && printf '#!/proc/self/exe\n' >"$XB/rootfs/hook" && chmod 0755 "$XB/rootfs/hook"
+oci create --unsafe-no-cgroup --bundle "$XB" x2 </dev/null >"$XB/out" 2>&1
+expect_exit 1 "start fails with a #!/proc/self/exe hook" oci start x2
+check "its interpreter was the sealed exec stub, which refused" grep -q "ocirun-exec-stub: not a program" "$XB/out"
+sed 's/^/# /' "$XB/out" | head -5
+oci delete --force x2 >/dev/null 2>&1
+check "ocirun's binary is unchanged" test "$(sha256sum <"$OCIRUN")" = "$sum_before"
+
 tap_done
