@@ -131,6 +131,34 @@ static int capabilities_set_process(const struct capability_sets *sets, oci_erro
   return 0;
 }
 
+int capabilities_set_effective(uint64_t effective, uint64_t *previous, oci_error_t *err)
+{
+  __attribute__((cleanup(capabilities_free))) cap_t caps = cap_get_proc();
+  int last = (int)cap_max_bits();
+  uint64_t was = 0;
+
+  if (caps == NULL)
+    return oci_error_errno(err, "capabilities: cap_get_proc");
+  for (cap_value_t cap = 0; cap < last && cap < 64; cap++) {
+    cap_flag_value_t in_effective = CAP_CLEAR, in_permitted = CAP_CLEAR;
+    cap_flag_value_t want;
+
+    if (cap_get_flag(caps, cap, CAP_EFFECTIVE, &in_effective) < 0 ||
+        cap_get_flag(caps, cap, CAP_PERMITTED, &in_permitted) < 0)
+      return oci_error_errno(err, "capabilities: cap_get_flag %d", cap);
+    if (in_effective == CAP_SET)
+      was |= UINT64_C(1) << cap;
+    want = (effective & (UINT64_C(1) << cap)) != 0 && in_permitted == CAP_SET ? CAP_SET : CAP_CLEAR;
+    if (cap_set_flag(caps, CAP_EFFECTIVE, 1, &cap, want) < 0)
+      return oci_error_errno(err, "capabilities: cap_set_flag %d", cap);
+  }
+  if (cap_set_proc(caps) < 0)
+    return oci_error_errno(err, "capabilities: capset (effective)");
+  if (previous != NULL)
+    *previous = was;
+  return 0;
+}
+
 int capabilities_switch_user(uid_t uid, gid_t gid, bool set_groups, const gid_t *groups,
                              size_t n_groups, const struct capability_sets *sets, oci_error_t *err)
 {

@@ -32,4 +32,10 @@ struct capability_sets {
 int capabilities_switch_user(uid_t uid, gid_t gid, bool set_groups, const gid_t *groups,
                              size_t n_groups, const struct capability_sets *sets, oci_error_t *err);
 
+/* Sets the effective set to effective & the permitted set (the permitted
+ * and inheritable sets unchanged); *previous (when not NULL) gets the
+ * effective set it replaced. For a check made now with the capabilities a
+ * later credential switch gives (the command lookup). */
+int capabilities_set_effective(uint64_t effective, uint64_t *previous, oci_error_t *err);
+
 #endif

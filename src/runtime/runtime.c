@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/keyctl.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -25,6 +26,7 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -613,14 +615,50 @@ static int open_command(int root_fd, const char *path)
   return -1;
 }
 
-/* execvp's search, with the container's PATH, after pivot_root and BEFORE
- * the seccomp filter: the lookup is the runtime's work, not the workload's,
- * and a profile that does not allow openat2 (runtime-tools' default,
- * Docker's before 2020) would otherwise fail every command. Like runc's
- * lookup it runs with the runtime's credentials; the kernel still checks
- * execute permission, as the user, at the exec. Reports and exits on
- * failure; on success launch->command_fd and command_path are the command. */
-static void child_find_command(struct launch *launch)
+/* The filesystem ids the lookup's permission checks use; setfsuid and
+ * setfsgid return the previous id and never fail loudly: ask again. */
+static int set_fs_ids(uid_t uid, gid_t gid, oci_error_t *err)
+{
+  setfsgid(gid);
+  setfsuid(uid);
+  if ((gid_t)setfsgid((gid_t)-1) != gid || (uid_t)setfsuid((uid_t)-1) != uid)
+    return oci_error_set(err, EPERM, "run: take the filesystem ids %u:%u for the command lookup",
+                         (unsigned)uid, (unsigned)gid);
+  return 0;
+}
+
+/* The exec is by fd, and execveat(fd) checks only the file's own execute
+ * bit, never search permission on the directories that led to it: the
+ * lookup checks them as the user would, or a uid-1000 workload (or a root
+ * one without CAP_DAC_*) ran a program kept in a directory it may not
+ * search (a setuid one too). So: the user's fsuid, fsgid and groups (set
+ * now, as capabilities_switch_user sets them anyway; a user namespace that
+ * denies setgroups keeps the caller's, then and now) and the effective
+ * capabilities the user will hold; *runtime_effective gets the runtime's. */
+static int lookup_as_user(const struct launch *launch, uint64_t *runtime_effective,
+                          oci_error_t *err)
+{
+  const struct spec_process *process = &launch->spec->process;
+
+  if (launch->set_groups && setgroups(launch->n_groups, launch->groups) < 0)
+    return oci_error_errno(err, "run: set the user's groups for the command lookup");
+  if (set_fs_ids(process->uid, process->gid, err) < 0)
+    return -1;
+  return capabilities_set_effective(launch->caps.effective, runtime_effective, err);
+}
+
+/* Back to the runtime's credentials after the lookup: the effective set
+ * lookup_as_user replaced (setfsuid had already dropped the DAC ones from
+ * it), then fsuid 0, which raises those again. */
+static int lookup_done(uint64_t runtime_effective, oci_error_t *err)
+{
+  if (capabilities_set_effective(runtime_effective, NULL, err) < 0)
+    return -1;
+  return set_fs_ids(geteuid(), getegid(), err);
+}
+
+/* child_find_command's search proper; reports and exits on failure. */
+static void child_lookup_command(struct launch *launch)
 {
   const char *command = launch->spec->process.args[0];
   const char *path = DEFAULT_PATH;
@@ -679,6 +717,32 @@ static void child_find_command(struct launch *launch)
   else
     snprintf(message, sizeof(message), "exec '%s': %s", command, strerror(last_errno));
   child_report_and_exit(launch, CHILD_EXEC_FAILED, last_errno, message);
+}
+
+/* execvp's search, with the container's PATH, after pivot_root and BEFORE
+ * the seccomp filter: the lookup is the runtime's work, not the workload's,
+ * and a profile that does not allow openat2 (runtime-tools' default,
+ * Docker's before 2020) would otherwise fail every command. It runs with
+ * the user's filesystem ids, groups and effective capabilities
+ * (lookup_as_user); the kernel checks the file's execute permission,
+ * as the user, at the exec. Reports and exits on failure; on success
+ * launch->command_fd and command_path are the command. */
+static void child_find_command(struct launch *launch)
+{
+  const struct spec_process *process = &launch->spec->process;
+  uint64_t runtime_effective = 0;
+  oci_error_t err = NULL;
+
+  /* (uid_t)-1 is not an id: child_confine refuses it, naming it */
+  if (process->uid == (uid_t)-1 || process->gid == (gid_t)-1) {
+    child_lookup_command(launch);
+    return;
+  }
+  if (lookup_as_user(launch, &runtime_effective, &err) < 0)
+    child_fail(launch, &err);
+  child_lookup_command(launch);
+  if (lookup_done(runtime_effective, &err) < 0)
+    child_fail(launch, &err);
 }
 
 /* Execs the command child_find_command found, through the sealed exec stub;
