@@ -95,6 +95,14 @@ for cwd in /../../.. /up /up/up/up; do
   expect_exit 0 "exec --cwd $cwd runs" oci exec --cwd "$cwd" e1 sh -c 'pwd; ls /container-marker'
   check "... in the container's root, not above it" grep -qx /container-marker "$TEST_TMP/out"
 done
+# A config's (or an image's) command name in an error message must not
+# reach the caller's terminal as control bytes (an OSC title, a cursor move).
+ESC=$(printf '\033')
+expect_exit 127 "exec of a command named with escape sequences fails" \
+  oci exec e1 "${ESC}]0;pwned$(printf '\007')${ESC}[2Jnope"
+check "control: the message names it" grep -q ']0;pwned' "$TEST_TMP/err"
+check "... with its control bytes escaped, not raw" \
+  sh -c "! grep -q \"\$(printf '\\033')\" '$TEST_TMP/err' && grep -qF '\\x1b]0;pwned\\x07' '$TEST_TMP/err'"
 # CVE-2019-5736's class: the joining process runs ocirun's code inside the
 # container until it execs; its /proc/self/exe must not be what it execs.
 expect_exit 126 "exec /proc/self/exe is refused (a magic link: it would run ocirun's binary)" \

@@ -49,7 +49,7 @@ got=$?
 # parent-death signal unless it is set again) dies with it, and the namespace
 "$OCIRUN" run --unsafe-no-cgroup --name orphan --user 1000 busybox:latest sh -c "sleep $m_orphan & sleep $m_orphan" >/dev/null 2>&1 &
 runner=$!
-for _ in $(seq 50); do process_with "$m_orphan" && break; sleep 0.1; done
+for _ in $(seq 200); do process_with "$m_orphan" && break; sleep 0.1; done
 { kill -9 $runner && wait $runner; } 2>/dev/null
 for _ in $(seq 30); do process_with "$m_orphan" || break; sleep 0.1; done
 ! process_with "$m_orphan" && ok "SIGKILL to ocirun kills every process of the run" ||
@@ -155,7 +155,7 @@ check "nothing left after the timeout" nothing_left
 # --- SIGTERM to ocirun: the run is killed and torn down ---
 "$OCIRUN" run --unsafe-no-cgroup --name sigterm busybox:latest sh -c "sleep $m_sigterm & sleep $m_sigterm" >/dev/null 2>"$TEST_TMP/sigterm.err" &
 runner=$!
-for _ in $(seq 50); do process_with "$m_sigterm" && break; sleep 0.1; done
+for _ in $(seq 200); do process_with "$m_sigterm" && break; sleep 0.1; done
 kill -TERM $runner
 wait $runner
 got=$?
@@ -200,7 +200,7 @@ fi
 # --- a name in use by a live run is refused, and the live run is untouched ---
 "$OCIRUN" run --unsafe-no-cgroup --name taken busybox:latest sleep "$m_sigterm" >/dev/null 2>&1 &
 runner=$!
-for _ in $(seq 50); do process_with "$m_sigterm" && break; sleep 0.1; done
+for _ in $(seq 200); do process_with "$m_sigterm" && [ -d "$OCIRUN_ROOT/run/taken" ] && break; sleep 0.1; done
 expect_exit 125 "a second run named 'taken' exits 125" run --name taken busybox:latest true
 err_has "taken" && ok "the taken name is named" || not_ok "the taken name is named: $(last_err)"
 process_with "$m_sigterm" && [ -d "$OCIRUN_ROOT/run/taken" ] && ok "the live run is untouched" ||

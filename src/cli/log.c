@@ -155,6 +155,24 @@ static void write_line(int fd, const char *level, const char *message)
   }
 }
 
+/* "ocirun: [LEVEL: ]MESSAGE" on stderr, a person's terminal: messages quote
+ * what a config, an image or a container chose (a command's name, a hook's
+ * output, a child's report), so control bytes are escaped as \xNN, as
+ * oci_error_print does, and cannot rewrite the caller's terminal. */
+static void print_plain(const char *level, const char *message)
+{
+  bool error = strcmp(level, "error") == 0;
+
+  fprintf(stderr, "ocirun: %s%s", error ? "" : level, error ? "" : ": ");
+  for (const unsigned char *c = (const unsigned char *)message; *c != '\0'; c++) {
+    if (*c < 0x20 || *c == 0x7f)
+      fprintf(stderr, "\\x%02x", *c);
+    else
+      fputc(*c, stderr);
+  }
+  fputc('\n', stderr);
+}
+
 /* One message to where it belongs: the file; without one, stderr, in the
  * chosen format for json (a caller parses it) and as ocirun's usual
  * "ocirun: ..." line for text. */
@@ -167,8 +185,7 @@ static void emit(const char *level, const char *message)
   } else if (log_config.format == LOG_FORMAT_JSON) {
     write_line(STDERR_FILENO, level, message);
   } else {
-    fprintf(stderr, "ocirun: %s%s%s\n", strcmp(level, "error") == 0 ? "" : level,
-            strcmp(level, "error") == 0 ? "" : ": ", message);
+    print_plain(level, message);
   }
 }
 
@@ -188,7 +205,7 @@ static void error_line(const char *message)
 {
   /* With a file, stderr still gets the plain line: a person runs this too. */
   if (log_config.fd >= 0)
-    fprintf(stderr, "ocirun: %s\n", message);
+    print_plain("error", message);
   emit("error", message);
 }
 
