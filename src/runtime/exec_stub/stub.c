@@ -204,8 +204,11 @@ _Noreturn void stub_main(long *stack)
     r = syscall5(__NR_execveat, fd, (long)"", (long)argv, (long)envp, AT_EMPTY_PATH);
     /* A script from a close-on-exec fd: its interpreter would be handed
      * /dev/fd/N, closed by then, so the kernel refuses with ENOENT. Run it
-     * by the path ocirun just resolved instead: the container has no other
-     * process yet that could swap it in between. */
+     * by the path ocirun just resolved instead. For a container's first
+     * process nothing else runs in it yet; for `exec` into a running one
+     * the workload could swap the file in between, but the path is
+     * resolved in the container's root with the process's own
+     * credentials, so it gets nothing it could not exec itself. */
     if (r == -ENOENT)
       r = syscall5(__NR_execve, (long)path, (long)argv, (long)envp, 0, 0);
   }
