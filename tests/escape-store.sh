@@ -163,10 +163,15 @@ swap_root=$TEST_TMP/swap-store
 import "$swap_root" || not_ok "import into the swap store"
 elsewhere=$TEST_TMP/elsewhere
 mkdir -p "$elsewhere/swapped/rootfs" && echo keep >"$elsewhere/swapped/precious"
-"$OCIRUN" --root "$swap_root" run --unsafe-no-cgroup --name swapped busybox:latest sleep 2 \
+"$OCIRUN" --root "$swap_root" run --unsafe-no-cgroup --name swapped busybox:latest sleep 5 \
   >"$TEST_TMP/swap.out" 2>"$TEST_TMP/swap.err" &
 runner=$!
-for _ in $(seq 100); do [ -d "$swap_root/run/swapped/rootfs" ] && break; sleep 0.05; done
+# until the run has started (its record names pid 1, for exec NAME): the
+# swap is meant for the teardown, not for that record's update
+for _ in $(seq 200); do
+  [ -d "$swap_root/run/swapped/rootfs" ] && grep -qs container_pid "$swap_root/run/swapped.json" && break
+  sleep 0.05
+done
 check "control: the run's directory exists while it runs" test -d "$swap_root/run/swapped"
 mv "$swap_root/run" "$swap_root/run.moved" && ln -s "$elsewhere" "$swap_root/run"
 check "control: the run folder's path now leads to the target" test -e "$swap_root/run/swapped/precious"
