@@ -20,7 +20,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 ROOT=$OCIRUN_ROOT
-oci() { "$OCIRUN" --root "$ROOT" "$@"; }
+oci() { oci_root "$ROOT" "$@"; }
 # todo DESCRIPTION COMMAND...: a known hole: "ok" once the command succeeds
 # (then drop the todo), else "not ok ... # TODO" (an expected failure).
 todo() {
@@ -67,8 +67,11 @@ EB=$TEST_TMP/exec-bundle
 check "a bundle with a seccomp filter refusing mkdir" mk "$EB" "$SECCOMP"
 touch "$EB/rootfs/container-marker"
 ln -s ../../../../../../../.. "$EB/rootfs/up"
-expect_exit 0 "create and start it, the caller leaking fds 7 and 9" \
-  sh -c "'$OCIRUN' --root '$ROOT' create --unsafe-no-cgroup --bundle '$EB' e1 </dev/null >'$EB/out' 2>&1 7</etc/hostname 9</etc/passwd && '$OCIRUN' --root '$ROOT' start e1"
+create_leaking() {
+  oci create --unsafe-no-cgroup --bundle "$EB" e1 </dev/null >"$EB/out" 2>&1 7</etc/hostname 9</etc/passwd &&
+    oci start e1
+}
+expect_exit 0 "create and start it, the caller leaking fds 7 and 9" create_leaking
 P1=$(pid_of e1)
 check "control: pid 1 has the filter (Seccomp: 2), no-new-privileges and CapEff 20000420" \
   sh -c "grep -q 'Seccomp:.2' /proc/$P1/status && grep -q 'NoNewPrivs:.1' /proc/$P1/status && grep -q 'CapEff:.0000000020000420' /proc/$P1/status"

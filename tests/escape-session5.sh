@@ -15,7 +15,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 ROOT=$OCIRUN_ROOT
-oci() { "$OCIRUN" --root "$ROOT" "$@"; }
+oci() { oci_root "$ROOT" "$@"; }
 # todo DESCRIPTION COMMAND...: a known hole: "ok" once the command succeeds
 # (then drop the todo), else "not ok ... # TODO" (an expected failure).
 todo() {

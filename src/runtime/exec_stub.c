@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -49,14 +48,13 @@ static int write_sealed_stub(oci_error_t *err)
   return 0;
 }
 
+int exec_stub_fd(void)
+{
+  return stub_fd;
+}
+
 int exec_stub_prepare(oci_error_t *err)
 {
-  /* Not before: the parent of a rootless run writes the child's uid_map,
-   * which a non-dumpable process's /proc files (owned by root then) would
-   * refuse it. The child's own /proc/self accesses are unaffected, and the
-   * stub's exec makes the workload dumpable again as any exec does. */
-  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-    return oci_error_errno(err, "run: PR_SET_DUMPABLE 0");
   return write_sealed_stub(err);
 }
 
@@ -101,5 +99,34 @@ void exec_stub_exec(int fd, const char *path, int report_fd, char *const argv[],
   syscall(SYS_execveat, stub_fd, "", stub_argv, envp, AT_EMPTY_PATH);
   saved = errno;
   fcntl(fd, F_SETFD, FD_CLOEXEC);
+  errno = saved;
+}
+
+void exec_stub_exec_init(pid_t workload, int status_fd, int gate_fd)
+{
+  static char *const no_env[] = {NULL};
+  char pid_text[16], status_text[16], gate_text[16];
+  char *argv[INIT_ARG_COUNT + 1] = {NULL};
+  int saved;
+
+  if (stub_fd < 0) {
+    errno = EBADF;
+    return;
+  }
+  /* the init's own two: inherited by it alone (the workload closed its
+   * copies) */
+  if (fcntl(status_fd, F_SETFD, 0) < 0 || fcntl(gate_fd, F_SETFD, 0) < 0)
+    return;
+  snprintf(pid_text, sizeof(pid_text), "%d", (int)workload);
+  snprintf(status_text, sizeof(status_text), "%d", status_fd);
+  snprintf(gate_text, sizeof(gate_text), "%d", gate_fd);
+  argv[0] = (char *)INIT_STUB_NAME;
+  argv[INIT_ARG_CHILD] = pid_text;
+  argv[INIT_ARG_STATUS_FD] = status_text;
+  argv[INIT_ARG_GATE_FD] = gate_text;
+  syscall(SYS_execveat, stub_fd, "", argv, no_env, AT_EMPTY_PATH);
+  saved = errno;
+  fcntl(status_fd, F_SETFD, FD_CLOEXEC);
+  fcntl(gate_fd, F_SETFD, FD_CLOEXEC);
   errno = saved;
 }

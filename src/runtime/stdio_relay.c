@@ -6,6 +6,8 @@
 #include "runtime/stdio_relay.h"
 
 #include "runtime/console.h"
+#include "runtime/in_root.h"
+#include "oci/cleanup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* Larger pipes mean fewer wake-ups per byte; refused sizes are harmless. */
@@ -303,4 +306,114 @@ void stdio_relay_clear(struct stdio_relay *relay)
   if (relay->terminal_fd >= 0)
     close(relay->terminal_fd);
   relay->terminal_fd = -1;
+}
+
+static const struct {
+  unsigned major, minor;
+  const char *path;
+} null_devices[] = {{1, 3, "/dev/null"},
+                    {1, 5, "/dev/zero"},
+                    {1, 7, "/dev/full"},
+                    {1, 8, "/dev/random"},
+                    {1, 9, "/dev/urandom"}};
+#define N_NULL_DEVICES (sizeof(null_devices) / sizeof(null_devices[0]))
+
+static int null_device_index(const struct stat *st)
+{
+  if (!S_ISCHR(st->st_mode))
+    return -1;
+  for (size_t i = 0; i < N_NULL_DEVICES; i++) {
+    if (major(st->st_rdev) == null_devices[i].major && minor(st->st_rdev) == null_devices[i].minor)
+      return (int)i;
+  }
+  return -1;
+}
+
+/* What a process in a container may be handed of its caller's as its
+ * stdio: a pipe or a socket (an OCI caller's own, made for this process:
+ * reopening one through /proc gives that same pipe, and a socket cannot be
+ * reopened), or a device every container has anyway (/dev/null, zero,
+ * full, random, urandom). Never a terminal (the process would keep it
+ * after ocirun returns, read what its user types next, change its modes)
+ * nor a file (reopened through /proc/self/fd with the process's own
+ * credentials, a file given for reading is written, an append-only log
+ * read and truncated). */
+static bool may_hand_over(const struct stat *st)
+{
+  return S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || null_device_index(st) >= 0;
+}
+
+static const char *kind_of(const struct stat *st, int fd)
+{
+  if (S_ISCHR(st->st_mode))
+    return isatty(fd) ? "a terminal" : "a device";
+  if (S_ISREG(st->st_mode))
+    return "a file";
+  if (S_ISDIR(st->st_mode))
+    return "a directory";
+  return "neither a pipe nor a socket";
+}
+
+bool stdio_relay_may_hand_over(int fd)
+{
+  struct stat st;
+
+  return fstat(fd, &st) == 0 && may_hand_over(&st);
+}
+
+int stdio_relay_check_hand_over(const int fd[3], const char *what, oci_error_t *err)
+{
+  static const char *const names[] = {"stdin", "stdout", "stderr"};
+
+  for (int i = 0; i < 3; i++) {
+    struct stat st;
+    char link[64], target[256] = "";
+    ssize_t n;
+
+    if (fstat(fd[i], &st) < 0)
+      return oci_error_errno(err, "%s: %s (fd %d)", what, names[i], fd[i]);
+    if (may_hand_over(&st))
+      continue;
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd[i]);
+    n = readlink(link, target, sizeof(target) - 1);
+    target[n > 0 ? n : 0] = '\0';
+    return oci_error_set(err, 0,
+                         "%s: %s is %s%s%s%s: the container's process would hold it and could "
+                         "reopen it through /proc (write a file given for reading, read what a "
+                         "terminal's user types next); give it a pipe or /dev/null, or a terminal "
+                         "through --console-socket",
+                         what, names[i], kind_of(&st, fd[i]), n > 0 ? " ('" : "", target,
+                         n > 0 ? "')" : "");
+  }
+  return 0;
+}
+
+int stdio_relay_own_null_devices(oci_error_t *err)
+{
+  cleanup_close int root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+  if (root_fd < 0)
+    return oci_error_errno(err, "stdio: open the container's root");
+  for (int fd = 0; fd < 3; fd++) {
+    struct stat given, own;
+    cleanup_close int replacement = -1;
+    int index, flags;
+
+    if (fstat(fd, &given) < 0 || (index = null_device_index(&given)) < 0)
+      continue;
+    flags = fcntl(fd, F_GETFL);
+    if (flags < 0)
+      return oci_error_errno(err, "stdio: fd %d", fd);
+    replacement = in_root_open(root_fd, null_devices[index].path, (flags & O_ACCMODE) | O_NOCTTY);
+    if (replacement < 0 || fstat(replacement, &own) < 0 || null_device_index(&own) != index)
+      return oci_error_set(err, replacement < 0 ? errno : 0,
+                           "stdio: fd %d is the caller's %s; the container's own %s, which would "
+                           "stand in for it, is %s",
+                           fd, null_devices[index].path, null_devices[index].path,
+                           replacement < 0 ? "missing or unreachable" : "not that device");
+    if (dup2(replacement, fd) < 0)
+      return oci_error_errno(err, "stdio: the container's %s onto fd %d", null_devices[index].path,
+                             fd);
+  }
+  return 0;
 }

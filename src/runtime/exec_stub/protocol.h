@@ -23,4 +23,27 @@ struct exec_stub_report {
   char message[EXEC_STUB_REPORT_MESSAGE_SIZE];
 };
 
+/* The init of `ocirun run` (init.c): the same sealed file, run by another
+ * name. argv: INIT_STUB_NAME, the workload's pid (in the container's pid
+ * namespace), the status fd (where the init writes one init_report before
+ * it exits), the gate fd (one byte on it lets the workload exec, once the
+ * init can no longer be traced or read by it). */
+#define INIT_STUB_NAME "ocirun-init"
+#define INIT_ARG_CHILD 1
+#define INIT_ARG_STATUS_FD 2
+#define INIT_ARG_GATE_FD 3
+#define INIT_ARG_COUNT 4
+
+enum init_report_kind {
+  INIT_REPORT_EXITED = 1,   /* value: the workload's exit status */
+  INIT_REPORT_SIGNALED = 2, /* value: the signal that killed it */
+  INIT_REPORT_FAILED = 3,   /* value: errno of the init's own step `step` */
+};
+enum init_step { INIT_STEP_ARGUMENTS = 1, INIT_STEP_DUMPABLE, INIT_STEP_GATE, INIT_STEP_WAIT };
+struct init_report {
+  int kind;
+  int value;
+  int step;
+};
+
 #endif

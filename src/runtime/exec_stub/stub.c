@@ -4,12 +4,13 @@
  * interpreter resolves to) is this sealed file, never ocirun's binary on the
  * host (CVE-2019-5736). Static, no libc: a few raw syscalls, so the seccomp
  * filter already in force needs to allow only fcntl, execveat, execve,
- * write and exit_group. The protocol is in protocol.h. */
-#include <asm/unistd.h>
+ * write and exit_group. Run as "ocirun-init" it is instead the init of an
+ * `ocirun run` (init.c). The protocol is in protocol.h. */
 #include <linux/errno.h>
 #include <linux/fcntl.h>
 
 #include "runtime/exec_stub/protocol.h"
+#include "runtime/exec_stub/sys.h"
 
 #if defined(__x86_64__)
 __asm__(".text\n"
@@ -20,19 +21,6 @@ __asm__(".text\n"
         "  and $-16, %rsp\n"
         "  call stub_main\n"
         "  hlt\n");
-
-static long syscall5(long n, long a, long b, long c, long d, long e)
-{
-  register long r10 __asm__("r10") = d;
-  register long r8 __asm__("r8") = e;
-  long ret;
-
-  __asm__ volatile("syscall"
-                   : "=a"(ret)
-                   : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
-                   : "rcx", "r11", "memory");
-  return ret;
-}
 #elif defined(__aarch64__)
 __asm__(".text\n"
         ".global _start\n"
@@ -43,33 +31,9 @@ __asm__(".text\n"
         "  and sp, x0, #-16\n"
         "  bl stub_main\n"
         "  brk #0\n");
-
-static long syscall5(long n, long a, long b, long c, long d, long e)
-{
-  register long x8 __asm__("x8") = n;
-  register long x0 __asm__("x0") = a;
-  register long x1 __asm__("x1") = b;
-  register long x2 __asm__("x2") = c;
-  register long x3 __asm__("x3") = d;
-  register long x4 __asm__("x4") = e;
-
-  __asm__ volatile("svc 0"
-                   : "+r"(x0)
-                   : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4)
-                   : "memory", "cc");
-  return x0;
-}
-#else
-#error "ocirun's exec stub: no raw syscall entry for this architecture yet"
 #endif
 
 _Noreturn void stub_main(long *stack);
-
-static _Noreturn void exit_group(int status)
-{
-  for (;;)
-    syscall5(__NR_exit_group, status, 0, 0, 0, 0);
-}
 
 /* glibc's wording, so a message reads as it did when ocirun exec'd the
  * command itself; only what execve can return is listed. */
@@ -122,27 +86,11 @@ static void append_number(struct text *t, unsigned long n)
   append(t, digits + i);
 }
 
-static int same(const char *a, const char *b)
-{
-  while (*a != '\0' && *a == *b) {
-    a++;
-    b++;
-  }
-  return *a == *b;
-}
-
 static int parse_fd(const char *s)
 {
-  long n = 0;
+  long n = parse_number(s);
 
-  if (*s == '\0')
-    return -1;
-  for (; *s != '\0'; s++) {
-    if (*s < '0' || *s > '9' || n > 1000000)
-      return -1;
-    n = n * 10 + (*s - '0');
-  }
-  return (int)n;
+  return n > 1000000 ? -1 : (int)n;
 }
 
 /* The exec failed: the same report the child would have written, then the
@@ -183,6 +131,8 @@ _Noreturn void stub_main(long *stack)
   int fd, report_fd;
   long r;
 
+  if (argc > 0 && same(argv[0], INIT_STUB_NAME))
+    init_main(argc, argv);
   /* Run any other way (as a "#!/proc/self/exe" interpreter, say), it does
    * nothing: it only ever stood in for ocirun's binary. */
   if (argc <= EXEC_STUB_ARG_WORKLOAD || !same(argv[0], EXEC_STUB_NAME) ||
