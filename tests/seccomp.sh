@@ -85,6 +85,10 @@ elif what == "resolved-denies":
     allowed = {n for r in rules if r["action"] == "SCMP_ACT_ALLOW" for n in r["names"]}
     bad = [n for n in sys.argv[3:] if n in allowed]
     if bad: fail("allowed: %s" % bad)
+elif what == "socketcall-enosys":
+    r = rules_for("socketcall")
+    if len(r) != 1 or r[0]["action"] != "SCMP_ACT_ERRNO" or r[0].get("errnoRet") != 38 or r[0].get("args"):
+        fail("socketcall %s" % r)
 elif what == "clone3-enosys":
     r = rules_for("clone3")
     if len(r) != 1 or r[0]["action"] != "SCMP_ACT_ERRNO" or r[0].get("errnoRet") != 38:
@@ -109,6 +113,8 @@ check "init_module only with CAP_SYS_MODULE" \
 check "clone without CAP_SYS_ADMIN masks the namespace flags" \
   profile_check "$TEST_TMP/default.json" clone-rule
 check "personality allows only Docker's five values" profile_check "$TEST_TMP/default.json" personality
+check "socketcall has one rule: ENOSYS, whatever its arguments" \
+  profile_check "$TEST_TMP/default.json" socketcall-enosys
 
 expect_exit 0 "seccomp-profile --cap-drop ALL exits 0" "$OCIRUN" seccomp-profile --cap-drop ALL
 cp "$TEST_TMP/out" "$TEST_TMP/dropall.json"
