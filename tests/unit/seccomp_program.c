@@ -281,7 +281,7 @@ static void check_family_table(const struct seccomp_program *program, const stru
              families[i].family, got, families[i].answer);
       wrong++;
     }
-    if (strcmp(families[i].answer, ALLOWED) != 0)
+    if (strcmp(families[i].answer, ALLOWED) != 0 && used < sizeof(table))
       used += (size_t)snprintf(table + used, sizeof(table) - used, " %s=%s", families[i].name, got);
   }
   ok(wrong == 0, "%s: %s socket() of every family 0..AF_MAX-1 as the table says (denied:%s)", label,
