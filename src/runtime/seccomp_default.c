@@ -130,8 +130,8 @@ static const struct seccomp_rule default_rules[] = {
      * rules, libseccomp keeps the first). ENOSYS, not the default's EPERM:
      * a rule repeating the default action is dropped, which would leave
      * libseccomp's rules in place. The cost: a 32-bit x86 C library that
-     * only knows socketcall (glibc built for kernels before 4.3, musl)
-     * cannot make sockets; docs/confinement.md. */
+     * only knows socketcall (glibc built for kernels before 4.3) cannot
+     * make sockets; docs/confinement.md. */
     {
         .names = NAMES("socketcall"),
         .action = SCMP_ACT_ERRNO(0),
