@@ -11,6 +11,7 @@
 #include "oci/cleanup.h"
 #include "oci/oci.h"
 #include "cli/ocirun.h"
+#include "oci/options.h"
 
 struct image_command {
   const char *name;
@@ -33,10 +34,11 @@ static int parse_options(int argc, char **argv, const char *subcommand, const ch
       {NULL, 0, NULL, 0},
   };
   const struct image_command *command = find_command(subcommand);
+  oci_error_t err = NULL;
   int c;
 
   optind = 0;
-  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "h", options, &err)) != -1) {
     switch (c) {
     case 'h':
       printf("Usage: ocirun image %s\n\n%s", command->usage, command->help);
@@ -52,6 +54,8 @@ static int parse_options(int argc, char **argv, const char *subcommand, const ch
       *json = true;
       break;
     default:
+      oci_error_wrap(&err, "image %s", subcommand);
+      oci_error_print(&err);
       goto usage;
     }
   }

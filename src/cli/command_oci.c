@@ -34,6 +34,14 @@ int oci_usage_error(const char *verb, const char *fmt, ...)
   return EXIT_USAGE;
 }
 
+int oci_option_error(const char *verb, oci_error_t *err)
+{
+  int ret = oci_usage_error(verb, "%s", *err != NULL ? (*err)->message : "unknown option");
+
+  oci_error_free(err);
+  return ret;
+}
+
 int oci_fail(oci_error_t *err)
 {
   log_error(err);
@@ -108,15 +116,16 @@ int oci_write_pid_file(const char *path, pid_t pid, oci_error_t *err)
 static const char *simple_verb(int argc, char **argv, const char *usage, int *exit_code)
 {
   static const struct option options[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  oci_error_t err = NULL;
   const char *id;
   int c;
 
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+h", options, &err)) != -1) {
     if (c == 'h') {
       fputs(usage, stdout);
       *exit_code = EXIT_OK;
     } else {
-      *exit_code = oci_usage_error(argv[0], "unknown option");
+      *exit_code = oci_option_error(argv[0], &err);
     }
     return NULL;
   }
@@ -180,7 +189,7 @@ int command_oci_kill(int argc, char **argv, const struct global_options *global)
   int c, sig = SIGTERM, ret;
   const char *id;
 
-  while ((c = getopt_long(argc, argv, "+ah", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+ah", options, &err)) != -1) {
     switch (c) {
     case 'a':
       all = true;
@@ -189,7 +198,7 @@ int command_oci_kill(int argc, char **argv, const struct global_options *global)
       fputs(usage, stdout);
       return EXIT_OK;
     default:
-      return oci_usage_error("kill", "unknown option");
+      return oci_option_error("kill", &err);
     }
   }
   if (optind >= argc)
@@ -268,7 +277,7 @@ int command_oci_ps(int argc, char **argv, const struct global_options *global)
   const char *id;
   int c, ret;
 
-  while ((c = getopt_long(argc, argv, "+f:h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+f:h", options, &err)) != -1) {
     switch (c) {
     case 'f':
       if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0)
@@ -279,7 +288,7 @@ int command_oci_ps(int argc, char **argv, const struct global_options *global)
       fputs(usage, stdout);
       return EXIT_OK;
     default:
-      return oci_usage_error("ps", "unknown option");
+      return oci_option_error("ps", &err);
     }
   }
   id = oci_take_id("ps", argc, argv);

@@ -12,12 +12,15 @@
 #include <cjson/cJSON.h>
 
 #include "cli/ocirun.h"
+#include "oci/options.h"
 #include "runtime/container.h"
 
 enum { OCI_EXIT_FAILURE = EXIT_FAILURE_GENERIC };
 
 /* Prints "VERB: message" and where the help is; returns EXIT_USAGE. */
 int oci_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* options_next's refusal of an option, as a usage error of verb. */
+int oci_option_error(const char *verb, oci_error_t *err);
 /* Logs the error; returns OCI_EXIT_FAILURE. */
 int oci_fail(oci_error_t *err);
 /* The one ID operand after the options (argv[optind]); NULL after a usage

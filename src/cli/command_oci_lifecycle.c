@@ -174,9 +174,9 @@ int command_oci_start(int argc, char **argv, const struct global_options *global
   const char *id;
   int c, ret;
 
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+h", options, &err)) != -1) {
     if (c != 'h')
-      return oci_usage_error("start", "unknown option");
+      return oci_option_error("start", &err);
     fputs(usage, stdout);
     return EXIT_OK;
   }
@@ -267,7 +267,7 @@ int command_oci_delete(int argc, char **argv, const struct global_options *globa
   const char *id;
   int c, ret;
 
-  while ((c = getopt_long(argc, argv, "+fh", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+fh", options, &err)) != -1) {
     switch (c) {
     case 'f':
       force = true;
@@ -276,7 +276,7 @@ int command_oci_delete(int argc, char **argv, const struct global_options *globa
       fputs(usage, stdout);
       return EXIT_OK;
     default:
-      return oci_usage_error("delete", "unknown option");
+      return oci_option_error("delete", &err);
     }
   }
   id = oci_take_id("delete", argc, argv);
