@@ -5,6 +5,7 @@
 
 #include "cli/command_oci.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +20,7 @@
 #include "cli/log.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
+#include "runtime/run_state.h"
 
 int oci_usage_error(const char *verb, const char *fmt, ...)
 {
@@ -79,6 +81,47 @@ int oci_container_load(const char *root, const char *id, bool lock, struct conta
     container_close(handle);
     return -1;
   }
+  return 0;
+}
+
+int oci_refuse_run(const char *verb, const char *root, const char *id, oci_error_t *err)
+{
+  struct run_record run;
+  cleanup_free char *config = NULL;
+  oci_error_t run_err = NULL;
+  int found;
+
+  /* `run --name` names begin with a letter or a digit; an id that does not
+   * is no run's (and run_state would refuse it as a name). */
+  if (*err == NULL || (*err)->errno_value != ENOENT || !isalnum((unsigned char)id[0]))
+    return -1;
+  found = run_state_find_live(root, id, &run, &config, &run_err);
+  if (found == 0)
+    return -1;
+  oci_error_free(err);
+  if (found > 0)
+    oci_error_set(err, 0,
+                  "%s: '%s' is not an OCI container but a live run ('ocirun run --name %s', "
+                  "runner pid %d): the OCI verbs act on containers of 'ocirun create' only. "
+                  "A run ends with its runner: signal it (kill -TERM %d) or let its --timeout "
+                  "expire; 'ocirun exec %s CMD' runs CMD in it",
+                  verb, id, id, run.owner_pid, run.owner_pid, id);
+  else
+    oci_error_set(err, 0,
+                  "%s: '%s' is not an OCI container but the name of a run that is not running "
+                  "(%s): the OCI verbs act on containers of 'ocirun create' only",
+                  verb, id, run_err != NULL && run_err->message ? run_err->message : "?");
+  oci_error_free(&run_err);
+  run_record_clear(&run);
+  return -1;
+}
+
+int oci_verb_container_load(const char *verb, const char *root, const char *id, bool lock,
+                            struct container_handle *handle, struct container *container,
+                            oci_error_t *err)
+{
+  if (oci_container_load(root, id, lock, handle, container, err) < 0)
+    return oci_refuse_run(verb, root, id, err);
   return 0;
 }
 
@@ -155,7 +198,7 @@ int command_oci_state(int argc, char **argv, const struct global_options *global
 
   if (id == NULL)
     return exit_code;
-  if (oci_container_load(global->root, id, false, &handle, &container, &err) < 0)
+  if (oci_verb_container_load("state", global->root, id, false, &handle, &container, &err) < 0)
     return oci_fail(&err);
   json = container_state_json(&container, container_status(&handle, &container), true, &err);
   container_clear(&container);
@@ -211,7 +254,7 @@ int command_oci_kill(int argc, char **argv, const struct global_options *global)
     if (sig < 0)
       return oci_usage_error("kill", "unknown signal '%s'", argv[optind + 1]);
   }
-  if (oci_container_load(global->root, id, false, &handle, &container, &err) < 0)
+  if (oci_verb_container_load("kill", global->root, id, false, &handle, &container, &err) < 0)
     return oci_fail(&err);
   status = container_status(&handle, &container);
   if (status != CONTAINER_CREATED && status != CONTAINER_RUNNING && status != CONTAINER_PAUSED) {
@@ -294,7 +337,7 @@ int command_oci_ps(int argc, char **argv, const struct global_options *global)
   id = oci_take_id("ps", argc, argv);
   if (id == NULL)
     return EXIT_USAGE;
-  if (oci_container_load(global->root, id, false, &handle, &container, &err) < 0)
+  if (oci_verb_container_load("ps", global->root, id, false, &handle, &container, &err) < 0)
     return oci_fail(&err);
   if (container.cgroup_path == NULL)
     ret = oci_error_set(&err, 0,
@@ -343,7 +386,7 @@ static int freeze_verb(int argc, char **argv, const struct global_options *globa
 
   if (id == NULL)
     return exit_code;
-  if (oci_container_load(global->root, id, true, &handle, &container, &err) < 0)
+  if (oci_verb_container_load(verb, global->root, id, true, &handle, &container, &err) < 0)
     return oci_fail(&err);
   status = container_status(&handle, &container);
   if (status != want)

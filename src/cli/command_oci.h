@@ -36,6 +36,17 @@ int oci_write_pid_file(const char *path, pid_t pid, oci_error_t *err);
 int oci_container_load(const char *root, const char *id, bool lock, struct container_handle *handle,
                        struct container *container, oci_error_t *err);
 
+/* After a lookup of container id failed with *err: when the id is no
+ * container (ENOENT) but the name of an `ocirun run` of the same root,
+ * *err becomes a refusal naming the run and what acts on it (its runner;
+ * exec). Returns -1. */
+int oci_refuse_run(const char *verb, const char *root, const char *id, oci_error_t *err);
+/* oci_container_load for every verb but exec (which joins runs too): a
+ * run's name is refused by oci_refuse_run. */
+int oci_verb_container_load(const char *verb, const char *root, const char *id, bool lock,
+                            struct container_handle *handle, struct container *container,
+                            oci_error_t *err);
+
 /* `ocirun spec`'s document: a configuration ocirun runs as is (busybox's
  * sh in DIR/rootfs), as root or, with rootless, in a user namespace that
  * maps uid and gid to 0. */

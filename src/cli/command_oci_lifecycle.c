@@ -183,7 +183,7 @@ int command_oci_start(int argc, char **argv, const struct global_options *global
   id = oci_take_id("start", argc, argv);
   if (id == NULL)
     return EXIT_USAGE;
-  if (oci_container_load(global->root, id, true, &handle, &container, &err) < 0)
+  if (oci_verb_container_load("start", global->root, id, true, &handle, &container, &err) < 0)
     return oci_fail(&err);
   status = container_status(&handle, &container);
   if (status != CONTAINER_CREATED)
@@ -283,6 +283,9 @@ int command_oci_delete(int argc, char **argv, const struct global_options *globa
   if (id == NULL)
     return EXIT_USAGE;
   if (container_open(global->root, id, &handle, &err) < 0) {
+    /* A run's name is refused even with --force: "gone" would be a lie
+     * while the run goes on. */
+    oci_refuse_run("delete", global->root, id, &err);
     /* runc's --force also means "make sure it is gone": containerd's shim
      * calls `delete --force` after a delete that already succeeded. */
     if (force && err != NULL && err->errno_value == ENOENT) {

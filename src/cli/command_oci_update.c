@@ -163,7 +163,7 @@ static int update(const char *root, const char *id, cJSON *resources, oci_error_
     spec_clear(&spec);
     return oci_error_wrap(err, "update");
   }
-  if (oci_container_load(root, id, true, &handle, &container, err) < 0)
+  if (oci_verb_container_load("update", root, id, true, &handle, &container, err) < 0)
     goto out_limits;
   status = container_status(&handle, &container);
   if (status == CONTAINER_STOPPED || status == CONTAINER_CREATING)
