@@ -3,7 +3,6 @@
  * every refusal names what was typed. */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 
 #include "oci/options.h"
@@ -26,17 +25,11 @@ static const struct option long_options[] = {
  * refusal, then its message) into seen, and returns optind at the end. */
 static int parse(const char *short_options, char *seen, size_t size, const char *first, ...)
 {
-  char *argv[32] = {"cmd"};
-  int argc = 1, c;
+  char *argv[32];
+  int argc = unit_argv(argv, 32, "cmd", first), c;
   size_t n = 0;
   oci_error_t err = NULL;
-  va_list ap;
 
-  va_start(ap, first);
-  for (const char *a = first; a != NULL && argc < 31; a = va_arg(ap, const char *))
-    argv[argc++] = (char *)a;
-  va_end(ap);
-  argv[argc] = NULL;
   optind = 0;
   seen[0] = '\0';
   while ((c = options_next(argc, argv, short_options, long_options, &err)) != -1) {
