@@ -86,7 +86,7 @@ root_with_busybox() {
 # as an OCI caller does: its stdout and stderr are pipes (a created
 # container keeps its stdio, so ocirun refuses a terminal or a file for it),
 # copied as they come into this function's own stdout and stderr, stdin
-# /dev/null unless it is already a pipe. On return, everything CMD itself
+# /dev/null when it is a terminal or a file. On return, everything CMD itself
 # wrote is in place; what a container it started writes later goes on
 # arriving until the container is gone: pipes_drained waits for that.
 PIPES_COPIERS=""
@@ -101,7 +101,7 @@ with_pipes() {
   PIPES_COPIERS="$PIPES_COPIERS $!"
   exec {wo}>"$out" {we}>"$err"
   rm -f "$out" "$err"
-  if [ -p /dev/stdin ]; then
+  if [ ! -t 0 ] && [ ! -f /dev/stdin ]; then
     "$@" >&"$wo" 2>&"$we" {wo}>&- {we}>&-
   else
     "$@" </dev/null >&"$wo" 2>&"$we" {wo}>&- {we}>&-

@@ -143,6 +143,16 @@ static int reset_scheduling(oci_error_t *err)
   return 0;
 }
 
+void clean_state_init(struct clean_state *state, enum clean_entry entry,
+                      const struct spec_process *process, bool supervised)
+{
+  *state = (struct clean_state){.entry = entry, .stdio = {0, 1, 2}, .umask = -1};
+  if (entry != CLEAN_ENTRY_HOOK)
+    state->umask = process != NULL && process->umask_set ? (int)process->umask : 022;
+  if (entry == CLEAN_ENTRY_CONTAINER && supervised)
+    state->parent_death_signal = SIGKILL;
+}
+
 int clean_state_apply(const struct clean_state *state, oci_error_t *err)
 {
   if (reset_signals(err) < 0 || install_descriptors(state, err) < 0)

@@ -46,6 +46,13 @@ struct clean_state {
   int parent_death_signal;
 };
 
+/* What each entry path starts from: stdio 0, 1, 2 as they are, nothing
+ * kept, the umask process.user.umask or 0022 (a hook keeps the runtime's:
+ * it is the runtime's program), no parent-death signal but for a
+ * supervised run's pid 1 (SIGKILL). The caller then sets stdio and keep. */
+void clean_state_init(struct clean_state *state, enum clean_entry entry,
+                      const struct spec_process *process, bool supervised);
+
 /* The sequence, in this order: signals, stdio and every other fd, a
  * session of its own, personality, umask, scheduling, parent-death
  * signal, non-dumpable (until the exec that follows). Fails closed: the

@@ -145,16 +145,16 @@ static _Noreturn void hook_child(const struct spec_hook *hook, bool in_container
   char *const *argv = hook->args != NULL && hook->args[0] != NULL ? hook->args : default_argv;
   char *const *envp = hook->env != NULL ? hook->env : empty;
   const int keep[] = {report_fd, program_fd, exec_stub_fd()};
+  struct clean_state state;
   oci_error_t err = NULL;
 
+  clean_state_init(&state, CLEAN_ENTRY_HOOK, NULL, false);
+  state.stdio[0] = stdin_fd;
+  state.stdio[1] = state.stdio[2] = output_fd;
+  state.keep = keep;
+  state.n_keep = sizeof(keep) / sizeof(keep[0]);
   if ((!in_container && oom_score_adjust(0, NULL, &err) < 0) ||
-      clean_state_apply(&(struct clean_state){.entry = CLEAN_ENTRY_HOOK,
-                                              .stdio = {stdin_fd, output_fd, output_fd},
-                                              .keep = keep,
-                                              .n_keep = sizeof(keep) / sizeof(keep[0]),
-                                              .umask = -1,
-                                              .parent_death_signal = 0},
-                        &err) < 0) {
+      clean_state_apply(&state, &err) < 0) {
     int error = err != NULL && err->errno_value != 0 ? err->errno_value : EPERM;
     oci_error_free(&err);
     exec_failed(report_fd, hook->path, error);

@@ -271,7 +271,7 @@ static int child_clean_state(struct launch *launch, oci_error_t *err)
    * socket, the init's status pipe, and the namespaces to join */
   int keep[6 + SPEC_NS_COUNT];
   size_t n_keep = 0;
-  const struct spec_process *process = &launch->spec->process;
+  struct clean_state state;
 
   keep[n_keep++] = launch->go_fd;
   keep[n_keep++] = launch->report_fd;
@@ -281,14 +281,11 @@ static int child_clean_state(struct launch *launch, oci_error_t *err)
   keep[n_keep++] = launch->status_fd;
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
     keep[n_keep++] = launch->join_fd[ns];
-  return clean_state_apply(
-      &(struct clean_state){.entry = CLEAN_ENTRY_CONTAINER,
-                            .stdio = {launch->stdio[0], launch->stdio[1], launch->stdio[2]},
-                            .keep = keep,
-                            .n_keep = n_keep,
-                            .umask = process->umask_set ? (int)process->umask : 022,
-                            .parent_death_signal = launch->supervised ? SIGKILL : 0},
-      err);
+  clean_state_init(&state, CLEAN_ENTRY_CONTAINER, &launch->spec->process, launch->supervised);
+  memcpy(state.stdio, launch->stdio, sizeof(state.stdio));
+  state.keep = keep;
+  state.n_keep = n_keep;
+  return clean_state_apply(&state, err);
 }
 
 /* Joins the namespaces the configuration names by path: the user
@@ -1983,17 +1980,14 @@ static int exec_console(struct launch *launch, oci_error_t *err)
  * the caller's; its OOM score is the joiner's, set before it joined. */
 static int exec_clean_state(struct launch *launch, oci_error_t *err)
 {
-  const struct spec_process *process = &launch->spec->process;
   const int keep[] = {launch->report_fd, launch->console_fd};
+  struct clean_state state;
 
-  return clean_state_apply(
-      &(struct clean_state){.entry = CLEAN_ENTRY_EXEC,
-                            .stdio = {launch->stdio[0], launch->stdio[1], launch->stdio[2]},
-                            .keep = keep,
-                            .n_keep = sizeof(keep) / sizeof(keep[0]),
-                            .umask = process->umask_set ? (int)process->umask : 022,
-                            .parent_death_signal = 0},
-      err);
+  clean_state_init(&state, CLEAN_ENTRY_EXEC, &launch->spec->process, false);
+  memcpy(state.stdio, launch->stdio, sizeof(state.stdio));
+  state.keep = keep;
+  state.n_keep = sizeof(keep) / sizeof(keep[0]);
+  return clean_state_apply(&state, err);
 }
 
 /* In the process that joins: its OOM score set from the host's /proc
