@@ -149,24 +149,27 @@ deep_twice=$(raw_variant "$direct" deep-twice.json '"/proc/kcore": "masked"' \
   '"/proc/kcore": "masked", "/proc/kcore": "readable"')
 refused_input "$deep_twice" "observed_extra.masked_paths: the key '/proc/kcore' is given twice" \
   "a key given twice deeper down"
-bad_utf8=$(raw_variant "$recipe" bad-utf8.json '"lo"' '"lo\xff"')
-refused_input "$bad_utf8" "not valid JSON at byte 245: invalid UTF-8" "invalid UTF-8 in a string"
-overlong=$(raw_variant "$recipe" overlong.json '"uid"' '"u\xc1\xa9d"')
-refused_input "$overlong" "not valid JSON at byte 24: invalid UTF-8" "an overlong UTF-8 form in a key"
-surrogate=$(raw_variant "$recipe" surrogate.json '"lo"' '"lo\\ud800"')
-refused_input "$surrogate" "not valid JSON at byte 251: a lone UTF-16 surrogate" "a lone surrogate escape"
-raw_tab=$(raw_variant "$recipe" raw-tab.json '"lo"' '"l\to"')
-refused_input "$raw_tab" "not valid JSON at byte 244: a control character inside a string" "a raw control character in a string"
-plus=$(raw_variant "$recipe" plus.json '"uid": 65534' '"uid": +65534')
-refused_input "$plus" "not valid JSON at byte 29: expected a value" "a number with a plus sign"
-huge_number=$(raw_variant "$recipe" huge-number.json '"uid": 65534' '"uid": 1e400')
-refused_input "$huge_number" "not valid JSON at byte 34: a number out of a double's range" "a number beyond a double (infinity to cJSON)"
-trailing=$(raw_variant "$recipe" trailing.json '{' '{} {')
-refused_input "$trailing" "not valid JSON at byte 3: more text after the value" "text after the document"
-bom=$(raw_variant "$recipe" bom.json '{' '\xef\xbb\xbf{')
-refused_input "$bom" "not valid JSON: it starts with a byte-order mark" "a byte-order mark"
-# Python's json refuses each of these too, or (twice.json) reads it otherwise.
-for f in "$bad_utf8" "$overlong" "$raw_tab" "$plus" "$trailing" "$bom"; do
+# refused_edit NAME OLD NEW MESSAGE WHAT: the recipe's artifact edited, refused.
+refused_edit() { refused_input "$(raw_variant "$recipe" "$1" "$2" "$3")" "$4" "$5"; }
+refused_edit bad-utf8.json '"lo"' '"lo\xff"' "not valid JSON at byte 245: invalid UTF-8" \
+  "invalid UTF-8 in a string"
+refused_edit overlong.json '"uid"' '"u\xc1\xa9d"' "not valid JSON at byte 24: invalid UTF-8" \
+  "an overlong UTF-8 form in a key"
+refused_edit surrogate.json '"lo"' '"lo\\ud800"' "not valid JSON at byte 251: a lone UTF-16 surrogate" \
+  "a lone surrogate escape"
+refused_edit raw-tab.json '"lo"' '"l\to"' \
+  "not valid JSON at byte 244: a control character inside a string" "a raw control character in a string"
+refused_edit plus.json '"uid": 65534' '"uid": +65534' "not valid JSON at byte 29: expected a value" \
+  "a number with a plus sign"
+refused_edit huge-number.json '"uid": 65534' '"uid": 1e400' \
+  "not valid JSON at byte 34: a number out of a double's range" "a number beyond a double (infinity to cJSON)"
+refused_edit trailing.json '{' '{} {' "not valid JSON at byte 3: more text after the value" \
+  "text after the document"
+refused_edit bom.json '{' '\xef\xbb\xbf{' "not valid JSON: it starts with a byte-order mark" \
+  "a byte-order mark"
+# Python's json refuses each of these too (twice.json it reads another way: above).
+for f in bad-utf8 overlong raw-tab plus trailing bom; do
+  f=$TEST_TMP/$f.json
   if python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$f" 2>/dev/null; then
     not_ok "control: Python's json refuses $(basename "$f") too"
   else

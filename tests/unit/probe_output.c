@@ -91,6 +91,18 @@ static char *variant(const char *old, const char *new, size_t *length)
   return text;
 }
 
+/* genuine edited, judged and read (no probe_output check); j is the
+ * caller's to clear. */
+static bool read_variant(const char *old, const char *new, struct judged *j)
+{
+  size_t length;
+  char *text = variant(old, new, &length);
+  bool read = judge(text, length, j) == 0 && j->output_check == NULL;
+
+  free(text);
+  return read;
+}
+
 /* Every value of the output refused: observed all null, observed_extra
  * empty, and the probe_output check failing with the reason. */
 static void refused_text(const char *text, size_t length, const char *reason, const char *what)
@@ -177,12 +189,11 @@ int main(void)
     artifact_reads_back(&j, NULL, "the genuine output");
     probe_verdict_clear(&j.verdict);
   }
-  text = variant("{\"uid\": 65534, \"cgroup_v2\": {\"memory.max\": \"134217728\", \"pids.max\": "
-                 "\"32\", \"cpu.max\": \"50000 100000\"}",
-                 "{\"cgroup_v2\": {\"cpu.max\": \"50000 100000\", \"pids.max\": \"32\", "
-                 "\"memory.max\": \"134217728\"}, \"uid\": 65534",
-                 &length);
-  if (ok(judge(text, length, &j) == 0 && j.output_check == NULL,
+  if (ok(read_variant("{\"uid\": 65534, \"cgroup_v2\": {\"memory.max\": \"134217728\", "
+                      "\"pids.max\": \"32\", \"cpu.max\": \"50000 100000\"}",
+                      "{\"cgroup_v2\": {\"cpu.max\": \"50000 100000\", \"pids.max\": \"32\", "
+                      "\"memory.max\": \"134217728\"}, \"uid\": 65534",
+                      &j),
          "the probe's key order does not matter")) {
     char *observed = cJSON_PrintUnformatted(j.verdict.observed);
     ok(strncmp(observed, "{\"uid\":65534,\"cgroup_v2\":{\"memory.max\":", 38) == 0,
@@ -190,25 +201,18 @@ int main(void)
     free(observed);
   }
   probe_verdict_clear(&j.verdict);
-  free(text);
-  text = variant("\"capabilities\": 0,", "\"capabilities\": null,", &length);
-  ok(judge(text, length, &j) == 0 && j.output_check == NULL &&
+  ok(read_variant("\"capabilities\": 0,", "\"capabilities\": null,", &j) &&
          cJSON_IsNull(cJSON_GetObjectItem(j.verdict.observed, "capabilities")),
      "capabilities may be null (a status without CapEff)");
   probe_verdict_clear(&j.verdict);
-  free(text);
-  text = variant("\"seccomp_mode\": 2, ", "\"seccomp_mode\": null, ", &length);
-  ok(judge(text, length, &j) == 0 && j.output_check == NULL &&
+  ok(read_variant("\"seccomp_mode\": 2, ", "\"seccomp_mode\": null, ", &j) &&
          cJSON_GetObjectItem(j.verdict.observed_extra, "seccomp_mode") == NULL,
      "a null extra observation is left out");
   probe_verdict_clear(&j.verdict);
-  free(text);
-  text = variant("\"pid1_comm\": \"python3\"", "\"pid1_comm\": null", &length);
-  ok(judge(text, length, &j) == 0 && j.output_check == NULL &&
+  ok(read_variant("\"pid1_comm\": \"python3\"", "\"pid1_comm\": null", &j) &&
          cJSON_IsNull(cJSON_GetObjectItem(j.verdict.observed_extra, "pid1_comm")),
      "a null pid1_comm is kept (no /proc/1 visible)");
   probe_verdict_clear(&j.verdict);
-  free(text);
 
   /* (a) invalid UTF-8, in a value and in a key */
   refused("\"box\"", "\"box\xff\xfe\"", "invalid UTF-8", "invalid UTF-8 in a string");
