@@ -115,7 +115,8 @@ static const struct output_key extra_keys[] = {
      .nulls = NULL_REFUSED,
      .members = masked_path_keys,
      .n_members = N_OF(masked_path_keys)},
-    {.name = "root_mount_options", .kind = KIND_TEXT, .nulls = NULL_LEFT_OUT, .max = 4096},
+    /* an overlay root names the directory of every layer: a page or more */
+    {.name = "root_mount_options", .kind = KIND_TEXT, .nulls = NULL_LEFT_OUT, .max = 16384},
     {.name = "tmp_mount_options", .kind = KIND_WORD, .nulls = NULL_LEFT_OUT, .max = 4096},
 };
 
