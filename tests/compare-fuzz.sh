@@ -8,7 +8,8 @@ fuzz_available libcjson || { tap_done; exit; }
 binary="$TEST_TMP/compare_fuzzer"
 fuzz_build compare "$binary" libcjson "-I$top_srcdir/src" \
   "$top_srcdir/tests/helpers/compare_fuzzer.c" "$top_srcdir/src/cli/command_compare.c" \
-  "$top_srcdir/src/probe/artifact_read.c" "$top_srcdir/oci/error.c" "$top_srcdir/oci/file_read.c" || { tap_done; exit; }
+  "$top_srcdir/src/probe/artifact_read.c" "$top_srcdir/src/runtime/json_strict.c" \
+  "$top_srcdir/oci/error.c" "$top_srcdir/oci/file_read.c" "$top_srcdir/oci/options.c" || { tap_done; exit; }
 
 # Seeds: every pair of fixtures, joined by a NUL byte.
 corpus="$TEST_TMP/corpus"

@@ -116,9 +116,66 @@ out_has '^\* observed_extra\.hostname .* x\\x0d  observed\.uid  65534  65534\\x1
 out_has '^\* observed_extra\.ev\\x1bil ' "control characters in keys too"
 nul=$(variant "$recipe" nul.json 'a["observed"]["cgroup_v2"]["pids.max"] = "32\u0000 or not"')
 expect_exit 2 "a string with \\u0000 (cJSON would cut it): exit 2" "$OCIRUN" compare "$recipe" "$nul"
-err_has "nul.json: contains a NUL character" "the NUL is named"
+err_has "nul.json: not valid JSON at byte " "the NUL is named: the file and the offset"
+err_has "a \\u0000 escape (a NUL character" "the NUL is named"
 backslash=$(variant "$recipe" backslash.json 'a["provenance"]["command"].append("\\u0000")')
 expect_exit 0 "an escaped backslash before u0000 is no NUL" "$OCIRUN" compare "$recipe" "$backslash"
+
+# --- read as strictly as the probe's output: what cJSON would read one way
+# and Python another is refused, naming the file ---
+# raw_variant SOURCE NAME OLD NEW: a copy of SOURCE's bytes with the first
+# OLD replaced by NEW (both with \xNN and \\ escapes for bytes).
+raw_variant() {
+  python3 - "$1" "$TEST_TMP/$2" "$3" "$4" <<'PY'
+import codecs, sys
+old, new = (codecs.escape_decode(arg.encode())[0] for arg in sys.argv[3:5])
+t = open(sys.argv[1], "rb").read()
+assert old in t, old
+open(sys.argv[2], "wb").write(t.replace(old, new, 1))
+PY
+  echo "$TEST_TMP/$2"
+}
+# refused_input FILE MESSAGE WHAT: compare of FILE with itself exits 2 naming it.
+refused_input() {
+  expect_exit 2 "$3: refused (exit 2)" "$OCIRUN" compare "$1" "$1"
+  err_has "$(basename "$1"): $2" "$3: the file and the reason are named"
+}
+twice=$(raw_variant "$recipe" twice.json '"uid": 65534,' '"uid": 0, "uid": 65534,')
+python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["observed"]["uid"] != 65534)' "$twice" &&
+  ok "positive control: Python reads the last uid of twice.json, 65534" ||
+  not_ok "positive control: Python reads the last uid of twice.json, 65534"
+refused_input "$twice" "observed: the key 'uid' is given twice" "a key given twice (cJSON reads the first)"
+deep_twice=$(raw_variant "$direct" deep-twice.json '"/proc/kcore": "masked"' \
+  '"/proc/kcore": "masked", "/proc/kcore": "readable"')
+refused_input "$deep_twice" "observed_extra.masked_paths: the key '/proc/kcore' is given twice" \
+  "a key given twice deeper down"
+# refused_edit NAME OLD NEW MESSAGE WHAT: the recipe's artifact edited, refused.
+refused_edit() { refused_input "$(raw_variant "$recipe" "$1" "$2" "$3")" "$4" "$5"; }
+refused_edit bad-utf8.json '"lo"' '"lo\xff"' "not valid JSON at byte 245: invalid UTF-8" \
+  "invalid UTF-8 in a string"
+refused_edit overlong.json '"uid"' '"u\xc1\xa9d"' "not valid JSON at byte 24: invalid UTF-8" \
+  "an overlong UTF-8 form in a key"
+refused_edit surrogate.json '"lo"' '"lo\\ud800"' "not valid JSON at byte 251: a lone UTF-16 surrogate" \
+  "a lone surrogate escape"
+refused_edit raw-tab.json '"lo"' '"l\to"' \
+  "not valid JSON at byte 244: a control character inside a string" "a raw control character in a string"
+refused_edit plus.json '"uid": 65534' '"uid": +65534' "not valid JSON at byte 29: expected a value" \
+  "a number with a plus sign"
+refused_edit huge-number.json '"uid": 65534' '"uid": 1e400' \
+  "not valid JSON at byte 34: a number out of a double's range" "a number beyond a double (infinity to cJSON)"
+refused_edit trailing.json '{' '{} {' "not valid JSON at byte 3: more text after the value" \
+  "text after the document"
+refused_edit bom.json '{' '\xef\xbb\xbf{' "not valid JSON: it starts with a byte-order mark" \
+  "a byte-order mark"
+# Python's json refuses each of these too (twice.json it reads another way: above).
+for f in bad-utf8 overlong raw-tab plus trailing bom; do
+  f=$TEST_TMP/$f.json
+  if python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$f" 2>/dev/null; then
+    not_ok "control: Python's json refuses $(basename "$f") too"
+  else
+    ok "control: Python's json refuses $(basename "$f") too"
+  fi
+done
 
 # --- unreadable or invalid input: exit 2 naming the file (and the key) ---
 expect_exit 2 "missing file: exit 2" "$OCIRUN" compare "$recipe" "$TEST_TMP/nonexistent.json"

@@ -312,6 +312,49 @@ cp "$TEST_TMP/out" "$a"
 json_true "$a" "a['observed']['uid'] == 65534 and 'uid' in a['failed_checks'] and $(check_name uid)['disagreement'] in ('uid: container says 65534, host saw 0', 'uid: container says 65534, host observation missing: ' + str(a['host_observed']['missing']))" \
   "the uid check fails, naming the host's value or the missing observation"
 
+# --- a hostile probe output: one strict parse, the refusal recorded ---
+# liar:CASE prints the forged object with one defect (make-liar.py). Each
+# artifact must be JSON that Python reads as ocirun does, say why the output
+# was refused, hold no observation from it, and compare equal to itself.
+# liar:clean, without a defect, is the control: its output is read.
+for case in clean utf8-value utf8-key duplicate type unknown huge; do
+  "$OCIRUN" image import "oci:$TEST_TMP/liar:liar:$case" >/dev/null 2>&1 ||
+    not_ok "import liar:$case"
+done
+probe_case() {
+  expect_exit 1 "liar:$1: the probe fails" "$OCIRUN" probe -q --unsafe-no-cgroup "liar:$1"
+  cp "$TEST_TMP/out" "$TEST_TMP/case-$1.json"
+  json_true "$TEST_TMP/case-$1.json" "True" "liar:$1: Python's json reads the artifact"
+  valid_artifact "$TEST_TMP/case-$1.json" "liar:$1: the artifact validates against the schema"
+  expect_exit 0 "liar:$1: compare of the artifact with itself exits 0" \
+    "$OCIRUN" compare --json "$TEST_TMP/case-$1.json" "$TEST_TMP/case-$1.json"
+  json_true "$TEST_TMP/out" "a['differences'] == []" "liar:$1: compare finds no difference with itself"
+}
+probe_case clean
+a=$TEST_TMP/case-clean.json
+json_true "$a" "a['observed']['uid'] == 65534 and a['observed_extra']['masked_paths']['/proc/kcore'] == 'masked' and a['observed_extra']['hostname'] == 'liar'" \
+  "control: the output without a defect is read"
+json_true "$a" "'probe_output' not in a['failed_checks'] and not [c for c in a['checks'] if c['name'] == 'probe_output']" \
+  "control: no probe_output check"
+refused() { # CASE REASON: the refusal is recorded and no observation is kept
+  probe_case "$1"
+  a=$TEST_TMP/case-$1.json
+  json_true "$a" "'probe_output' in a['failed_checks'] and $(check_name probe_output)['passed'] is False and '''$2''' in $(check_name probe_output)['seen']" \
+    "liar:$1: the probe_output check fails: $2"
+  json_true "$a" "all(v is None for k, v in a['observed'].items() if k != 'cgroup_v2') and set(a['observed']['cgroup_v2'].values()) == {None} and a['observed_extra'] == {}" \
+    "liar:$1: nothing of the refused output is kept"
+  json_true "$a" "all(32 <= ord(c) < 127 for c in $(check_name probe_output)['seen'] + $(check_name probe_output)['output_start'])" \
+    "liar:$1: the reason and the output's start are escaped ASCII"
+}
+refused utf8-value "not valid JSON at byte 296: invalid UTF-8"
+refused utf8-key ": invalid UTF-8"
+refused duplicate "observed_extra.masked_paths: the key '/proc/kcore' is given twice"
+refused type "uid: expected an integer from 0 to 4294967295"
+refused unknown "an unknown key 'host_pid_namespace' in observed_extra"
+refused huge "more than the 65536 a probe may print"
+[ "$(stat -c %s "$TEST_TMP/case-huge.json")" -lt 65536 ] && ok "liar:huge: the artifact stays small" ||
+  not_ok "liar:huge: the artifact stays small ($(stat -c %s "$TEST_TMP/case-huge.json") bytes)"
+
 # No process to observe: the observation is missing and the check fails closed.
 "$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1
 expect_exit 1 "an image without python: the probe fails" "$OCIRUN" probe -q --unsafe-no-cgroup busybox:latest

@@ -427,8 +427,9 @@ static void usage(FILE *out)
                "Either may be written by ocirun (either backend) or by the original recipe.\n"
                "\n"
                "Exit status: 0 when the recipe's seven observations are equal and both\n"
-               "teardowns were verified, 1 otherwise, 2 when an artifact cannot be read\n"
-               "or lacks a required key.\n"
+               "teardowns were verified, 1 otherwise, 2 when an artifact cannot be read,\n"
+               "is not strict JSON (a key given twice, invalid UTF-8, a NUL, ...) or lacks\n"
+               "a required key.\n"
                "\n"
                "  --json      machine-readable output (see docs/artifact.md)\n"
                "  -h, --help  this help\n");

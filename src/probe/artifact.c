@@ -19,6 +19,7 @@
 #include "oci/cleanup.h"
 #include "oci/io.h"
 #include "oci/digest.h"
+#include "runtime/json_strict.h"
 #include "src/probe/build_info.h"
 
 /* What the evidence does not cover, stated in every artifact. */
@@ -197,6 +198,29 @@ static cJSON *build_taxonomy_tags(void)
   return steal_pointer(&map);
 }
 
+/* Every string of the artifact is UTF-8, so every reader reads the file as
+ * ocirun does: the probe's output was refused unless it was, and what else
+ * comes from outside (a command-line argument, an engine's message, a name
+ * the kernel prints) is written with its bytes escaped (\xNN) when it is
+ * not. The keys are ocirun's own; one that is not UTF-8 is a bug, refused. */
+static int escape_invalid_text(cJSON *item, oci_error_t *err)
+{
+  if (item->string != NULL && !json_utf8_valid(item->string, strlen(item->string))) {
+    cleanup_free char *key = json_escape_bytes(item->string, strlen(item->string));
+    return oci_error_set(err, 0, "build the artifact: the key '%s' is not UTF-8",
+                         key != NULL ? key : "?");
+  }
+  if (cJSON_IsString(item) && !json_utf8_valid(item->valuestring, strlen(item->valuestring))) {
+    cleanup_free char *escaped = json_escape_bytes(item->valuestring, strlen(item->valuestring));
+    if (escaped == NULL || cJSON_SetValuestring(item, escaped) == NULL)
+      return oci_error_set(err, 0, "build the artifact: out of memory");
+  }
+  for (cJSON *child = item->child; child != NULL; child = child->next)
+    if (escape_invalid_text(child, err) < 0)
+      return -1;
+  return 0;
+}
+
 int artifact_build(const char *backend, const struct probe_request *request,
                    const struct probe_outcome *outcome, struct probe_verdict *verdict, cJSON **out,
                    oci_error_t *err)
@@ -237,6 +261,8 @@ int artifact_build(const char *backend, const struct probe_request *request,
       !cJSON_AddItemToObject(artifact, "failed_checks", steal_pointer(&verdict->failed_checks)) ||
       !cJSON_AddItemToObject(artifact, "error", string_or_null(outcome->error)))
     return oci_error_set(err, 0, "build the artifact: out of memory");
+  if (escape_invalid_text(artifact, err) < 0)
+    return -1;
   *out = steal_pointer(&artifact);
   return 0;
 }
@@ -286,7 +312,9 @@ int artifact_write(const cJSON *artifact, const char *path, oci_error_t *err)
 /* A JSON value on one line, cut to width characters. */
 static void print_cell(FILE *out, const cJSON *value, int width)
 {
-  cleanup_free char *text = value ? cJSON_PrintUnformatted(value) : NULL;
+  cleanup_free char *json = value ? cJSON_PrintUnformatted(value) : NULL;
+  /* A value may be the container's: no byte of it may drive the terminal. */
+  cleanup_free char *text = json ? json_escape_bytes(json, strlen(json)) : NULL;
   const char *shown = text ? text : "-";
   int length = (int)strlen(shown);
 
@@ -314,7 +342,9 @@ void artifact_print_summary(const cJSON *artifact, FILE *out)
     fprintf(out, " %s\n",
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(check, "passed")) ? "pass" : "FAIL");
   }
-  if (cJSON_IsString(error))
-    fprintf(out, "error: %s\n", error->valuestring);
+  if (cJSON_IsString(error)) {
+    cleanup_free char *text = json_escape_bytes(error->valuestring, strlen(error->valuestring));
+    fprintf(out, "error: %s\n", text != NULL ? text : "?");
+  }
   fprintf(out, "probe: %s\n", cJSON_IsTrue(passed) ? "PASSED" : "FAILED");
 }

@@ -9,12 +9,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
+#include "runtime/json_strict.h"
 
 /* An artifact is a few kilobytes; refuse anything absurd before reading it. */
 #define ARTIFACT_MAX_BYTES (16 * 1024 * 1024)
@@ -62,25 +62,6 @@ static int check_keys(const char *path, const cJSON *object, const char *prefix,
   return 0;
 }
 
-/* cJSON keeps strings NUL-terminated: "a\u0000b" would read as "a" and
- * compare equal to "a\u0000c". Such an artifact is refused, not misread. A
- * \u0000 escape is one preceded by an odd number of backslashes. */
-static bool has_nul(const char *text, size_t len)
-{
-  if (memchr(text, '\0', len) != NULL)
-    return true;
-  for (size_t i = 0; i + 6 <= len; i++) {
-    size_t backslashes = 0;
-    if (strncasecmp(text + i + 1, "u0000", 5) != 0 || text[i] != '\\')
-      continue;
-    while (backslashes <= i && text[i - backslashes] == '\\')
-      backslashes++;
-    if (backslashes % 2 == 1)
-      return true;
-  }
-  return false;
-}
-
 int artifact_read(const char *path, cJSON **out, oci_error_t *err)
 {
   cleanup_free char *text = NULL;
@@ -90,14 +71,11 @@ int artifact_read(const char *path, cJSON **out, oci_error_t *err)
 
   if (oci_file_read(AT_FDCWD, path, OCI_FILE_NAMED, path, ARTIFACT_MAX_BYTES, &text, &len, err) < 0)
     return -1;
-  doc = cJSON_ParseWithLength(text, len);
-  if (doc == NULL) {
-    const char *where = cJSON_GetErrorPtr();
-    long offset = where != NULL && where >= text && where <= text + len ? where - text : -1;
-    return oci_error_set(err, 0, "%s: not valid JSON (error near byte %ld)", path, offset);
-  }
-  if (has_nul(text, len))
-    return oci_error_set(err, 0, "%s: contains a NUL character, which cannot be compared", path);
+  /* As strictly as the probe's output: a key twice, invalid UTF-8 or a
+   * NUL (where cJSON would end a string) could make ocirun read another
+   * artifact than the next reader does. */
+  if (json_parse_strict(text, len, &doc, err) < 0)
+    return oci_error_wrap(err, "%s", path);
   if (!cJSON_IsObject(doc))
     return oci_error_set(err, 0, "%s: not a JSON object", path);
   if (check_keys(path, doc, "", top_level_keys, sizeof(top_level_keys) / sizeof(top_level_keys[0]),

@@ -101,8 +101,9 @@ static int output_memfd(const char *name, oci_error_t *err)
 }
 
 /* What the relay wrote into an output memory file (its file position:
- * the file itself is PROBE_OUTPUT_MAX long), NUL-terminated. */
-static char *memfd_text(int fd)
+ * the file itself is PROBE_OUTPUT_MAX long), NUL-terminated; its length
+ * in *out_length. */
+static char *memfd_text(int fd, size_t *out_length)
 {
   char *text = malloc(PROBE_OUTPUT_MAX + 1);
   off_t written = lseek(fd, 0, SEEK_CUR);
@@ -121,6 +122,7 @@ static char *memfd_text(int fd)
     length += (size_t)n;
   }
   text[length] = '\0';
+  *out_length = length;
   return text;
 }
 
@@ -316,8 +318,8 @@ static int run_probe(struct oci_store *store, const struct oci_image *image,
   outcome->probe_exit_code = result.exit_code;
   outcome->timed_out = result.timed_out;
   outcome->teardown_verified = result.teardown_verified && leftovers_absent(config, request->root);
-  outcome->probe_stdout = memfd_text(stdout_fd);
-  outcome->probe_stderr = memfd_text(stderr_fd);
+  outcome->probe_stdout = memfd_text(stdout_fd, &outcome->probe_stdout_length);
+  outcome->probe_stderr = memfd_text(stderr_fd, &(size_t){0});
   if (outcome->probe_stdout == NULL || outcome->probe_stderr == NULL)
     return oci_error_errno(err, "read the probe's output");
   return 0;

@@ -236,6 +236,7 @@ static int create_and_run(const struct probe_request *request, struct probe_outc
   }
   outcome->probe_ran = true;
   outcome->timed_out = start.timed_out;
+  outcome->probe_stdout_length = start.out_length;
   outcome->probe_stdout = steal_pointer(&start.out);
   outcome->probe_stderr = steal_pointer(&start.err);
   if (start.timed_out)

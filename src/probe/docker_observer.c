@@ -21,6 +21,7 @@
 #include "probe/host_observer.h"
 #include "oci/cleanup.h"
 #include "probe/process_capture.h"
+#include "runtime/json_strict.h"
 
 /* One `docker inspect` must answer within this many seconds. */
 #define INSPECT_TIMEOUT 60.0
@@ -46,10 +47,17 @@ static cJSON *inspect(const char *name, double timeout, char *why, size_t why_si
     oci_error_free(&err);
     return NULL;
   }
-  json = capture.exit_code == 0 && !capture.timed_out ? cJSON_Parse(capture.out) : NULL;
-  if (!cJSON_IsObject(json)) {
+  /* The engine's word is read as strictly as the probe's: its values reach
+   * the artifact (engine_config). */
+  json = NULL;
+  if (capture.exit_code != 0 || capture.timed_out) {
     snprintf(why, why_size, "docker inspect %s: %s", name,
              capture.timed_out ? "timed out" : process_capture_message(&capture));
+  } else if (json_parse_strict(capture.out, capture.out_length, &json, &err) < 0) {
+    snprintf(why, why_size, "docker inspect %s: %s", name, err != NULL ? err->message : "refused");
+    oci_error_free(&err);
+  } else if (!cJSON_IsObject(json)) {
+    snprintf(why, why_size, "docker inspect %s: not a JSON object", name);
     cJSON_Delete(json);
     json = NULL;
   }

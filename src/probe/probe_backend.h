@@ -49,7 +49,8 @@ struct probe_outcome {
   bool probe_ran;
   int probe_exit_code;
   bool timed_out;
-  char *probe_stdout;
+  char *probe_stdout;         /* NUL-terminated, but may hold NUL bytes: */
+  size_t probe_stdout_length; /* its length */
   char *probe_stderr;
   bool teardown_verified;
   /* The host's own observation of the probe's process (src/probe/host_observer.h):

@@ -11,6 +11,7 @@
 
 #include "oci/cleanup.h"
 #include "probe/probe_checks.h"
+#include "runtime/json_strict.h"
 
 enum check_source { FROM_OBSERVED, FROM_CGROUP, FROM_EXTRA };
 enum check_rule {
@@ -40,37 +41,263 @@ static const struct {
      RULE_OPTIONS_INCLUDE},
 };
 
-enum value_kind { KIND_INTEGER, KIND_BOOL, KIND_STRING, KIND_STRING_ARRAY };
+/* The most the probe may print: its object is about 1.5 KiB. */
+#define PROBE_OUTPUT_ACCEPTED_MAX (64 * 1024)
+/* Exact in a double; the kernel's capability sets use 41 bits. */
+#define CAPABILITY_MASK_MAX 9007199254740991.0
+/* The kernel's PID_MAX_LIMIT. */
+#define PID_MAX 4194304.0
+/* An interface name is at most IFNAMSIZ - 1 bytes. */
+#define INTERFACE_NAME_MAX 15
 
-static bool has_kind(const cJSON *value, enum value_kind kind)
+/* What the probe prints (src/probe/probe.py), key by key. Its output comes
+ * from code the image controls, so it is read against these tables and
+ * nothing else: an unknown or missing key, a value of another kind, out of
+ * range or too long refuses the whole output; the artifact's observations
+ * are then built by walking the tables, never copied as they came. */
+enum value_kind {
+  KIND_INTEGER, /* a whole number from min to max */
+  KIND_BOOL,
+  KIND_WORD,            /* printable ASCII of at most max bytes: values the kernel prints */
+  KIND_TEXT,            /* UTF-8 (the parser checked it) of at most max bytes */
+  KIND_INTERFACE_NAMES, /* at most max names of network interfaces */
+  KIND_MASK_STATE,      /* "masked", "readable" or "absent" */
+  KIND_OBJECT,          /* exactly the keys of members */
+};
+enum null_rule {
+  NULL_REFUSED,
+  NULL_KEPT,     /* null is written as null */
+  NULL_LEFT_OUT, /* null leaves the key out of the artifact */
+};
+
+struct output_key {
+  const char *name;
+  enum value_kind kind;
+  enum null_rule nulls;
+  double min, max;
+  const struct output_key *members;
+  size_t n_members;
+};
+#define N_OF(table) (sizeof(table) / sizeof(table[0]))
+
+static const struct output_key cgroup_file_keys[] = {
+    {.name = "memory.max", .kind = KIND_WORD, .nulls = NULL_KEPT, .max = 32},
+    {.name = "pids.max", .kind = KIND_WORD, .nulls = NULL_KEPT, .max = 32},
+    {.name = "cpu.max", .kind = KIND_WORD, .nulls = NULL_KEPT, .max = 64},
+};
+
+/* Docker's default masked paths, as the probe lists them. */
+static const struct output_key masked_path_keys[] = {
+    {.name = "/proc/acpi", .kind = KIND_MASK_STATE},
+    {.name = "/proc/asound", .kind = KIND_MASK_STATE},
+    {.name = "/proc/interrupts", .kind = KIND_MASK_STATE},
+    {.name = "/proc/kcore", .kind = KIND_MASK_STATE},
+    {.name = "/proc/keys", .kind = KIND_MASK_STATE},
+    {.name = "/proc/latency_stats", .kind = KIND_MASK_STATE},
+    {.name = "/proc/sched_debug", .kind = KIND_MASK_STATE},
+    {.name = "/proc/scsi", .kind = KIND_MASK_STATE},
+    {.name = "/proc/timer_list", .kind = KIND_MASK_STATE},
+    {.name = "/proc/timer_stats", .kind = KIND_MASK_STATE},
+    {.name = "/sys/devices/virtual/powercap", .kind = KIND_MASK_STATE},
+    {.name = "/sys/firmware", .kind = KIND_MASK_STATE},
+};
+
+/* Extra observations: a key the probe could not observe is left out, except
+ * pid1_comm whose null means "no /proc/1 visible". */
+static const struct output_key extra_keys[] = {
+    {.name = "seccomp_mode", .kind = KIND_INTEGER, .nulls = NULL_LEFT_OUT, .max = 2},
+    {.name = "cap_bnd", .kind = KIND_INTEGER, .nulls = NULL_LEFT_OUT, .max = CAPABILITY_MASK_MAX},
+    {.name = "hostname", .kind = KIND_TEXT, .nulls = NULL_REFUSED, .max = 64},
+    {.name = "pid", .kind = KIND_INTEGER, .nulls = NULL_REFUSED, .min = 1, .max = PID_MAX},
+    {.name = "pid1_comm", .kind = KIND_TEXT, .nulls = NULL_KEPT, .max = 64},
+    {.name = "masked_paths",
+     .kind = KIND_OBJECT,
+     .nulls = NULL_REFUSED,
+     .members = masked_path_keys,
+     .n_members = N_OF(masked_path_keys)},
+    /* an overlay root names the directory of every layer: a page or more */
+    {.name = "root_mount_options", .kind = KIND_TEXT, .nulls = NULL_LEFT_OUT, .max = 16384},
+    {.name = "tmp_mount_options", .kind = KIND_WORD, .nulls = NULL_LEFT_OUT, .max = 4096},
+};
+
+/* The probe's own verdicts, one per recipe check: read for their shape and
+ * never used (the verdicts are the host's, from recipe_checks). */
+static const struct output_key probe_verdict_keys[] = {
+    {.name = "uid", .kind = KIND_BOOL},
+    {.name = "no_new_privileges", .kind = KIND_BOOL},
+    {.name = "capabilities", .kind = KIND_BOOL},
+    {.name = "network_interfaces", .kind = KIND_BOOL},
+    {.name = "memory.max", .kind = KIND_BOOL},
+    {.name = "pids.max", .kind = KIND_BOOL},
+    {.name = "cpu.max", .kind = KIND_BOOL},
+    {.name = "root_read_only", .kind = KIND_BOOL},
+    {.name = "owned_tmp_write", .kind = KIND_BOOL},
+    {.name = "tmp_mount_options", .kind = KIND_BOOL},
+};
+
+/* The recipe's seven observations first, in its order: the artifact's
+ * "observed". */
+#define N_OBSERVATIONS 7
+static const struct output_key output_keys[] = {
+    {.name = "uid", .kind = KIND_INTEGER, .nulls = NULL_REFUSED, .max = 4294967295.0},
+    {.name = "cgroup_v2",
+     .kind = KIND_OBJECT,
+     .nulls = NULL_REFUSED,
+     .members = cgroup_file_keys,
+     .n_members = N_OF(cgroup_file_keys)},
+    {.name = "root_read_only", .kind = KIND_BOOL},
+    {.name = "owned_tmp_write", .kind = KIND_BOOL},
+    {.name = "network_interfaces", .kind = KIND_INTERFACE_NAMES, .nulls = NULL_REFUSED, .max = 64},
+    {.name = "no_new_privileges", .kind = KIND_BOOL},
+    {.name = "capabilities", .kind = KIND_INTEGER, .nulls = NULL_KEPT, .max = CAPABILITY_MASK_MAX},
+    {.name = "observed_extra",
+     .kind = KIND_OBJECT,
+     .nulls = NULL_REFUSED,
+     .members = extra_keys,
+     .n_members = N_OF(extra_keys)},
+    {.name = "checks",
+     .kind = KIND_OBJECT,
+     .nulls = NULL_REFUSED,
+     .members = probe_verdict_keys,
+     .n_members = N_OF(probe_verdict_keys)},
+};
+
+/* A JSON path of the output, for messages: "observed_extra.masked_paths". */
+#define OUTPUT_PATH_MAX 256
+
+static bool printable_ascii(const char *text, bool space_allowed)
 {
-  switch (kind) {
-  case KIND_INTEGER:
-    return cJSON_IsNumber(value) && value->valuedouble == floor(value->valuedouble) &&
-           fabs(value->valuedouble) < 9007199254740992.0;
-  case KIND_BOOL:
-    return cJSON_IsBool(value);
-  case KIND_STRING:
-    return cJSON_IsString(value);
-  case KIND_STRING_ARRAY: {
-    const cJSON *item;
-    if (!cJSON_IsArray(value))
+  for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++)
+    if (*p < 0x20 || *p >= 0x7f || (*p == ' ' && !space_allowed))
       return false;
-    cJSON_ArrayForEach(item, value) if (!cJSON_IsString(item)) return false;
-    return true;
-  }
-  }
-  return false;
+  return true;
 }
 
-/* A copy of object[key] when it has the kind, else JSON null: nothing the
- * container prints reaches the artifact with a type the reader won't expect. */
-static cJSON *typed_copy(const cJSON *object, const char *key, enum value_kind kind)
+static bool interface_name(const cJSON *item)
 {
-  const cJSON *value = cJSON_GetObjectItemCaseSensitive(object, key);
-  if (value != NULL && has_kind(value, kind))
-    return cJSON_Duplicate(value, true);
-  return cJSON_CreateNull();
+  size_t length = cJSON_IsString(item) ? strlen(item->valuestring) : 0;
+  return length >= 1 && length <= INTERFACE_NAME_MAX && printable_ascii(item->valuestring, false) &&
+         strpbrk(item->valuestring, "/:") == NULL;
+}
+
+static bool interface_names(const cJSON *value, double max)
+{
+  const cJSON *item;
+
+  if (!cJSON_IsArray(value) || cJSON_GetArraySize(value) > max)
+    return false;
+  cJSON_ArrayForEach(item, value) if (!interface_name(item)) return false;
+  return true;
+}
+
+static bool mask_state(const cJSON *value)
+{
+  const char *state = cJSON_GetStringValue(value);
+  return state != NULL && (strcmp(state, "masked") == 0 || strcmp(state, "readable") == 0 ||
+                           strcmp(state, "absent") == 0);
+}
+
+static int check_object(const cJSON *object, const char *path, const struct output_key *keys,
+                        size_t n_keys, oci_error_t *err);
+
+/* Whether value is of key's kind (and range); the message names path. */
+static int check_output_value(const cJSON *value, const char *path, const struct output_key *key,
+                              oci_error_t *err)
+{
+  double number = value->valuedouble;
+  size_t length = cJSON_IsString(value) ? strlen(value->valuestring) : 0;
+
+  if (cJSON_IsNull(value) && key->nulls != NULL_REFUSED)
+    return 0;
+  switch (key->kind) {
+  case KIND_INTEGER:
+    if (!cJSON_IsNumber(value) || number != floor(number) || number < key->min || number > key->max)
+      return oci_error_set(err, 0, "%s: expected an integer from %.0f to %.0f", path, key->min,
+                           key->max);
+    return 0;
+  case KIND_BOOL:
+    if (!cJSON_IsBool(value))
+      return oci_error_set(err, 0, "%s: expected a boolean", path);
+    return 0;
+  case KIND_WORD:
+    if (!cJSON_IsString(value) || length > key->max || !printable_ascii(value->valuestring, true))
+      return oci_error_set(err, 0, "%s: expected printable ASCII of at most %.0f bytes", path,
+                           key->max);
+    return 0;
+  case KIND_TEXT:
+    if (!cJSON_IsString(value) || length > key->max)
+      return oci_error_set(err, 0, "%s: expected a string of at most %.0f bytes", path, key->max);
+    return 0;
+  case KIND_INTERFACE_NAMES:
+    if (!interface_names(value, key->max))
+      return oci_error_set(err, 0,
+                           "%s: expected at most %.0f interface names (1 to %d printable ASCII "
+                           "bytes, no space, '/' or ':')",
+                           path, key->max, INTERFACE_NAME_MAX);
+    return 0;
+  case KIND_MASK_STATE:
+    if (!mask_state(value))
+      return oci_error_set(err, 0, "%s: expected \"masked\", \"readable\" or \"absent\"", path);
+    return 0;
+  case KIND_OBJECT:
+    if (!cJSON_IsObject(value))
+      return oci_error_set(err, 0, "%s: expected an object", path);
+    return check_object(value, path, key->members, key->n_members, err);
+  }
+  return oci_error_set(err, 0, "%s: an unknown kind of value", path);
+}
+
+static const struct output_key *key_named(const struct output_key *keys, size_t n_keys,
+                                          const char *name)
+{
+  for (size_t i = 0; i < n_keys; i++)
+    if (strcmp(keys[i].name, name) == 0)
+      return &keys[i];
+  return NULL;
+}
+
+/* Exactly the keys of the table (path "" is the output itself). */
+static int check_object(const cJSON *object, const char *path, const struct output_key *keys,
+                        size_t n_keys, oci_error_t *err)
+{
+  char member_path[OUTPUT_PATH_MAX];
+  const cJSON *member;
+
+  cJSON_ArrayForEach(member, object)
+  {
+    if (key_named(keys, n_keys, member->string) == NULL)
+      return oci_error_set(err, 0, "an unknown key '%.64s' %s%s", member->string,
+                           path[0] != '\0' ? "in " : "at the top level", path);
+  }
+  for (size_t i = 0; i < n_keys; i++) {
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(object, keys[i].name);
+    snprintf(member_path, sizeof(member_path), "%s%s%s", path, path[0] != '\0' ? "." : "",
+             keys[i].name);
+    if (value == NULL)
+      return oci_error_set(err, 0, "%s: missing", member_path);
+    if (check_output_value(value, member_path, &keys[i], err) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* The probe's stdout as one strict JSON object of output_keys (the same
+ * parse for both backends); *err says what was refused. */
+static int read_probe_output(const struct probe_outcome *outcome, cJSON **out, oci_error_t *err)
+{
+  cleanup_cjson cJSON *output = NULL;
+
+  if (outcome->probe_stdout_length > PROBE_OUTPUT_ACCEPTED_MAX)
+    return oci_error_set(err, 0, "%zu bytes, more than the %d a probe may print",
+                         outcome->probe_stdout_length, PROBE_OUTPUT_ACCEPTED_MAX);
+  if (json_parse_strict(outcome->probe_stdout, outcome->probe_stdout_length, &output, err) < 0)
+    return -1;
+  if (!cJSON_IsObject(output))
+    return oci_error_set(err, 0, "not a JSON object");
+  if (check_object(output, "", output_keys, N_OF(output_keys), err) < 0)
+    return -1;
+  *out = steal_pointer(&output);
+  return 0;
 }
 
 static bool add(cJSON *object, const char *key, cJSON *value)
@@ -80,75 +307,47 @@ static bool add(cJSON *object, const char *key, cJSON *value)
   return cJSON_AddItemToObject(object, key, value);
 }
 
-static cJSON *build_observed(const cJSON *output)
+static cJSON *copy_interface_names(const cJSON *names)
 {
-  cleanup_cjson cJSON *observed = cJSON_CreateObject();
-  cJSON *cgroup = cJSON_CreateObject();
-  const cJSON *probe_cgroup = cJSON_GetObjectItemCaseSensitive(output, "cgroup_v2");
+  cleanup_cjson cJSON *copy = cJSON_CreateArray();
+  const cJSON *name;
 
-  if (observed == NULL || !add(observed, "uid", typed_copy(output, "uid", KIND_INTEGER)) ||
-      !add(observed, "cgroup_v2", cgroup))
-    return NULL;
-  if (!add(cgroup, "memory.max", typed_copy(probe_cgroup, "memory.max", KIND_STRING)) ||
-      !add(cgroup, "pids.max", typed_copy(probe_cgroup, "pids.max", KIND_STRING)) ||
-      !add(cgroup, "cpu.max", typed_copy(probe_cgroup, "cpu.max", KIND_STRING)) ||
-      !add(observed, "root_read_only", typed_copy(output, "root_read_only", KIND_BOOL)) ||
-      !add(observed, "owned_tmp_write", typed_copy(output, "owned_tmp_write", KIND_BOOL)) ||
-      !add(observed, "network_interfaces",
-           typed_copy(output, "network_interfaces", KIND_STRING_ARRAY)) ||
-      !add(observed, "no_new_privileges", typed_copy(output, "no_new_privileges", KIND_BOOL)) ||
-      !add(observed, "capabilities", typed_copy(output, "capabilities", KIND_INTEGER)))
-    return NULL;
-  return steal_pointer(&observed);
+  cJSON_ArrayForEach(name, names)
+  {
+    if (copy == NULL || !cJSON_AddItemToArray(copy, cJSON_CreateString(name->valuestring)))
+      return NULL;
+  }
+  return steal_pointer(&copy);
 }
 
-/* Extra observations: a key the probe could not observe is left out, except
- * pid1_comm whose null means "no /proc/1 visible". */
-static cJSON *build_observed_extra(const cJSON *output)
+/* A new object with the table's keys in its order, each value looked up in
+ * source (checked by check_object; NULL: nothing observed, every value
+ * null). NULL when out of memory. */
+static cJSON *copy_object(const cJSON *source, const struct output_key *keys, size_t n_keys)
 {
-  static const struct {
-    const char *key;
-    enum value_kind kind;
-  } extra_keys[] = {
-      {"seccomp_mode", KIND_INTEGER},     {"cap_bnd", KIND_INTEGER},
-      {"hostname", KIND_STRING},          {"pid", KIND_INTEGER},
-      {"pid1_comm", KIND_STRING},         {"root_mount_options", KIND_STRING},
-      {"tmp_mount_options", KIND_STRING},
-  };
-  const cJSON *probe_extra = cJSON_GetObjectItemCaseSensitive(output, "observed_extra");
-  const cJSON *probe_masked = cJSON_GetObjectItemCaseSensitive(probe_extra, "masked_paths");
-  cleanup_cjson cJSON *extra = cJSON_CreateObject();
-  cJSON *masked;
-  const cJSON *item;
+  cleanup_cjson cJSON *copy = cJSON_CreateObject();
 
-  if (extra == NULL)
+  if (copy == NULL)
     return NULL;
-  for (size_t i = 0; i < sizeof(extra_keys) / sizeof(extra_keys[0]); i++) {
-    cJSON *value = typed_copy(probe_extra, extra_keys[i].key, extra_keys[i].kind);
-    if (value == NULL)
-      return NULL;
-    bool keep = !cJSON_IsNull(value) ||
-                (probe_extra != NULL && strcmp(extra_keys[i].key, "pid1_comm") == 0);
-    if (!keep) {
-      cJSON_Delete(value);
+  for (size_t i = 0; i < n_keys; i++) {
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(source, keys[i].name);
+    bool none = value == NULL || cJSON_IsNull(value);
+    cJSON *item;
+
+    if (none && keys[i].nulls == NULL_LEFT_OUT)
       continue;
-    }
-    if (!add(extra, extra_keys[i].key, value))
+    if (keys[i].kind == KIND_OBJECT)
+      item = copy_object(value, keys[i].members, keys[i].n_members);
+    else if (none)
+      item = cJSON_CreateNull();
+    else if (keys[i].kind == KIND_INTERFACE_NAMES)
+      item = copy_interface_names(value);
+    else
+      item = cJSON_Duplicate(value, false); /* a number, boolean or string */
+    if (!add(copy, keys[i].name, item))
       return NULL;
   }
-  if (cJSON_IsObject(probe_masked)) {
-    if ((masked = cJSON_AddObjectToObject(extra, "masked_paths")) == NULL)
-      return NULL;
-    cJSON_ArrayForEach(item, probe_masked)
-    {
-      if (cJSON_IsString(item) &&
-          (strcmp(item->valuestring, "masked") == 0 || strcmp(item->valuestring, "readable") == 0 ||
-           strcmp(item->valuestring, "absent") == 0))
-        if (cJSON_AddStringToObject(masked, item->string, item->valuestring) == NULL)
-          return NULL;
-    }
-  }
-  return steal_pointer(&extra);
+  return steal_pointer(&copy);
 }
 
 static bool half_cpu(const cJSON *seen)
@@ -292,7 +491,7 @@ static int judge_against_host(cJSON *check, const char *name, enum check_rule ru
 
 static int add_recipe_checks(struct probe_verdict *verdict, const cJSON *host, oci_error_t *err)
 {
-  for (size_t i = 0; i < sizeof(recipe_checks) / sizeof(recipe_checks[0]); i++) {
+  for (size_t i = 0; i < N_OF(recipe_checks); i++) {
     const cJSON *seen = check_value(verdict->observed, verdict->observed_extra,
                                     recipe_checks[i].source, recipe_checks[i].key);
     const cJSON *host_seen = check_value(host, host, recipe_checks[i].source, recipe_checks[i].key);
@@ -335,21 +534,39 @@ static int add_host_check(struct probe_verdict *verdict, const cJSON *host, oci_
   return 0;
 }
 
+/* The refused output, recorded: why, and how it began (both as escaped
+ * ASCII: the bytes are the image's). */
+static int add_output_check(struct probe_verdict *verdict, const struct probe_outcome *outcome,
+                            const char *refusal, oci_error_t *err)
+{
+  size_t shown = outcome->probe_stdout_length < 200 ? outcome->probe_stdout_length : 200;
+  cleanup_free char *reason = json_escape_bytes(refusal, strlen(refusal));
+  cleanup_free char *start = json_escape_bytes(outcome->probe_stdout, shown);
+  cJSON *check;
+
+  if (reason == NULL || start == NULL)
+    return oci_error_set(err, 0, "build the probe checks: out of memory");
+  check = add_check(verdict, "probe_output", false,
+                    cJSON_CreateString("one JSON object of the probe's keys and types on stdout"),
+                    cJSON_CreateString(reason), err);
+  if (check == NULL)
+    return -1;
+  if (cJSON_AddStringToObject(check, "output_start", start) == NULL)
+    return oci_error_set(err, 0, "build the probe checks: out of memory");
+  return 0;
+}
+
 /* What the run itself must show: the probe ran to completion and exited 0,
- * the engine reported no error, teardown was verified, and nothing changed
- * the recipe. */
+ * its output was read, the engine reported no error, teardown was verified,
+ * and nothing changed the recipe. */
 static int add_run_checks(const struct probe_request *request, const struct probe_outcome *outcome,
-                          bool output_valid, struct probe_verdict *verdict, oci_error_t *err)
+                          const char *refusal, struct probe_verdict *verdict, oci_error_t *err)
 {
   cJSON *seen;
 
-  if (outcome->probe_ran && !outcome->timed_out && !output_valid) {
-    char excerpt[201];
-    snprintf(excerpt, sizeof(excerpt), "%s", outcome->probe_stdout ? outcome->probe_stdout : "");
-    if (add_check(verdict, "probe_output", false, cJSON_CreateString("one JSON object on stdout"),
-                  cJSON_CreateString(excerpt), err) == NULL)
-      return -1;
-  }
+  if (outcome->probe_ran && !outcome->timed_out && refusal != NULL &&
+      add_output_check(verdict, outcome, refusal, err) < 0)
+    return -1;
   if (!outcome->probe_ran) {
     seen = cJSON_CreateNull();
   } else if (outcome->timed_out) {
@@ -389,33 +606,32 @@ int probe_checks_evaluate(const struct probe_request *request, const struct prob
                           struct probe_verdict *verdict, oci_error_t *err)
 {
   cleanup_cjson cJSON *output = NULL;
-  bool output_valid;
+  oci_error_t refusal = NULL;
+  const char *refused = NULL;
+  int ret = -1;
 
   memset(verdict, 0, sizeof(*verdict));
   verdict->passed = true;
-  if (outcome->probe_stdout != NULL)
-    output = cJSON_Parse(outcome->probe_stdout);
-  output_valid = cJSON_IsObject(output);
-  if (!output_valid) {
-    cJSON_Delete(output);
-    output = NULL;
-  }
-  verdict->observed = build_observed(output);
-  verdict->observed_extra = build_observed_extra(output);
+  if (outcome->probe_stdout != NULL && read_probe_output(outcome, &output, &refusal) < 0)
+    refused = refusal != NULL ? refusal->message : "out of memory";
+  verdict->observed = copy_object(output, output_keys, N_OBSERVATIONS);
+  verdict->observed_extra =
+      output != NULL ? copy_object(cJSON_GetObjectItemCaseSensitive(output, "observed_extra"),
+                                   extra_keys, N_OF(extra_keys))
+                     : cJSON_CreateObject();
   verdict->checks = cJSON_CreateArray();
   verdict->failed_checks = cJSON_CreateArray();
   if (verdict->observed == NULL || verdict->observed_extra == NULL || verdict->checks == NULL ||
-      verdict->failed_checks == NULL) {
+      verdict->failed_checks == NULL)
+    oci_error_set(err, 0, "build the probe observations: out of memory");
+  else if (add_recipe_checks(verdict, outcome->host_observed, err) == 0 &&
+           add_host_check(verdict, outcome->host_observed, err) == 0 &&
+           add_run_checks(request, outcome, refused, verdict, err) == 0)
+    ret = 0;
+  oci_error_free(&refusal);
+  if (ret < 0)
     probe_verdict_clear(verdict);
-    return oci_error_set(err, 0, "build the probe observations: out of memory");
-  }
-  if (add_recipe_checks(verdict, outcome->host_observed, err) < 0 ||
-      add_host_check(verdict, outcome->host_observed, err) < 0 ||
-      add_run_checks(request, outcome, output_valid, verdict, err) < 0) {
-    probe_verdict_clear(verdict);
-    return -1;
-  }
-  return 0;
+  return ret;
 }
 
 void probe_verdict_clear(struct probe_verdict *verdict)

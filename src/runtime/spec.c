@@ -19,6 +19,7 @@
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
 #include "runtime/capabilities.h"
+#include "runtime/json_strict.h"
 #include "runtime/seccomp_rules.h"
 #include "runtime/spec.h"
 
@@ -417,48 +418,6 @@ static const struct unsupported seccomp_unsupported[] = {
 };
 
 /* --- the document as a whole ---------------------------------------------- */
-
-static int compare_strings(const void *a, const void *b)
-{
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* A key given twice is refused anywhere in the document: cJSON reads the
- * first, Go (podman, containerd, policy checkers) the last, and the two
- * must not disagree on what runs. Sorted, so a huge object costs
- * n log n, not n^2. */
-static int refuse_duplicate_keys(const cJSON *item, const char *path, oci_error_t *err)
-{
-  char child_path[JSON_PATH_MAX];
-  size_t index = 0;
-  const cJSON *child;
-
-  if (!cJSON_IsObject(item) && !cJSON_IsArray(item))
-    return 0;
-  if (cJSON_IsObject(item) && item->child != NULL && item->child->next != NULL) {
-    size_t n = (size_t)cJSON_GetArraySize(item);
-    cleanup_free const char **keys = calloc(n, sizeof(*keys));
-    if (keys == NULL)
-      return out_of_memory(err, path[0] != '\0' ? path : "config.json");
-    for (child = item->child; child != NULL; child = child->next)
-      keys[index++] = child->string;
-    qsort(keys, n, sizeof(*keys), compare_strings);
-    for (size_t i = 1; i < n; i++)
-      if (strcmp(keys[i - 1], keys[i]) == 0)
-        return fail(err, path[0] != '\0' ? path : "config.json", "the key '%s' is given twice",
-                    keys[i]);
-  }
-  index = 0;
-  for (child = item->child; child != NULL; child = child->next, index++) {
-    if (cJSON_IsObject(item))
-      join_key(child_path, path, child->string);
-    else
-      join_index(child_path, path, index);
-    if (refuse_duplicate_keys(child, child_path, err) < 0)
-      return -1;
-  }
-  return 0;
-}
 
 /* SemVer 2.0.0 with major version 1: "1.2.0", "1.0.2-dev", "1.1.0+build". */
 static int parse_oci_version(const cJSON *config, struct spec *spec, oci_error_t *err)
@@ -1686,7 +1645,8 @@ int spec_parse(const cJSON *config, struct spec *spec, oci_error_t *err)
   resources_init(&spec->resources);
   if (config == NULL || !cJSON_IsObject(config))
     return oci_error_set(err, 0, "the configuration is not a JSON object");
-  if (refuse_duplicate_keys(config, "", err) < 0 || parse_oci_version(config, spec, err) < 0 ||
+  if (json_refuse_duplicate_keys(config, "config.json", err) < 0 ||
+      parse_oci_version(config, spec, err) < 0 ||
       REFUSE_TABLE(config, "", top_unsupported, err) < 0 || parse_root(config, spec, err) < 0 ||
       parse_process(config, spec, err) < 0 || parse_mounts(config, spec, err) < 0 ||
       parse_names(config, spec, err) < 0 || parse_hooks(config, spec, err) < 0 ||

@@ -4,10 +4,13 @@
 # from the same OCI layout; both artifacts validate against the schema and
 # `ocirun compare` finds the recipe's observations equal, and the host's own
 # observation (host_observed) equals the probe's. Also: an image whose python
-# lies fails on both backends, a failed check (no --read-only, direct), a
-# hang killed at the deadline on both backends, and a stopped engine. Prints TAP lines without numbers; exits 0.
-# Takes about 8 minutes under TCG on a machine loaded with other guests
-# (dockerd's image load and its container starts dominate).
+# lies fails on both backends, a hostile probe output (a key given twice,
+# invalid UTF-8) is refused on both backends while the same object without
+# the defect passes, a failed check (no --read-only, direct), a hang killed at
+# the deadline on both backends, and a stopped engine. Prints TAP lines
+# without numbers; exits 0. Takes about 12 minutes under TCG on a machine
+# loaded with other guests (dockerd's image load and its container starts
+# dominate).
 set -u
 : "${OCIRUN:?}" "${top_srcdir:?}" "${TEST_IMAGES:?}"
 
@@ -170,6 +173,38 @@ for backend in docker direct; do
     ok "$backend-liar: stderr names the disagreement" || { not_ok "$backend-liar: stderr names the disagreement"; show "$work/$backend-liar.err"; }
 done
 no_probe_containers && ok "no probe container left after the liar" || not_ok "no probe container left after the liar"
+
+# --- a hostile probe output under the whole recipe: the forged object, true
+# here (the host agrees), passes; with a key given twice or invalid UTF-8 it
+# is refused by the one parser both backends' output goes through ---
+for case in clean duplicate utf8-value; do
+  skopeo copy --quiet --dest-daemon-host "$DOCKER_HOST" "oci:$work/liar:liar:$case" \
+    "docker-daemon:liar:$case" >>"$work/liar.log" 2>&1 &&
+    "$OCIRUN" image import "oci:$work/liar:liar:$case" >>"$work/liar.log" 2>&1 ||
+    { not_ok "liar:$case is in dockerd and in ocirun's store"; show "$work/liar.log"; }
+done
+for backend in docker direct; do
+  run_probe 0 "$backend-clean" --backend "$backend" "${slow[@]}" liar:clean
+  json_true "$backend-clean" "a['passed'] is True and a['observed_extra']['masked_paths']['/proc/kcore'] == 'masked'" \
+    "control: the forged object without a defect is read, and passes"
+  for case in duplicate utf8-value; do
+    run_probe 1 "$backend-$case" --backend "$backend" "${slow[@]}" "liar:$case"
+    json_true "$backend-$case" "a['passed'] is False and 'probe_output' in a['failed_checks'] and a['observed']['uid'] is None and a['observed_extra'] == {}" \
+      "the output is refused: the probe fails and nothing of it is kept"
+    if "$OCIRUN" compare --json "$work/$backend-$case.json" "$work/$backend-$case.json" >"$work/$backend-$case.cmp" 2>&1 &&
+      python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["differences"] != [])' "$work/$backend-$case.cmp"; then
+      ok "$backend-$case: compare of the artifact with itself finds no difference"
+    else
+      not_ok "$backend-$case: compare of the artifact with itself finds no difference"
+      show "$work/$backend-$case.cmp"
+    fi
+  done
+  json_true "$backend-duplicate" "\"the key '/proc/kcore' is given twice\" in $(check_name probe_output)['seen']" \
+    "the key given twice is named"
+  json_true "$backend-utf8-value" "'invalid UTF-8' in $(check_name probe_output)['seen']" "invalid UTF-8 is named"
+done
+no_probe_containers && ok "no probe container left after the hostile outputs" ||
+  not_ok "no probe container left after the hostile outputs"
 
 # --- a failed check: the recipe without --read-only (the verdict is the same
 # host-side code for both backends; one docker container less under TCG) ---
