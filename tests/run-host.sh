@@ -211,6 +211,34 @@ expect_exit 0 "--dry-run --root-tmpfs" "$OCIRUN" run --dry-run --root-tmpfs busy
 has "root-scratch" && has "mode=0700,size=67108864" && has "writable layer: a tmpfs of 64 MiB in memory" &&
   ok "the plan names the tmpfs and its size" || not_ok "the plan names the tmpfs and its size"
 
+# A store on a filesystem overlayfs refuses as an upper layer (an overlay
+# here; 9p in the guest): the layer falls back to the bounded tmpfs, and
+# says so. The control: the kernel refuses an overlay upper there.
+ovl=$TEST_TMP/ovl
+mkdir -p "$ovl/lower" "$ovl/upper" "$ovl/work" "$ovl/mnt"
+if mount -t overlay -o "lowerdir=$ovl/lower,upperdir=$ovl/upper,workdir=$ovl/work" overlay "$ovl/mnt"; then
+  mkdir -p "$ovl/mnt/u" "$ovl/mnt/w" "$ovl/mnt/l" "$ovl/nested" && mkdir -m 0700 "$ovl/mnt/store"
+  ! mount -t overlay -o "lowerdir=$ovl/mnt/l,upperdir=$ovl/mnt/u,workdir=$ovl/mnt/w" overlay "$ovl/nested" 2>/dev/null &&
+    ok "control: overlayfs refuses an upper on the overlay store" ||
+    { umount "$ovl/nested"; not_ok "control: overlayfs refuses an upper on the overlay store"; }
+  OCIRUN_ROOT=$ovl/mnt/store "$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1
+  expect_exit 0 "a store on overlay: the run writes into its root" env OCIRUN_ROOT="$ovl/mnt/store" \
+    "$OCIRUN" run --unsafe-no-cgroup busybox:latest sh -c 'echo hi >/x && cat /x && stat -f -c "%b %S" /'
+  [ "$(last_out | head -1)" = hi ] && [ "$(last_out | sed -n 2p | awk '{ print $1 * $2 }')" = $((64 << 20)) ] &&
+    ok "in the bounded tmpfs (64 MiB)" || not_ok "in the bounded tmpfs (64 MiB): $(last_out | tr '\n' ' ')"
+  err_has "the store's filesystem (overlay) cannot hold an overlay upper layer" &&
+    ok "stderr says why the layer is in memory" || not_ok "stderr says why the layer is in memory: $(last_err)"
+  expect_exit 0 "--dry-run, the store on overlay" env OCIRUN_ROOT="$ovl/mnt/store" \
+    "$OCIRUN" run --unsafe-no-cgroup --dry-run busybox:latest true
+  has "writable layer: a tmpfs of 64 MiB in memory (the store's filesystem, overlay, cannot hold" &&
+    ok "the plan says so" || not_ok "the plan says so"
+  [ -z "$(ls -A "$ovl/mnt/store/run" 2>/dev/null)" ] && ok "nothing left in the overlay store" ||
+    not_ok "nothing left in the overlay store"
+  umount "$ovl/mnt"
+else
+  not_ok "mount an overlay for the store"
+fi
+
 # --- --read-only is nosuid: a setuid-root copy of sysprobe run as uid 65534 ---
 suid_image() {
   local work=$TEST_TMP/suid

@@ -139,7 +139,7 @@ int command_run(int argc, char **argv, const struct global_options *global)
     goto fail;
 
   ret = docker_run(oci_store_root(store), image, rootfs, &config, &io, &result, &err);
-  if (result.layer_fallback != NULL)
+  if (result.layer_fallback != NULL && !config.dry_run)
     fprintf(stderr,
             "ocirun: run: the store's filesystem (%s) cannot hold an overlay upper layer: the "
             "root's writable layer was a tmpfs in memory (as --root-tmpfs); a store on a local "

@@ -13,8 +13,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/close_range.h>
-#include <linux/magic.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,29 +35,43 @@
 #define WALK_COST_FACTOR 10
 
 /* Filesystems overlayfs refuses as an upper layer (a revalidating, remote
- * or stacked filesystem), by statfs magic. */
-static const struct {
-  unsigned long magic;
-  const char *name;
-} no_upper[] = {
-    {0x01021997, "9p"},
-    {NFS_SUPER_MAGIC, "NFS"},
-    {SMB_SUPER_MAGIC, "SMB"},
-    {0xFF534D42, "CIFS"},
-    {0xFE534D42, "SMB2"},
-    {0x65735546, "FUSE"},
-    {OVERLAYFS_SUPER_MAGIC, "overlay"},
-    {0x00c36400, "Ceph"},
-    {ECRYPTFS_SUPER_MAGIC, "eCryptfs"},
-    {0x786f4256, "vboxsf"},
-};
+ * or stacked filesystem), by the type the mount table gives: statfs over
+ * 9p reports the server's filesystem, not 9p. A "fuse" entry covers its
+ * subtypes ("fuse.sshfs"). */
+static const char *const no_upper[] = {"9p",      "nfs",     "nfs4", "cifs",     "smb3",  "fuse",
+                                       "fuseblk", "overlay", "ceph", "ecryptfs", "vboxsf"};
+
+/* The type of the mount fd is on, from /proc/self/mountinfo by mount id
+ * ("ID PARENT MAJ:MIN ROOT POINT OPTIONS [TAGS] - TYPE SOURCE ..."), into
+ * type; 0, or -1 when it cannot be told. */
+static int mount_type(int fd, char *type, size_t size)
+{
+  cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
+  cleanup_free char *line = NULL;
+  size_t capacity = 0;
+  struct statx stx;
+
+  if (f == NULL || statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
+      !(stx.stx_mask & STATX_MNT_ID))
+    return -1;
+  while (getline(&line, &capacity, f) > 0) {
+    const char *dash = strstr(line, " - ");
+    char *end;
+
+    if (strtoull(line, &end, 10) != stx.stx_mnt_id || *end != ' ' || dash == NULL)
+      continue;
+    snprintf(type, size, "%.*s", (int)strcspn(dash + 3, " \n"), dash + 3);
+    return 0;
+  }
+  return -1;
+}
 
 int writable_layer_choose(const char *state_root, struct mount_root *root, oci_error_t *err)
 {
   cleanup_close int root_fd = -1;
   cleanup_close int run_fd = -1;
   oci_error_t ignored = NULL;
-  struct statfs fs;
+  char type[64];
 
   root->layer_fallback = NULL;
   if (!root->overlay || root->layer != ROOT_LAYER_DISK)
@@ -70,12 +82,16 @@ int writable_layer_choose(const char *state_root, struct mount_root *root, oci_e
   /* the run folder when it exists (it could be a mount of its own) */
   run_fd = oci_store_dir_open(root_fd, state_root, "run", false, &ignored);
   oci_error_free(&ignored);
-  if (fstatfs(run_fd >= 0 ? run_fd : root_fd, &fs) < 0)
-    return oci_error_errno(err, "writable layer: statfs the store '%s'", state_root);
+  /* Not told: the disk layer, and the overlay's own refusal names it. */
+  if (mount_type(run_fd >= 0 ? run_fd : root_fd, type, sizeof(type)) < 0)
+    return 0;
   for (size_t i = 0; i < sizeof(no_upper) / sizeof(no_upper[0]); i++) {
-    if ((unsigned long)fs.f_type == no_upper[i].magic) {
+    size_t n = strlen(no_upper[i]);
+
+    if (strncmp(type, no_upper[i], n) == 0 &&
+        (type[n] == '\0' || (strcmp(no_upper[i], "fuse") == 0 && type[n] == '.'))) {
       root->layer = ROOT_LAYER_TMPFS;
-      root->layer_fallback = no_upper[i].name;
+      root->layer_fallback = no_upper[i];
     }
   }
   return 0;
