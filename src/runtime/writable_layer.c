@@ -325,6 +325,10 @@ int writable_layer_check(struct writable_layer *layer, int pidfd, int64_t now_ms
   if (layer->upper_fd < 0)
     return 0; /* a tmpfs bounds itself */
   if (layer->walker < 0) {
+    /* the layer starts empty: the first measure after one interval, so a
+     * short run never forks one */
+    if (layer->next_walk_ms == 0)
+      layer->next_walk_ms = now_ms + WALK_INTERVAL_MS;
     if (now_ms < layer->next_walk_ms) {
       *next_ms = layer->next_walk_ms;
       return 0;

@@ -45,7 +45,8 @@ int writable_layer_create(struct writable_layer *layer, const char *state_root, 
 
 /* The periodic check, from the wait loop while pid 1 lives (pidfd): a
  * measure is started in a child process at most once per interval (1 s, or
- * ten times the last measure's own time when longer), and its report
+ * ten times the last measure's own time when longer; the first one second
+ * after the first call), and its report
  * collected on a later call. Returns 1 when the last measure (layer->bytes)
  * is past the bound, 0 when not or not known yet, -1 when the layer could
  * not be measured (the run must then end: fail closed). *next_ms: when to
