@@ -189,6 +189,8 @@ int writable_layer_measure(int dir_fd, uint64_t *bytes, oci_error_t *err)
                     WRITABLE_LAYER_MAX_DEPTH);
       goto out;
     }
+    /* O_DIRECTORY: a name swapped since for a node or a fifo is refused
+     * (ENOTDIR) before any device's open runs or a fifo blocks */
     sub = openat(dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (sub < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
       continue; /* replaced meanwhile: its new self is counted above or next time */
