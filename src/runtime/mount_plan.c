@@ -4,10 +4,11 @@
  * mounted through the new mount API on that fd, never through a joined path.
  *
  * The root is either an overlay (ocirun run: the lower is the cached image
- * rootfs, never written; upper and work live in a tmpfs of the run's own
- * mount namespace, so whatever the container writes is memory charged to its
- * cgroup and vanishes with the namespace, and the store may be on any
- * filesystem), or a bundle's root.path bound onto itself (the OCI commands).
+ * rootfs, never written; upper and work are directories of the run dir on
+ * the store's filesystem, or with --root-tmpfs live in a tmpfs of the run's
+ * own mount namespace, memory charged to its cgroup that vanishes with the
+ * namespace; see writable_layer.c), or a bundle's root.path bound onto
+ * itself (the OCI commands).
  * Then the config's mounts in order, the default devices and /dev links,
  * linux.devices, masked and read-only paths, root.readonly, pivot_root and
  * rootfsPropagation. A bundle's rootfs and an image are hostile: where each

@@ -67,8 +67,9 @@ struct mount_plan {
   char *layer_note;      /* overlay: where the writable layer is and its bound, for --dry-run */
   /* The root tree as an fd that stays open in the process applying the
    * plan (mount_root.root_fd; -1 until set: the overlay's lower, or the
-   * tree bound as the root), and the run dir's rootfs/ (the scratch's
-   * mount point) by identity, (dev, ino) of the directory the parent holds
+   * tree bound as the root), and the run dir's rootfs/ (the mount point
+   * of the scratch or of the overlay; its ".." is the run dir holding the
+   * disk layer's upper/ and work/) by identity, (dev, ino) of the directory the parent holds
    * open for the whole run (ino 0 until set). In the run's own mount
    * namespace those steps find each again by its path and use what they
    * find only if it is that inode. */

@@ -22,7 +22,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
