@@ -204,6 +204,16 @@ elapsed=$(($(date +%s) - start))
 err_has "past its bound of 8192 KiB (--storage-opt size=), and was killed" &&
   ok "the kill is reported, naming the bound" || not_ok "the kill is reported, naming the bound: $(last_err)"
 check "nothing left after the bound's kill" nothing_left
+# a tree deeper than the measure's stack cannot be measured: the run ends
+# (fail closed), and teardown still removes every level
+start=$(date +%s)
+expect_exit 125 "a layer 300 directories deep ends the run" run busybox:latest \
+  sh -c 'd=/deep; for i in $(seq 300); do d=$d/d; done; mkdir -p $d && sleep 20; echo survived'
+elapsed=$(($(date +%s) - start))
+! has survived && [ "$elapsed" -lt 15 ] && err_has "deeper than 256 directories, more than ocirun measures" &&
+  ok "it is stopped, and the message says why (${elapsed}s)" ||
+  not_ok "it is stopped, and the message says why (${elapsed}s): $(last_err)"
+check "nothing left of the 300 levels" nothing_left
 expect_exit 0 "--dry-run shows the layer and its bound" "$OCIRUN" run --dry-run --storage-opt size=1g busybox:latest true
 has "writable layer: on disk in $OCIRUN_ROOT/run/" && has "soft bound 1 GiB" &&
   ok "the plan names the disk layer and its bound" || not_ok "the plan names the disk layer and its bound"
