@@ -564,8 +564,8 @@ static int add_root(struct mount_plan *plan, const struct mount_root *root, bool
    * data printed here names them for the reader; apply_root_overlay writes
    * the real one. On disk, the merged root goes straight onto rootfs/. */
   if (disk)
-    n = asprintf(&overlay_data, "upperdir=%s/upper,workdir=%s/work%s", root->run_dir, root->run_dir,
-                 user_namespace ? ",userxattr" : "");
+    n = asprintf(&overlay_data, "upperdir=%s/upper,workdir=%s/work,volatile%s", root->run_dir,
+                 root->run_dir, user_namespace ? ",userxattr" : "");
   else
     n = asprintf(&overlay_data, "upperdir=%s/rootfs/upper,workdir=%s/rootfs/work%s", root->run_dir,
                  root->run_dir, user_namespace ? ",userxattr" : "");
@@ -964,8 +964,13 @@ static int apply_root_overlay(const struct mount_op *op, const struct mount_plan
     work_fd = openat(run_fd, "work", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (upper_fd < 0 || work_fd < 0)
       return -1;
+    /* volatile: the layer is thrown away at the end, so nothing of it
+     * need reach the disk; without it the overlay's unmount (the end of
+     * the run's mount namespace) syncs the store's whole filesystem, and
+     * every fsync in the container is a real one */
     n = asprintf(&data,
-                 "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d,workdir=/proc/self/fd/%d%s",
+                 "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d,workdir=/proc/self/fd/%d,"
+                 "volatile%s",
                  lower_fd, upper_fd, work_fd, userxattr);
   }
   if (n < 0) {

@@ -135,8 +135,8 @@ static void test_overlay_on_disk(void)
   is_int(count(&plan, MOUNT_OP_ROOT_SCRATCH), 0, "disk layer: no scratch tmpfs");
   is_int(plan.ops[1].kind, MOUNT_OP_ROOT_OVERLAY, "disk layer: the overlay second");
   is_str(plan.ops[1].target, "/store/run/c1/rootfs", "onto run_dir/rootfs");
-  is_str(plan.ops[1].data, "upperdir=/store/run/c1/upper,workdir=/store/run/c1/work",
-         "upper and work in the run dir");
+  is_str(plan.ops[1].data, "upperdir=/store/run/c1/upper,workdir=/store/run/c1/work,volatile",
+         "upper and work in the run dir, volatile (thrown away at the end: never synced)");
   ok(plan.ops[1].attr & MOUNT_ATTR_NODEV, "the overlay is nodev");
   is_str(plan.ops[plan.n_ops - 1].source, "/store/run/c1/rootfs", "pivot_root into it");
   ok(plan.layer_note != NULL && strstr(plan.layer_note, "on disk in /store/run/c1/upper") &&
