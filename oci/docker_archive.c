@@ -30,24 +30,6 @@ void oci_docker_image_clear(struct oci_docker_image *image)
   memset(image, 0, sizeof(*image));
 }
 
-static bool tag_matches(const char *tag, const char *ref)
-{
-  static const char *const prefixes[] = {"", "docker.io/", "docker.io/library/"};
-  for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-    size_t n = strlen(prefixes[i]);
-    if (strncmp(tag, prefixes[i], n) == 0 && strcmp(tag + n, ref) == 0)
-      return true;
-  }
-  return false;
-}
-
-static const char *familiar_name(const char *tag)
-{
-  if (strncmp(tag, "docker.io/library/", 18) == 0)
-    return tag + 18;
-  return tag;
-}
-
 /* Picks the image of manifest.json (by ref when given, else the only one)
  * and resolves its file names through the tarball's links. */
 int oci_docker_manifest_parse(const char *text, size_t length, const char *ref,
@@ -74,7 +56,7 @@ int oci_docker_manifest_parse(const char *text, size_t length, const char *ref,
     }
     cJSON_ArrayForEach(tag, cJSON_GetObjectItemCaseSensitive(item, "RepoTags"))
     {
-      if (cJSON_IsString(tag) && tag_matches(tag->valuestring, ref) && chosen == NULL)
+      if (cJSON_IsString(tag) && oci_ref_names_same(tag->valuestring, ref) && chosen == NULL)
         chosen = item;
     }
   }
@@ -120,10 +102,10 @@ int oci_docker_manifest_parse(const char *text, size_t length, const char *ref,
     {
       /* FILE:REF imports the image under the name asked for, not every
        * name the tarball gives it (which may be another image's). */
-      if (!cJSON_IsString(item) || (ref != NULL && !tag_matches(item->valuestring, ref)))
+      if (!cJSON_IsString(item) || (ref != NULL && !oci_ref_names_same(item->valuestring, ref)))
         continue;
-      /* docker shows library images by their short name: store that one. */
-      if ((out->tags[out->n_tags] = strdup(familiar_name(item->valuestring))) == NULL) {
+      /* Stored in docker's familiar form (oci_store_commit). */
+      if ((out->tags[out->n_tags] = strdup(item->valuestring)) == NULL) {
         oci_docker_image_clear(out);
         return oci_error_set(err, ENOMEM, "manifest.json");
       }
@@ -363,7 +345,7 @@ out:
 
 int oci_import_docker_archive(struct oci_store *store, int staging_fd, int archive_fd,
                               const char *file, const char *ref, const char *as_name,
-                              oci_error_t *err)
+                              struct oci_import_report *report, oci_error_t *err)
 {
   struct docker_import import = {.file = file};
   struct oci_descriptor descriptor = {0};
@@ -389,7 +371,7 @@ int oci_import_docker_archive(struct oci_store *store, int staging_fd, int archi
   }
   descriptor.size = (int64_t)strlen(manifest);
   if (as_name != NULL) {
-    ret = oci_store_commit(store, staging_fd, &descriptor, (char *const *)&as_name, 1, err);
+    ret = oci_store_commit(store, staging_fd, &descriptor, (char *const *)&as_name, 1, report, err);
     goto out;
   }
   for (size_t i = 0; i < import.image.n_tags; i++)
@@ -398,8 +380,8 @@ int oci_import_docker_archive(struct oci_store *store, int staging_fd, int archi
                     import.image.tags[i]);
       goto out;
     }
-  ret =
-      oci_store_commit(store, staging_fd, &descriptor, import.image.tags, import.image.n_tags, err);
+  ret = oci_store_commit(store, staging_fd, &descriptor, import.image.tags, import.image.n_tags,
+                         report, err);
 out:
   oci_descriptor_clear(&descriptor);
   docker_import_clear(&import);

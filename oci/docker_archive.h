@@ -25,9 +25,9 @@ int oci_docker_manifest_parse(const char *text, size_t length, const char *ref,
 void oci_docker_image_clear(struct oci_docker_image *image);
 
 /* Stages the chosen image's blobs in staging_fd (verified) and commits it
- * to the store under as_name, or its RepoTags. */
+ * to the store under as_name, or its RepoTags; report as oci_store_commit's. */
 int oci_import_docker_archive(struct oci_store *store, int staging_fd, int archive_fd,
                               const char *file, const char *ref, const char *as_name,
-                              oci_error_t *err);
+                              struct oci_import_report *report, oci_error_t *err);
 
 #endif

@@ -27,7 +27,7 @@
 /* --- from an OCI layout --- */
 
 static int import_layout(struct oci_store *store, int staging_fd, const char *path, const char *ref,
-                         const char *as_name, oci_error_t *err)
+                         const char *as_name, struct oci_import_report *report, oci_error_t *err)
 {
   struct oci_layout_reference source;
   struct oci_descriptor manifest_descriptor = {0};
@@ -80,7 +80,7 @@ static int import_layout(struct oci_store *store, int staging_fd, const char *pa
     goto out;
   }
   ret = oci_store_commit(store, staging_fd, &manifest_descriptor, (char *const *)&name,
-                         name ? 1 : 0, err);
+                         name ? 1 : 0, report, err);
 out:
   if (ret < 0)
     oci_error_wrap(err, "image %s in %s",
@@ -168,7 +168,8 @@ static int extract_layout(int archive_fd, const char *file, int staging_fd, oci_
 
 static int import_oci_archive(struct oci_store *store, int staging_fd, const char *staging_name,
                               int archive_fd, const char *file, const char *ref,
-                              const char *as_name, oci_error_t *err)
+                              const char *as_name, struct oci_import_report *report,
+                              oci_error_t *err)
 {
   cleanup_free char *layout_path = NULL;
 
@@ -178,7 +179,7 @@ static int import_oci_archive(struct oci_store *store, int staging_fd, const cha
     layout_path = NULL;
     return oci_error_set(err, ENOMEM, "staging path");
   }
-  return import_layout(store, staging_fd, layout_path, ref, as_name, err);
+  return import_layout(store, staging_fd, layout_path, ref, as_name, report, err);
 }
 
 /* --- which kind of tarball --- */
@@ -231,7 +232,8 @@ static int split_archive_spec(const char *spec, char **file, char **ref, oci_err
 }
 
 static int import_source(struct oci_store *store, int staging_fd, const char *staging_name,
-                         const char *source, const char *as_name, oci_error_t *err)
+                         const char *source, const char *as_name, struct oci_import_report *report,
+                         oci_error_t *err)
 {
   cleanup_free char *path = NULL, *ref = NULL;
   cleanup_close int archive_fd = -1;
@@ -241,7 +243,7 @@ static int import_source(struct oci_store *store, int staging_fd, const char *st
   if (strncmp(source, "oci:", 4) == 0) {
     if (oci_split_layout_spec(source + 4, &path, &ref, err) < 0)
       return -1;
-    return import_layout(store, staging_fd, path, ref, as_name, err);
+    return import_layout(store, staging_fd, path, ref, as_name, report, err);
   }
   if (strncmp(source, "oci-archive:", 12) == 0) {
     kind = TARBALL_OCI;
@@ -255,7 +257,7 @@ static int import_source(struct oci_store *store, int staging_fd, const char *st
     if (stat(source, &st) < 0)
       return oci_error_errno(err, "%s", source);
     if (S_ISDIR(st.st_mode))
-      return import_layout(store, staging_fd, source, NULL, as_name, err);
+      return import_layout(store, staging_fd, source, NULL, as_name, report, err);
     if ((path = strdup(source)) == NULL)
       return oci_error_set(err, ENOMEM, "import");
   }
@@ -272,28 +274,43 @@ static int import_source(struct oci_store *store, int staging_fd, const char *st
                            path);
   }
   if (kind == TARBALL_OCI)
-    return import_oci_archive(store, staging_fd, staging_name, archive_fd, path, ref, as_name, err);
-  return oci_import_docker_archive(store, staging_fd, archive_fd, path, ref, as_name, err);
+    return import_oci_archive(store, staging_fd, staging_name, archive_fd, path, ref, as_name,
+                              report, err);
+  return oci_import_docker_archive(store, staging_fd, archive_fd, path, ref, as_name, report, err);
+}
+
+void oci_import_report_clear(struct oci_import_report *report)
+{
+  cleanup_strv char **names = report->names;
+
+  for (size_t i = 0; names != NULL && names[i] != NULL; i++)
+    free(report->replaced[i]);
+  free(report->replaced);
+
+  memset(report, 0, sizeof(*report));
 }
 
 int oci_image_import(struct oci_store *store, const char *source, const char *as_name,
-                     oci_error_t *err)
+                     struct oci_import_report *report, oci_error_t *err)
 {
   cleanup_free char *staging_name = NULL;
   int staging_fd, ret;
 
+  memset(report, 0, sizeof(*report));
   if (as_name != NULL && !oci_ref_name_valid(as_name))
     return oci_error_set(err, 0, "'%s' is not a valid image name", as_name);
   staging_fd = oci_make_temp_dir(store->tmp_fd, "import", &staging_name, err);
   if (staging_fd < 0)
     return -1;
-  ret = import_source(store, staging_fd, staging_name, source, as_name, err);
+  ret = import_source(store, staging_fd, staging_name, source, as_name, report, err);
   /* Whatever happened, the staging area goes (committed blobs were moved
    * out of it); removed while still locked so no sweeper races us. */
   if (remove_tree_at(store->tmp_fd, staging_name, ret < 0 ? NULL : err) < 0)
     ret = -1;
   close(staging_fd);
-  if (ret < 0)
+  if (ret < 0) {
+    oci_import_report_clear(report);
     return oci_error_wrap(err, "import %s", source);
+  }
   return 0;
 }

@@ -105,16 +105,44 @@ int oci_image_list(struct oci_store *store, struct oci_image_summary **out, size
                    oci_error_t *err);
 void oci_image_summaries_free(struct oci_image_summary *list, size_t n);
 
+/* What an import did, for its report. */
+struct oci_import_report {
+  char image_id[OCI_DIGEST_LEN]; /* the config's digest */
+  char manifest_digest[OCI_DIGEST_LEN];
+  char **names;         /* the names now pointing at it, as stored; empty: untagged */
+  char **replaced;      /* for names[i]: the manifest digest it named before, NULL if none */
+  size_t blobs_new;     /* copied into the store */
+  int64_t bytes_new;    /* their size */
+  size_t blobs_present; /* the store had them already */
+};
+void oci_import_report_clear(struct oci_import_report *report);
+
 /* source: "oci:PATH[:REF]", "oci-archive:FILE[:REF]", "docker-archive:FILE[:REF]",
  * or a plain path to a tarball (format detected). Blobs are verified on the
  * way in; the index is replaced atomically. Names imported as ref_name
- * unless as_name is given. */
+ * unless as_name is given, each in docker's familiar form ("busybox:latest"
+ * for docker.io/library/busybox). *report (cleared first) says what was
+ * done. */
 int oci_image_import(struct oci_store *store, const char *source, const char *as_name,
-                     oci_error_t *err);
+                     struct oci_import_report *report, oci_error_t *err);
+
+/* How long a blob that no index entry names is kept: see store.c. */
+#define OCI_UNNAMED_BLOB_GRACE_SECONDS (24 * 60 * 60)
+/* What a removal's blob collection did. */
+struct oci_remove_report {
+  size_t blobs_removed;
+  int64_t bytes_removed;
+  /* Named by no index entry, before or after the removal, but written
+   * within OCI_UNNAMED_BLOB_GRACE_SECONDS (or during the collection):
+   * another tool's copy may be about to name them. */
+  size_t blobs_kept_unnamed;
+};
 
 /* Removes a ref name (or every name of an image ID) and the blobs no longer
- * referenced, and the cached rootfs of images no longer present. */
-int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t *err);
+ * referenced, and the cached rootfs of images no longer present. *report
+ * (cleared first) says what the collection did. */
+int oci_image_remove(struct oci_store *store, const char *reference,
+                     struct oci_remove_report *report, oci_error_t *err);
 
 /* Applies the image's layers into the cache (verified, content addressed,
  * atomic) and returns the rootfs path in *rootfs (caller frees). A second

@@ -3,6 +3,7 @@
  * user typed, what comes out is the image ID and manifest digest. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -28,26 +29,139 @@ static bool has_tag(const char *name)
   return colon != NULL && (slash == NULL || colon > slash);
 }
 
-/* "busybox" also finds "busybox:latest", as docker does. */
+/* A registry host ("quay.io", "localhost:5000"), as docker tells one from
+ * the first component of a path: a dot, a colon, "localhost", or a
+ * capital letter (a repository has none). */
+static bool is_domain(const char *component, size_t length)
+{
+  bool upper = false;
+
+  if (length == 9 && strncmp(component, "localhost", 9) == 0)
+    return true;
+  for (size_t i = 0; i < length; i++)
+    upper = upper || (component[i] >= 'A' && component[i] <= 'Z');
+  return upper || memchr(component, '.', length) != NULL || memchr(component, ':', length) != NULL;
+}
+
+/* Path components of a repository: lower-case letters and digits, with
+ * '.', '_' and '-' only between them. */
+static bool valid_path(const char *path, size_t length)
+{
+  bool at_start = true;
+
+  if (length == 0)
+    return false;
+  for (size_t i = 0; i < length; i++) {
+    char c = path[i];
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (c == '/') {
+      if (at_start || i + 1 == length)
+        return false;
+      at_start = true;
+      continue;
+    }
+    if (!alnum && (at_start || !strchr("._-", c) || i + 1 == length || path[i + 1] == '/'))
+      return false;
+    at_start = false;
+  }
+  return true;
+}
+
+static bool valid_tag(const char *tag)
+{
+  size_t length = strlen(tag);
+
+  if (length == 0 || length > 128 || tag[0] == '.' || tag[0] == '-')
+    return false;
+  for (size_t i = 0; i < length; i++)
+    if (!isalnum((unsigned char)tag[i]) && !strchr("_.-", tag[i]))
+      return false;
+  return true;
+}
+
+bool oci_ref_name_familiar(const char *name, char *out, size_t size)
+{
+  const char *colon = has_tag(name) ? strrchr(name, ':') : NULL;
+  const char *tag = colon != NULL ? colon + 1 : "latest";
+  size_t repository_length = colon != NULL ? (size_t)(colon - name) : strlen(name);
+  const char *slash = memchr(name, '/', repository_length);
+  const char *domain = "docker.io", *path = name;
+  size_t domain_length = 9, path_length = repository_length;
+  int n;
+
+  if (repository_length == 0 || repository_length > OCI_REF_NAME_MAX || !valid_tag(tag))
+    return false;
+  if (slash != NULL && is_domain(name, (size_t)(slash - name))) {
+    domain = name;
+    domain_length = (size_t)(slash - name);
+    path = slash + 1;
+    path_length = repository_length - domain_length - 1;
+    for (size_t i = 0; i < domain_length; i++)
+      if (!isalnum((unsigned char)domain[i]) && !strchr(".-:", domain[i]))
+        return false;
+  }
+  if (!valid_path(path, path_length))
+    return false;
+  /* Docker Hub's names, with or without its host (index.docker.io is its
+   * old one): shown without the host, and without library/ for its
+   * one-component official images. */
+  if ((domain_length == 9 && strncmp(domain, "docker.io", 9) == 0) ||
+      (domain_length == 15 && strncmp(domain, "index.docker.io", 15) == 0)) {
+    if (path_length > 8 && strncmp(path, "library/", 8) == 0 &&
+        memchr(path + 8, '/', path_length - 8) == NULL) {
+      path += 8;
+      path_length -= 8;
+    }
+    n = snprintf(out, size, "%.*s:%s", (int)path_length, path, tag);
+  } else {
+    n = snprintf(out, size, "%.*s/%.*s:%s", (int)domain_length, domain, (int)path_length, path,
+                 tag);
+  }
+  return n > 0 && (size_t)n < size;
+}
+
+bool oci_ref_names_same(const char *a, const char *b)
+{
+  char familiar_a[OCI_REF_NAME_MAX + 160], familiar_b[OCI_REF_NAME_MAX + 160];
+
+  if (strcmp(a, b) == 0)
+    return true;
+  return oci_ref_name_familiar(a, familiar_a, sizeof(familiar_a)) &&
+         oci_ref_name_familiar(b, familiar_b, sizeof(familiar_b)) &&
+         strcmp(familiar_a, familiar_b) == 0;
+}
+
 bool oci_ref_name_matches(const char *ref_name, const char *reference)
 {
   size_t length = strlen(reference);
   if (ref_name == NULL)
     return false;
-  if (strcmp(ref_name, reference) == 0)
+  if (oci_ref_names_same(ref_name, reference))
     return true;
+  /* A name outside docker's grammar (another tool's): "Name" still finds
+   * "Name:latest". */
   return !has_tag(reference) && strncmp(ref_name, reference, length) == 0 &&
          strcmp(ref_name + length, ":latest") == 0;
 }
 
-/* The repository part of a ref name equals repository. */
+/* The repository part of a ref name equals repository (NAME@digest's NAME,
+ * normalised as names are). */
 static bool repository_matches(const char *ref_name, const char *repository)
 {
+  char familiar_ref[OCI_REF_NAME_MAX + 160], familiar_repository[OCI_REF_NAME_MAX + 160];
   size_t length = strlen(repository);
+
   if (ref_name == NULL)
     return false;
   if (strcmp(ref_name, repository) == 0)
     return true;
+  if (!has_tag(repository) && oci_ref_name_familiar(ref_name, familiar_ref, sizeof(familiar_ref)) &&
+      oci_ref_name_familiar(repository, familiar_repository, sizeof(familiar_repository))) {
+    /* Both end in ":TAG" (repository's is the default one): compare before it. */
+    *strrchr(familiar_ref, ':') = '\0';
+    *strrchr(familiar_repository, ':') = '\0';
+    return strcmp(familiar_ref, familiar_repository) == 0;
+  }
   return strncmp(ref_name, repository, length) == 0 && ref_name[length] == ':' &&
          strchr(ref_name + length + 1, '/') == NULL;
 }

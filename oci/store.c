@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -465,7 +466,9 @@ static int move_no_replace(int from_fd, const char *name, int to_fd)
   return linkat(from_fd, name, to_fd, name, 0);
 }
 
-static int move_blobs_into_store(struct oci_store *store, int staging_fd, oci_error_t *err)
+/* Moves the staged blobs in; counts those that were new to the store. */
+static int move_blobs_into_store(struct oci_store *store, int staging_fd,
+                                 struct oci_import_report *report, oci_error_t *err)
 {
   cleanup_close int blobs_fd = -1;
   cleanup_dir DIR *dir = NULL;
@@ -483,11 +486,20 @@ static int move_blobs_into_store(struct oci_store *store, int staging_fd, oci_er
     return oci_error_errno(err, "read staging directory");
   }
   while ((errno = 0, entry = readdir(dir)) != NULL) {
+    struct stat st;
+
     if (!is_blob_name(entry->d_name))
       continue;
+    if (fstatat(staging_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+      return oci_error_errno(err, "stat staged blob sha256:%s", entry->d_name);
     /* A blob already in the store has the same content by its name. */
-    if (move_no_replace(staging_fd, entry->d_name, blobs_fd) < 0 && errno != EEXIST)
-      return oci_error_errno(err, "move blob sha256:%s into the store", entry->d_name);
+    if (move_no_replace(staging_fd, entry->d_name, blobs_fd) < 0) {
+      if (errno != EEXIST)
+        return oci_error_errno(err, "move blob sha256:%s into the store", entry->d_name);
+    } else if (report != NULL) {
+      report->blobs_new++;
+      report->bytes_new += st.st_size;
+    }
   }
   if (errno != 0)
     return oci_error_errno(err, "read staging directory");
@@ -499,13 +511,19 @@ static int move_blobs_into_store(struct oci_store *store, int staging_fd, oci_er
 /* An import does not stage blobs the store already has; an image removal
  * that ran meanwhile may have collected them. Checked under the lock. */
 static int check_blobs_present(struct oci_store *store, const struct oci_descriptor *manifest,
-                               oci_error_t *err)
+                               struct oci_import_report *report, oci_error_t *err)
 {
   struct oci_manifest_doc doc;
   int ret = 0;
 
   if (oci_manifest_load(store->store_fd, manifest, &doc, NULL, NULL, err) < 0)
     return -1;
+  if (report != NULL) {
+    size_t total = 2 + doc.n_layers; /* the manifest, the config, the layers */
+    snprintf(report->image_id, sizeof(report->image_id), "%s", doc.config.digest);
+    snprintf(report->manifest_digest, sizeof(report->manifest_digest), "%s", manifest->digest);
+    report->blobs_present = total > report->blobs_new ? total - report->blobs_new : 0;
+  }
   if (!oci_layout_has_blob(store->store_fd, doc.config.digest, doc.config.size))
     ret = oci_error_set(err, 0, "config %s left the store during the import: import again",
                         doc.config.digest);
@@ -517,23 +535,57 @@ static int check_blobs_present(struct oci_store *store, const struct oci_descrip
   return ret;
 }
 
+/* The names an import records: Docker's familiar form of each
+ * ("docker.io/library/busybox" is "busybox:latest"), each once. */
+static int recorded_names(char *const *names, size_t n_names, char ***out, oci_error_t *err)
+{
+  char **list = calloc(n_names + 1, sizeof(*list));
+  size_t n = 0;
+
+  if (list == NULL)
+    return oci_error_set(err, ENOMEM, "image names");
+  *out = list;
+  for (size_t i = 0; i < n_names; i++) {
+    char familiar[OCI_REF_NAME_MAX + 16];
+    const char *name =
+        oci_ref_name_familiar(names[i], familiar, sizeof(familiar)) ? familiar : names[i];
+    bool seen = false;
+
+    if (!oci_ref_name_valid(name))
+      return oci_error_set(err, 0, "'%s' is not a valid image name", names[i]);
+    for (size_t k = 0; k < n; k++)
+      seen = seen || strcmp(list[k], name) == 0;
+    if (!seen && (list[n++] = strdup(name)) == NULL)
+      return oci_error_set(err, ENOMEM, "image names");
+  }
+  return 0;
+}
+
 int oci_store_commit(struct oci_store *store, int staging_fd, const struct oci_descriptor *manifest,
-                     char *const *names, size_t n_names, oci_error_t *err)
+                     char *const *given_names, size_t n_given, struct oci_import_report *report,
+                     oci_error_t *err)
 {
   cleanup_close int lock_fd = -1;
   cleanup_cjson cJSON *index = NULL;
+  cleanup_strv char **names = NULL;
+  cleanup_free char **replaced = NULL;
   cJSON *manifests, *entry, *next;
+  size_t n_names = 0;
 
-  for (size_t i = 0; i < n_names; i++)
-    if (!oci_ref_name_valid(names[i]))
-      return oci_error_set(err, 0, "'%s' is not a valid image name", names[i]);
+  if (recorded_names(given_names, n_given, &names, err) < 0)
+    return -1;
+  while (names[n_names] != NULL)
+    n_names++;
+  replaced = calloc(n_names + 1, sizeof(*replaced));
+  if (replaced == NULL)
+    return oci_error_set(err, ENOMEM, "image names");
   lock_fd = oci_store_lock(store, err);
   if (lock_fd < 0)
     return -1;
   /* Blobs before the index: the index never names a blob that is missing. */
-  if (move_blobs_into_store(store, staging_fd, err) < 0)
+  if (move_blobs_into_store(store, staging_fd, report, err) < 0)
     return -1;
-  if (check_blobs_present(store, manifest, err) < 0)
+  if (check_blobs_present(store, manifest, report, err) < 0)
     return -1;
   if (oci_layout_read_index(store->store_fd, store->store_path, &index, err) < 0)
     return -1;
@@ -542,8 +594,15 @@ int oci_store_commit(struct oci_store *store, int staging_fd, const struct oci_d
     const char *name = entry_ref_name(entry), *digest = entry_digest(entry);
     bool drop = false;
     next = entry->next;
-    for (size_t i = 0; name != NULL && i < n_names; i++)
-      drop = drop || strcmp(name, names[i]) == 0;
+    /* A name another tool wrote in another form (skopeo's
+     * docker.io/library/busybox:latest) is the same name: it moves too. */
+    for (size_t i = 0; name != NULL && i < n_names; i++) {
+      if (!oci_ref_names_same(name, names[i]))
+        continue;
+      drop = true;
+      if (replaced[i] == NULL && digest != NULL && (replaced[i] = strdup(digest)) == NULL)
+        goto nomem;
+    }
     /* Importing an image again without a name does not duplicate it. */
     if (n_names == 0 && name == NULL && digest && strcmp(digest, manifest->digest) == 0)
       drop = true;
@@ -553,10 +612,22 @@ int oci_store_commit(struct oci_store *store, int staging_fd, const struct oci_d
   for (size_t i = 0; i < (n_names ? n_names : 1); i++) {
     cJSON *new_entry = index_entry_json(manifest, n_names ? names[i] : NULL);
     if (new_entry == NULL)
-      return oci_error_set(err, ENOMEM, "update index");
+      goto nomem;
     cJSON_AddItemToArray(manifests, new_entry);
   }
-  return oci_layout_write_index(store->store_fd, store->tmp_fd, index, err);
+  if (oci_layout_write_index(store->store_fd, store->tmp_fd, index, err) < 0)
+    goto fail;
+  if (report != NULL) {
+    report->names = steal_pointer(&names);
+    report->replaced = steal_pointer(&replaced);
+  }
+  return 0;
+nomem:
+  oci_error_set(err, ENOMEM, "update index");
+fail:
+  for (size_t i = 0; i < n_names; i++)
+    free(replaced[i]);
+  return -1;
 }
 
 /* --- removal and garbage collection --- */
@@ -649,22 +720,62 @@ static int mark_reachable(int layout_fd, const char *digest, int64_t size, const
   return json == NULL ? 0 : mark_descriptors_in(layout_fd, json, depth + 1, set, err);
 }
 
-/* Deletes the blobs that no entry of the index reaches. The caller holds
- * the store lock. */
-static int collect_garbage(struct oci_store *store, oci_error_t *err)
+/* The digests every entry of an index reaches. Fails (and nothing may be
+ * collected) when a document cannot be read: what it refers to is unknown. */
+static int mark_index(struct oci_store *store, const struct oci_index_doc *index,
+                      struct digest_set *set, oci_error_t *err)
+{
+  for (size_t i = 0; i < index->n_manifests; i++)
+    if (mark_reachable(store->store_fd, index->manifests[i].digest, index->manifests[i].size,
+                       index->manifests[i].media_type, 0, set, err) < 0)
+      return -1;
+  return 0;
+}
+
+/* Whether a blob no entry of the index reaches now must still be kept.
+ * Writers outside ocirun take no lock: skopeo copying into the store puts
+ * each blob in place as it arrives and names them all in index.json only
+ * at the end of its copy, which may take hours on a slow link. So a blob
+ * changed during this collection is kept, and one that no entry named
+ * before the removal either (named_before: the removal's own image is
+ * collected at once) for OCI_UNNAMED_BLOB_GRACE_SECONDS after it was
+ * written: a day, longer than a copy lasts, as long as containerd's
+ * default lease on a pull's content. A blob's ctime is set by the kernel
+ * when the file is written or renamed into place, and cannot be set back
+ * by its writer (mtime can: the newer of the two counts). */
+static bool keep_unnamed(const struct stat *st, bool named_before, const struct timespec *start)
+{
+  const struct timespec *changed = &st->st_ctim;
+
+  if (st->st_mtim.tv_sec > changed->tv_sec ||
+      (st->st_mtim.tv_sec == changed->tv_sec && st->st_mtim.tv_nsec > changed->tv_nsec))
+    changed = &st->st_mtim;
+  /* start is read from the clock file times come from (the coarse one),
+   * so a blob written after it is never older. */
+  if (changed->tv_sec > start->tv_sec ||
+      (changed->tv_sec == start->tv_sec && changed->tv_nsec >= start->tv_nsec))
+    return true;
+  return !named_before && changed->tv_sec >= start->tv_sec - OCI_UNNAMED_BLOB_GRACE_SECONDS;
+}
+
+/* Deletes the blobs that no entry of the index reaches, but for those
+ * keep_unnamed keeps; named_before is what the index reached before the
+ * removal (NULL: unknown), start when the removal took the store lock,
+ * which the caller holds. */
+static int collect_garbage(struct oci_store *store, const struct digest_set *named_before,
+                           const struct timespec *start, struct oci_remove_report *report,
+                           oci_error_t *err)
 {
   struct digest_set set = {0};
   struct oci_index_doc index;
   cleanup_close int blobs_fd = -1;
   cleanup_dir DIR *dir = NULL;
   struct dirent *entry;
-  int ret = 0, dup_fd;
+  int ret, dup_fd;
 
   if (oci_layout_index_doc(store->store_fd, store->store_path, &index, err) < 0)
     return -1;
-  for (size_t i = 0; ret == 0 && i < index.n_manifests; i++)
-    ret = mark_reachable(store->store_fd, index.manifests[i].digest, index.manifests[i].size,
-                         index.manifests[i].media_type, 0, &set, err);
+  ret = mark_index(store, &index, &set, err);
   oci_index_doc_clear(&index);
   if (ret < 0) {
     free(set.digests);
@@ -681,15 +792,31 @@ static int collect_garbage(struct oci_store *store, oci_error_t *err)
   }
   while ((errno = 0, entry = readdir(dir)) != NULL) {
     char digest[OCI_DIGEST_LEN];
+    struct stat st;
+
     if (!is_blob_name(entry->d_name))
       continue;
     snprintf(digest, sizeof(digest), "sha256:%.64s", entry->d_name);
     if (digest_set_has(&set, digest))
       continue;
-    if (unlinkat(blobs_fd, entry->d_name, 0) < 0 && errno != ENOENT) {
+    if (fstatat(blobs_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+      if (errno == ENOENT)
+        continue;
+      ret = oci_error_errno(err, "stat blob %s", digest);
+      break;
+    }
+    if (keep_unnamed(&st, named_before != NULL && digest_set_has(named_before, digest), start)) {
+      report->blobs_kept_unnamed++;
+      continue;
+    }
+    if (unlinkat(blobs_fd, entry->d_name, 0) < 0) {
+      if (errno == ENOENT)
+        continue;
       ret = oci_error_errno(err, "remove blob %s", digest);
       break;
     }
+    report->blobs_removed++;
+    report->bytes_removed += st.st_size;
   }
   if (ret == 0 && errno != 0)
     ret = oci_error_errno(err, "read %s/blobs/sha256", store->store_path);
@@ -733,8 +860,13 @@ static bool find_ref_name(const struct oci_index_doc *index, const char *referen
   return false;
 }
 
-int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t *err)
+int oci_image_remove(struct oci_store *store, const char *reference,
+                     struct oci_remove_report *report, oci_error_t *err)
 {
+  struct digest_set named_before = {0};
+  bool named_before_known = true;
+  oci_error_t mark_err = NULL;
+  struct timespec start;
   cleanup_close int lock_fd = -1;
   cleanup_close int rootfs_lock_fd = -1;
   char chain_id[OCI_DIGEST_LEN];
@@ -751,11 +883,14 @@ int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t
   size_t position = 0;
   int ret = -1;
 
+  memset(report, 0, sizeof(*report));
   if (strncmp(reference, "oci:", 4) == 0)
     return oci_error_set(err, 0, "'%s' is outside the store: nothing to remove", reference);
   lock_fd = oci_store_lock(store, err);
   if (lock_fd < 0)
     return -1;
+  if (clock_gettime(CLOCK_REALTIME_COARSE, &start) < 0)
+    return oci_error_errno(err, "remove %s: the time", reference);
   /* One read for both views, so their entries line up one to one. */
   if (oci_layout_read_index_text(store->store_fd, store->store_path, &index_text, &index_length,
                                  err) < 0)
@@ -765,6 +900,13 @@ int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t
     return oci_error_set(err, 0, "%s/index.json is not a valid index", store->store_path);
   if (oci_index_parse(index_text, index_length, &index, err) < 0)
     return oci_error_wrap(err, "%s/index.json", store->store_path);
+  /* What every entry reaches before the removal, for keep_unnamed. When a
+   * document cannot be read (a broken image must still be removable),
+   * what it named is unknown: every blob is then judged as unnamed. */
+  if (mark_index(store, &index, &named_before, &mark_err) < 0) {
+    oci_error_free(&mark_err);
+    named_before_known = false;
+  }
   /* A name is removed without reading its image: a broken image or an
    * artifact must be removable too. */
   kind = OCI_MATCH_NAME;
@@ -821,11 +963,12 @@ int oci_image_remove(struct oci_store *store, const char *reference, oci_error_t
   /* The image is gone once the index says so; what is left is only space. */
   ret = remove_rootfs ? cache_entry_remove(store->root_fd, chain_id, err) : 0;
   if (ret == 0)
-    ret = collect_garbage(store, err);
+    ret = collect_garbage(store, named_before_known ? &named_before : NULL, &start, report, err);
   if (ret < 0)
     oci_error_wrap(err, "'%s' was removed from the index but its blobs were kept", reference);
 out:
   free(drop);
+  free(named_before.digests);
   oci_image_free(image);
   oci_index_doc_clear(&index);
   return ret;

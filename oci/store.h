@@ -61,16 +61,33 @@ void oci_layout_reference_clear(struct oci_layout_reference *reference);
 int oci_resolve_entry(int layout_fd, const char *layout_path, const struct oci_index_doc *index,
                       size_t entry, struct oci_image **out, oci_error_t *err);
 
-/* True when reference names ref_name ("busybox" also finds "busybox:latest",
- * as docker does). */
+/* The longest ref name the store records. */
+#define OCI_REF_NAME_MAX 255
+/* Docker's normalisation of an image name, written in the familiar form
+ * docker shows: no registry is docker.io, whose one-component names are
+ * under library/, no tag is :latest; docker.io/ and library/ are then left
+ * out. "busybox", "library/busybox", "docker.io/busybox" and
+ * "docker.io/library/busybox:latest" are all "busybox:latest"; a name of
+ * another registry keeps it ("quay.io/a/b:latest"). False when name is
+ * outside docker's grammar (a capital letter in its repository, '+', an
+ * empty component) or out does not hold it. */
+bool oci_ref_name_familiar(const char *name, char *out, size_t size);
+/* Two names for the same image name: equal, or equal once normalised. */
+bool oci_ref_names_same(const char *a, const char *b);
+/* True when reference names ref_name: the same name, normalised as docker
+ * does ("busybox" finds "docker.io/library/busybox:latest"). */
 bool oci_ref_name_matches(const char *ref_name, const char *reference);
 /* True when name may be stored as a ref name. */
 bool oci_ref_name_valid(const char *name);
 
 /* Moves every blob of staging_fd (files named by 64 hex digits) into the
- * store, then, under the lock, points each of names (or one untagged entry
- * when names is empty) at the manifest and replaces the index atomically. */
+ * store, then, under the lock, points each of names (in their familiar
+ * form, oci_ref_name_familiar; or one untagged entry when names is empty)
+ * at the manifest and replaces the index atomically; a name in another
+ * form that is the same name moves too. report (NULL: none) says what it
+ * did. */
 int oci_store_commit(struct oci_store *store, int staging_fd, const struct oci_descriptor *manifest,
-                     char *const *names, size_t n_names, oci_error_t *err);
+                     char *const *names, size_t n_names, struct oci_import_report *report,
+                     oci_error_t *err);
 
 #endif

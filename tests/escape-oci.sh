@@ -296,8 +296,33 @@ expect_exit 0 "masked and read-only paths that are symlinks in the image" create
 sleep 0.5
 check "... the mask covers /m itself (not the procfs file it names)" \
   sh -c "grep -q ' /m ' '$MB/out' && ! grep -q ' /proc/sys/kernel/core_pattern ' '$MB/out'"
+# A bind's mountinfo line names its source by device and by its path in
+# that filesystem (field 4): the test tree's own path only when it sits on
+# the host's root filesystem, not on a tmpfs /tmp or a bind mount.
+# bind_source PATH: "MAJ:MIN ROOT", as a bind of PATH shows in mountinfo.
+bind_source() {
+  python3 - "$1" <<'PY'
+import os, sys
+# The directory resolved, not PATH itself: PATH may be a symlink.
+path = os.path.join(os.path.realpath(os.path.dirname(sys.argv[1])), os.path.basename(sys.argv[1]))
+best = None
+for line in open("/proc/self/mountinfo"):
+    f = line.split()
+    point = f[4].replace("\\040", " ")
+    inside = path == point or path.startswith(point.rstrip("/") + "/")
+    if inside and (best is None or len(point) >= len(best[2])):
+        best = (f[2], f[3].replace("\\040", " "), point)
+dev, root, point = best
+rel = os.path.relpath(path, point)
+print(dev, os.path.normpath(os.path.join(root, rel)) if rel != "." else root)
+PY
+}
+# The line of the bind at /r (its device and root), from the container.
+bind_at_r() { awk '$5 == "/r" {print $3, $4}' "$MB/out"; }
 check "... the read-only bind is the symlink itself, not /proc/1/root" \
-  sh -c "grep ' /r ' '$MB/out' | grep -q ' $MB/rootfs/r /r '"
+  test "$(bind_at_r)" = "$(bind_source "$MB/rootfs/r")"
+check "control: a bind through the link (/proc/1/root, the host's /) would show another line" \
+  test -n "$(bind_at_r)" -a "$(bind_source /)" != "$(bind_source "$MB/rootfs/r")"
 oci delete --force mo3 >/dev/null 2>&1
 
 # ==== 6. the state directory: planted by another user ====

@@ -49,6 +49,9 @@ check "store index is empty" test "$(json "$STORE/index.json" 'len(j["manifests"
 # --- import from an OCI layout ---
 expect_exit 0 "import oci:busybox" "$OCIRUN" image import "oci:$BUSYBOX:busybox:latest"
 check "tmp is empty after import" tmp_empty
+check "import says which name points at which image, and that the name is new" \
+  grep -qx "busybox:latest: image ${CONFIG:0:19} (manifest ${MANIFEST:0:19}), a new name" "$TEST_TMP/out"
+check "... and which blobs were new" grep -qx "blobs: 3 new ([0-9.]* [kM]B), 0 already in the store" "$TEST_TMP/out"
 check "index names busybox:latest" test "$(json "$STORE/index.json" \
   '[m["annotations"]["org.opencontainers.image.ref.name"] for m in j["manifests"]]')" = "['busybox:latest']"
 check "layer blob is in the store" cmp "$BUSYBOX/blobs/sha256/${LAYER#sha256:}" "$STORE/blobs/sha256/${LAYER#sha256:}"
@@ -88,6 +91,15 @@ expect_exit 1 "NAME@digest with another name is refused" "$OCIRUN" image inspect
 expect_exit 1 "an unknown name is refused" "$OCIRUN" image inspect nosuch:tag
 err_has "nosuch:tag" && ok "unknown name: the message names it" || not_ok "unknown name: the message names it"
 expect_exit 1 "oci:PATH:REF with an unknown REF is refused" "$OCIRUN" image inspect "oci:$BUSYBOX:nope"
+# Docker's normalisation: each of these is busybox:latest.
+for ref in docker.io/library/busybox:latest docker.io/library/busybox docker.io/busybox library/busybox \
+  index.docker.io/library/busybox:latest; do
+  check "$ref is busybox:latest" test "$(inspect_id "$ref")" = "$CONFIG"
+done
+check "docker.io/library/busybox@MANIFEST is busybox's" test "$(inspect_id "docker.io/library/busybox@$MANIFEST")" = "$CONFIG"
+expect_exit 1 "docker.io/library/busybox:1 is another tag" "$OCIRUN" image inspect docker.io/library/busybox:1
+expect_exit 1 "quay.io/busybox is another registry's" "$OCIRUN" image inspect quay.io/busybox
+expect_exit 1 "library/busybox/x is another repository" "$OCIRUN" image inspect library/busybox/x
 
 # --- skopeo writes straight into the store ---
 if skopeo copy -q "oci:$BUSYBOX:busybox:latest" "oci:$STORE:skopeo/box:v1" >"$TEST_TMP/skopeo.log" 2>&1; then
@@ -113,6 +125,15 @@ check "docker-archive layer is an uncompressed tar whose digest is its diff ID" 
   "application/vnd.oci.image.layer.v1.tar True"
 expect_exit 0 "import a docker tarball by plain path with --name" "$OCIRUN" image import "$TEST_TMP/docker.tar" --name plain/docker:1
 check "--name is used" test "$(inspect_id plain/docker:1)" = "$CONFIG"
+names() { json "$STORE/index.json" '" ".join(sorted(m.get("annotations", {}).get("org.opencontainers.image.ref.name", "-") for m in j["manifests"]))'; }
+expect_exit 0 "import --name docker.io/library/norm" "$OCIRUN" image import "$TEST_TMP/docker.tar" --name docker.io/library/norm
+names | tr ' ' '\n' | grep -qx "norm:latest" && ok "the index names norm:latest" || not_ok "the index names norm:latest: $(names)"
+check "the report says so" grep -qx "norm:latest: image ${CONFIG:0:19} (manifest [a-z0-9:]*), a new name" "$TEST_TMP/out"
+expect_exit 0 "import the same image as docker.io/skopeo/box:v1, the name skopeo wrote as skopeo/box:v1" \
+  "$OCIRUN" image import "oci:$BUSYBOX:busybox:latest" --name docker.io/skopeo/box:v1
+check "the report: the name is as before" grep -qx "skopeo/box:v1: image ${CONFIG:0:19} (manifest ${MANIFEST:0:19}), as before" "$TEST_TMP/out"
+check "... no blob was new" grep -qx "blobs: 0 new (0 B), 3 already in the store" "$TEST_TMP/out"
+check "one entry of that name is left" test "$(names | tr ' ' '\n' | grep -c "box:v1$")" = 1
 expect_exit 1 "a name that would shadow image IDs is refused" "$OCIRUN" image import "$TEST_TMP/docker.tar" --name "sha256:${CONFIG:7:12}"
 expect_exit 1 "a name with a space is refused" "$OCIRUN" image import "$TEST_TMP/docker.tar" --name "a b"
 err_has "'a b' is not a valid image name" && ok "the bad name is quoted" || not_ok "the bad name is quoted"
@@ -355,6 +376,84 @@ echo '{}' >"$OCIRUN_ROOT/tmp/index.json-1-deadbeef"
 expect_exit 0 "import after a crash" "$OCIRUN" image import "oci:$BUSYBOX:busybox:latest" --name swept:1
 check "a dead import's staging directory and index temporary are removed" tmp_empty
 "$OCIRUN" image rm swept:1 >/dev/null
+
+# --- a writer outside ocirun racing image rm's blob collection ---
+# skopeo copying into the store takes no lock: it puts each blob in place
+# as it arrives and names them in index.json at the end. The writer below
+# does the same (blob file renamed into place, a pause, then the index
+# entry), N times, while image import and image rm cycle on another name.
+# It updates index.json under store.lock only so that its update and rm's
+# are not lost to each other (a lost index update is no collection's to
+# prevent: see README, "Usage"), and checks there, after each of its
+# entries, that every blob every entry names is present. The base build
+# lost the writer's blobs: it collected every blob no entry named yet.
+RACE_ROOT=$TEST_TMP/race-root
+OCIRUN_ROOT=$RACE_ROOT "$OCIRUN" image ls >/dev/null
+cat >"$TEST_TMP/writer.py" <<'PY'
+import fcntl, hashlib, json, os, sys, time
+store, rounds = sys.argv[1], int(sys.argv[2])
+blobs = os.path.join(store, "blobs", "sha256")
+def put(data):
+    digest = hashlib.sha256(data).hexdigest()
+    tmp = os.path.join(store, "oci-put-blob-%d" % os.getpid())
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.rename(tmp, os.path.join(blobs, digest))
+    return {"digest": "sha256:" + digest, "size": len(data)}
+def missing(index):
+    out = []
+    for m in index["manifests"]:
+        path = os.path.join(blobs, m["digest"][7:])
+        if not os.path.exists(path):
+            out.append(m["digest"]); continue
+        doc = json.load(open(path))
+        for d in [doc["config"]] + doc["layers"]:
+            if not os.path.exists(os.path.join(blobs, d["digest"][7:])):
+                out.append(d["digest"])
+    return out
+bad = 0
+for i in range(rounds):
+    nonce = ("%d-%d-%f" % (os.getpid(), i, time.time())).encode()
+    layer = put(b"layer " + nonce)
+    config = put(json.dumps({"architecture": "amd64", "os": "linux", "nonce": nonce.decode(),
+                             "rootfs": {"type": "layers", "diff_ids": [layer["digest"]]}}).encode())
+    config["mediaType"] = "application/vnd.oci.image.config.v1+json"
+    layer["mediaType"] = "application/vnd.oci.image.layer.v1.tar"
+    manifest = put(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                               "config": config, "layers": [layer]}).encode())
+    time.sleep(0.15)  # the rest of the copy: the blobs are in place, not yet named
+    with open(os.path.join(os.path.dirname(store), "store.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        index = json.load(open(os.path.join(store, "index.json")))
+        index["manifests"].append({"mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "digest": manifest["digest"], "size": manifest["size"],
+            "annotations": {"org.opencontainers.image.ref.name": "writer:%d" % i}})
+        with open(os.path.join(store, "index.json.writer"), "w") as f:
+            json.dump(index, f)
+        os.rename(os.path.join(store, "index.json.writer"), os.path.join(store, "index.json"))
+        lost = missing(index)
+        if lost:
+            bad += 1
+            print("round %d: the index names missing blobs %s" % (i, " ".join(lost)))
+print("rounds with missing blobs: %d" % bad)
+PY
+python3 "$TEST_TMP/writer.py" "$RACE_ROOT/store" 20 >"$TEST_TMP/writer.out" 2>&1 &
+writer=$!
+: >"$TEST_TMP/rm.out"
+while kill -0 $writer 2>/dev/null; do
+  OCIRUN_ROOT=$RACE_ROOT "$OCIRUN" image import --name victim:1 "oci:$BUSYBOX" >/dev/null 2>&1
+  OCIRUN_ROOT=$RACE_ROOT "$OCIRUN" image rm victim:1 >>"$TEST_TMP/rm.out" 2>&1
+done
+wait $writer
+check "the writer ran its 20 rounds" grep -q "^rounds with missing blobs: " "$TEST_TMP/writer.out"
+check "control: image rm collected the blobs of its own image meanwhile" \
+  grep -q "^removed victim:1 ([1-9][0-9]* blobs collected" "$TEST_TMP/rm.out"
+check "control: image rm met the writer's blobs before they were named (and said it kept them)" \
+  grep -q "^kept [1-9][0-9]* blobs no image names yet" "$TEST_TMP/rm.out"
+grep -qx "rounds with missing blobs: 0" "$TEST_TMP/writer.out" &&
+  ok "no index the writer wrote named a missing blob" ||
+  { not_ok "no index the writer wrote named a missing blob"; sed 's/^/# /' "$TEST_TMP/writer.out" | head; }
+check "every writer image resolves" sh -c 'for i in $(seq 0 19); do OCIRUN_ROOT=$1 "$2" image inspect "writer:$i" >/dev/null 2>&1 || exit 1; done' sh "$RACE_ROOT" "$OCIRUN"
 
 # --- concurrent imports both land (the index is updated under a lock) ---
 for i in 1 2 3 4; do "$OCIRUN" image import "oci:$BUSYBOX:busybox:latest" --name "par:$i" & done

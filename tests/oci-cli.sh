@@ -357,4 +357,38 @@ expect_exit 1 "--console-socket without process.terminal is refused" \
   oci create --unsafe-no-cgroup --bundle "$CB" --console-socket "$TEST_TMP/none.sock" t3 </dev/null
 check "... and leaves no container" test ! -e "$ROOT/containers/t3"
 
+# --- a live `ocirun run --name` is no OCI container: every verb refuses it ---
+# Before, state/kill/... said "does not exist" while exec joined the run,
+# and `delete --force web` exited 0 doing nothing while the run went on.
+m_web=3${$}1
+"$OCIRUN" --root "$ROOT" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1 ||
+  not_ok "import busybox for the live run"
+"$OCIRUN" --root "$ROOT" run --unsafe-no-cgroup --timeout 600 --name web busybox:latest sleep "$m_web" \
+  >"$TEST_TMP/run.out" 2>"$TEST_TMP/run.err" &
+runner=$!
+for _ in $(seq 600); do
+  python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["container_pid"] > 0' \
+    "$ROOT/run/web.json" 2>/dev/null && break
+  sleep 0.1
+done
+run_alive() { pgrep -x -f "sleep $m_web" >/dev/null && kill -0 $runner 2>/dev/null; }
+check "the live run 'web' started" run_alive
+expect_exit 0 "exec web works (the control: the name is a live run)" oci exec web true
+for verb in state start kill delete "delete --force" pause resume ps "update --memory 64m"; do
+  # shellcheck disable=SC2086 # the verb's own words
+  expect_exit 1 "$verb web: refused (exit 1)" oci $verb web
+  grep -qF "'web' is not an OCI container but a live run ('ocirun run --name web', runner pid $runner)" "$TEST_TMP/err" &&
+    grep -qF "kill -TERM $runner" "$TEST_TMP/err" && grep -qF "ocirun exec web CMD" "$TEST_TMP/err" &&
+    ok "$verb web: the run is named, with its runner to signal and exec" ||
+    { not_ok "$verb web: the run is named, with its runner to signal and exec"; show; }
+  check "$verb web: the run goes on" run_alive
+done
+check "no OCI container was made of it" test ! -e "$ROOT/containers/web"
+kill -TERM $runner
+wait $runner
+check "the run ends when its runner is signalled, as the message says (exit 143)" test $? -eq 143
+expect_exit 0 "once the run is gone, delete --force web is runc's 'make sure it is gone'" oci delete --force web
+expect_exit 1 "... and state web says it does not exist" oci state web
+check "... naming it" grep -q "container 'web' does not exist" "$TEST_TMP/err"
+
 tap_done

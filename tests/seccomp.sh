@@ -85,6 +85,10 @@ elif what == "resolved-denies":
     allowed = {n for r in rules if r["action"] == "SCMP_ACT_ALLOW" for n in r["names"]}
     bad = [n for n in sys.argv[3:] if n in allowed]
     if bad: fail("allowed: %s" % bad)
+elif what == "socketcall-enosys":
+    r = rules_for("socketcall")
+    if len(r) != 1 or r[0]["action"] != "SCMP_ACT_ERRNO" or r[0].get("errnoRet") != 38 or r[0].get("args"):
+        fail("socketcall %s" % r)
 elif what == "clone3-enosys":
     r = rules_for("clone3")
     if len(r) != 1 or r[0]["action"] != "SCMP_ACT_ERRNO" or r[0].get("errnoRet") != 38:
@@ -109,6 +113,8 @@ check "init_module only with CAP_SYS_MODULE" \
 check "clone without CAP_SYS_ADMIN masks the namespace flags" \
   profile_check "$TEST_TMP/default.json" clone-rule
 check "personality allows only Docker's five values" profile_check "$TEST_TMP/default.json" personality
+check "socketcall has one rule: ENOSYS, whatever its arguments" \
+  profile_check "$TEST_TMP/default.json" socketcall-enosys
 
 expect_exit 0 "seccomp-profile --cap-drop ALL exits 0" "$OCIRUN" seccomp-profile --cap-drop ALL
 cp "$TEST_TMP/out" "$TEST_TMP/dropall.json"
@@ -142,7 +148,8 @@ grep -q "syscalls\[0\] (read): unknown action SCMP_ACT_WHATEVER" "$TEST_TMP/err"
 # --- enforcement in a process: default filter, no capabilities, nobody ---
 PROBES="keyctl add_key unshare mount ptrace-parent raw-socket vsock inet-socket personality
   personality=0x400000 clone-newuser clone-thread clone3 int80-getpid int80-keyctl getcwd
-  caps nnp seccomp-mode"
+  socket=0x100000028 socket=38 socket=1 int80-socketcall=40 int80-socketcall=38
+  int80-socket=40 int80-socket=2 caps nnp seccomp-mode"
 int80_probes "$SYSPROBE"
 PROBES=$(without_int80 $PROBES)
 probe_what="default filter, --cap-drop ALL, uid 65534"
@@ -151,13 +158,44 @@ expect_probe "keyctl errno=EPERM" "add_key errno=EPERM" "unshare errno=EPERM" "m
   "ptrace-parent errno=EPERM" "raw-socket errno=EPERM" "vsock errno=EPERM" \
   "clone-newuser errno=EPERM" "personality=0x400000 errno=EPERM" "clone3 errno=ENOSYS" \
   "int80-keyctl errno=EPERM" "personality errno=0" "inet-socket errno=0" "clone-thread errno=0" \
-  "int80-getpid errno=0" "getcwd errno=0" "nnp NoNewPrivs=1" "seccomp-mode Seccomp=2"
+  "int80-getpid errno=0" "getcwd errno=0" "nnp NoNewPrivs=1" "seccomp-mode Seccomp=2" \
+  "socket=0x100000028 errno=EPERM" "socket=38 errno=EPERM" "socket=1 errno=0" \
+  "int80-socketcall=40 errno=ENOSYS" "int80-socketcall=38 errno=ENOSYS" \
+  "int80-socket=40 errno=EPERM" "int80-socket=2 errno=0"
 
 # The same process without the filter: proves seccomp is what denies above.
 probe_what="same user and caps, --unconfined"
 run_probe --unconfined --cap-drop ALL --user 65534:65534 -- "$SYSPROBE" $PROBES
 expect_probe "keyctl errno=0" "unshare errno=0" "clone-newuser errno=0" "int80-keyctl errno=0" \
-  "vsock errno=0" "seccomp-mode Seccomp=0"
+  "vsock errno=0" "seccomp-mode Seccomp=0" "socket=0x100000028 errno=0"
+# The kernel's own answers, where the filter said EPERM or ENOSYS: AF_ALG
+# exists (a socket) or is not built (EAFNOSUPPORT), whichever this kernel has.
+for probe in socket=38 $(without_int80 int80-socketcall=40 int80-socketcall=38); do
+  if grep -qxE "$probe errno=(0|EAFNOSUPPORT)" "$TEST_TMP/probe"; then
+    ok "$probe_what: $probe reaches the kernel ($(grep "^$probe " "$TEST_TMP/probe"))"
+  else
+    not_ok "$probe_what: $probe reaches the kernel"
+    sed 's/^/# /' "$TEST_TMP/probe" | head -30
+  fi
+done
+
+# What denying socketcall costs: a 32-bit x86 program whose C library makes
+# sockets only through socketcall gets ENOSYS and no fallback. Debian's i386
+# glibc (libc6-i386) is one: built for kernels before 4.3, which had no
+# direct socket calls on i386 (docs/confinement.md).
+if [ "$HOST_INT80" = yes ] && [ -e /usr/lib32/libc.so.6 ] && [ -e /lib/ld-linux.so.2 ] &&
+  gcc -m32 -O1 -fno-pie -no-pie -nostdlib -nostartfiles -fno-stack-protector \
+    "$top_srcdir/tests/helpers/glibc32-socket.c" /usr/lib32/libc.so.6 \
+    -Wl,-dynamic-linker,/lib/ld-linux.so.2 -o "$TEST_TMP/glibc32-socket" 2>"$TEST_TMP/gcc.err"; then
+  probe_what="i386 glibc's socket(), default filter"
+  run_probe --cap-drop ALL -- "$TEST_TMP/glibc32-socket"
+  expect_probe "glibc32-socket errno=ENOSYS"
+  probe_what="i386 glibc's socket(), --unconfined"
+  run_probe --unconfined --cap-drop ALL -- "$TEST_TMP/glibc32-socket"
+  expect_probe "glibc32-socket errno=0"
+else
+  skip "i386 glibc's socket() under the filter: needs IA32 emulation, libc6-i386 and gcc -m32"
+fi
 
 # Without no-new-privileges the filter is loaded while CAP_SYS_ADMIN is held.
 probe_what="default filter, root, default caps, no no-new-privileges"

@@ -13,6 +13,7 @@
 #include "probe/artifact_read.h"
 #include "oci/cleanup.h"
 #include "cli/ocirun.h"
+#include "oci/options.h"
 
 enum {
   COMPARE_MATCH = 0,     /* observations equal, both teardowns verified */
@@ -448,7 +449,7 @@ int command_compare(int argc, char **argv, const struct global_options *global)
   bool json = false;
   int c;
 
-  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "h", options, &err)) != -1) {
     switch (c) {
     case 'j':
       json = true;
@@ -457,6 +458,8 @@ int command_compare(int argc, char **argv, const struct global_options *global)
       usage(stdout);
       return EXIT_OK;
     default:
+      oci_error_wrap(&err, "compare");
+      oci_error_print(&err);
       usage(stderr);
       return COMPARE_BAD_INPUT;
     }

@@ -11,6 +11,7 @@
 #include "oci/cleanup.h"
 #include "oci/oci.h"
 #include "cli/ocirun.h"
+#include "oci/options.h"
 
 struct image_command {
   const char *name;
@@ -33,10 +34,11 @@ static int parse_options(int argc, char **argv, const char *subcommand, const ch
       {NULL, 0, NULL, 0},
   };
   const struct image_command *command = find_command(subcommand);
+  oci_error_t err = NULL;
   int c;
 
   optind = 0;
-  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "h", options, &err)) != -1) {
     switch (c) {
     case 'h':
       printf("Usage: ocirun image %s\n\n%s", command->usage, command->help);
@@ -52,6 +54,8 @@ static int parse_options(int argc, char **argv, const char *subcommand, const ch
       *json = true;
       break;
     default:
+      oci_error_wrap(&err, "image %s", subcommand);
+      oci_error_print(&err);
       goto usage;
     }
   }
@@ -84,61 +88,6 @@ static int failed(oci_error_t *err, struct oci_store *store)
   return EXIT_FAILURE_GENERIC;
 }
 
-/* An archive names its image as it likes (docker save's RepoTags), and a
- * name already in the store moves to the imported image, as with docker
- * load: say so, naming the image that had it, so a tarball that takes
- * over busybox:latest does not do it silently. */
-static void report_moved_names(const struct oci_image_summary *before, size_t n_before,
-                               struct oci_store *store)
-{
-  struct oci_image_summary *after = NULL;
-  size_t n_after = 0;
-  oci_error_t ignored = NULL;
-
-  if (oci_image_list(store, &after, &n_after, &ignored) < 0) {
-    oci_error_free(&ignored);
-    return;
-  }
-  for (size_t i = 0; i < n_after; i++) {
-    for (size_t k = 0; after[i].ref_name != NULL && k < n_before; k++) {
-      if (before[k].ref_name == NULL || strcmp(before[k].ref_name, after[i].ref_name) != 0 ||
-          strcmp(before[k].manifest_digest, after[i].manifest_digest) == 0)
-        continue;
-      fprintf(stderr, "ocirun: image import: '%s' now names image %.19s (it named %.19s)\n",
-              after[i].ref_name, after[i].image_id[0] ? after[i].image_id : "?",
-              before[k].image_id[0] ? before[k].image_id : before[k].manifest_digest);
-    }
-  }
-  oci_image_summaries_free(after, n_after);
-}
-
-static int image_import(int argc, char **argv, const struct global_options *global)
-{
-  const char *name = NULL;
-  struct oci_store *store = NULL;
-  struct oci_image_summary *before = NULL;
-  size_t n_before = 0;
-  oci_error_t err = NULL;
-  int ret = parse_options(argc, argv, "import", &name, NULL);
-
-  if (ret >= 0)
-    return ret;
-  if (argc - optind != 1)
-    return wrong_arguments("import");
-  if (open_store(global, &store) < 0)
-    return EXIT_FAILURE_GENERIC;
-  if (oci_image_list(store, &before, &n_before, &err) < 0)
-    oci_error_free(&err); /* only the report is lost */
-  if (oci_image_import(store, argv[optind], name, &err) < 0) {
-    oci_image_summaries_free(before, n_before);
-    return failed(&err, store);
-  }
-  report_moved_names(before, n_before, store);
-  oci_image_summaries_free(before, n_before);
-  oci_store_close(store);
-  return EXIT_OK;
-}
-
 static void print_size(int64_t size, char *out, size_t length)
 {
   static const char *const units[] = {"B", "kB", "MB", "GB", "TB"};
@@ -164,6 +113,82 @@ static char *printable(const char *text)
     if ((unsigned char)*p < 0x20 || *p == 0x7f)
       *p = '?';
   return copy;
+}
+
+/* The image ID an entry of the listing before the import had, by its
+ * manifest digest (the digest itself when its image was unreadable). */
+static const char *image_before(const struct oci_image_summary *before, size_t n_before,
+                                const char *manifest_digest)
+{
+  for (size_t i = 0; i < n_before; i++)
+    if (strcmp(before[i].manifest_digest, manifest_digest) == 0)
+      return before[i].image_id[0] ? before[i].image_id : manifest_digest;
+  return manifest_digest;
+}
+
+/* What the import did, on stdout: which name now points at which image,
+ * what each name was before, and which blobs were new. An archive names
+ * its image as it likes (docker save's RepoTags), and a name already in
+ * the store moves to the imported image, as with docker load: that is
+ * also said on stderr, naming the image that had it, so a tarball that
+ * takes over busybox:latest does not do it silently. */
+static void report_import(const struct oci_import_report *report,
+                          const struct oci_image_summary *before, size_t n_before)
+{
+  char size[32];
+
+  print_size(report->bytes_new, size, sizeof(size));
+  for (size_t i = 0; report->names[i] != NULL; i++) {
+    cleanup_free char *name = printable(report->names[i]);
+    const char *replaced = report->replaced[i];
+    const char *was = replaced != NULL ? image_before(before, n_before, replaced) : NULL;
+
+    if (replaced == NULL)
+      printf("%s: image %.19s (manifest %.19s), a new name\n", name ? name : "?", report->image_id,
+             report->manifest_digest);
+    else if (strcmp(replaced, report->manifest_digest) == 0)
+      printf("%s: image %.19s (manifest %.19s), as before\n", name ? name : "?", report->image_id,
+             report->manifest_digest);
+    else
+      printf("%s: image %.19s (manifest %.19s), moved from image %.19s\n", name ? name : "?",
+             report->image_id, report->manifest_digest, was);
+    if (replaced != NULL && strcmp(replaced, report->manifest_digest) != 0)
+      fprintf(stderr, "ocirun: image import: '%s' now names image %.19s (it named %.19s)\n",
+              name ? name : "?", report->image_id, was);
+  }
+  if (report->names[0] == NULL)
+    printf("(no name): image %.19s (manifest %.19s)\n", report->image_id, report->manifest_digest);
+  printf("blobs: %zu new (%s), %zu already in the store\n", report->blobs_new, size,
+         report->blobs_present);
+}
+
+static int image_import(int argc, char **argv, const struct global_options *global)
+{
+  const char *name = NULL;
+  struct oci_store *store = NULL;
+  struct oci_image_summary *before = NULL;
+  struct oci_import_report report;
+  size_t n_before = 0;
+  oci_error_t err = NULL;
+  int ret = parse_options(argc, argv, "import", &name, NULL);
+
+  if (ret >= 0)
+    return ret;
+  if (argc - optind != 1)
+    return wrong_arguments("import");
+  if (open_store(global, &store) < 0)
+    return EXIT_FAILURE_GENERIC;
+  if (oci_image_list(store, &before, &n_before, &err) < 0)
+    oci_error_free(&err); /* only the report's image IDs are lost */
+  if (oci_image_import(store, argv[optind], name, &report, &err) < 0) {
+    oci_image_summaries_free(before, n_before);
+    return failed(&err, store);
+  }
+  report_import(&report, before, n_before);
+  oci_import_report_clear(&report);
+  oci_image_summaries_free(before, n_before);
+  oci_store_close(store);
+  return EXIT_OK;
 }
 
 static int image_ls(int argc, char **argv, const struct global_options *global)
@@ -261,13 +286,22 @@ static int image_rm(int argc, char **argv, const struct global_options *global)
     return EXIT_FAILURE_GENERIC;
   ret = EXIT_OK;
   for (int i = optind; i < argc; i++) {
+    struct oci_remove_report report;
     oci_error_t err = NULL;
-    if (oci_image_remove(store, argv[i], &err) < 0) {
+    char size[32];
+
+    if (oci_image_remove(store, argv[i], &report, &err) < 0) {
       oci_error_print(&err);
       ret = EXIT_FAILURE_GENERIC;
       continue;
     }
-    printf("removed %s\n", argv[i]);
+    print_size(report.bytes_removed, size, sizeof(size));
+    printf("removed %s (%zu blobs collected, %s)\n", argv[i], report.blobs_removed, size);
+    if (report.blobs_kept_unnamed > 0)
+      printf("kept %zu blobs no image names yet: written in the last %d hours, they may be a "
+             "copy into the store that is still running (skopeo's); a later image rm "
+             "collects them\n",
+             report.blobs_kept_unnamed, OCI_UNNAMED_BLOB_GRACE_SECONDS / 3600);
   }
   oci_store_close(store);
   return ret;
@@ -311,6 +345,11 @@ static const struct image_command commands[] = {
      "  docker-archive:FILE[:REF]  a `docker save` tarball\n"
      "  PATH                       a layout directory or either kind of tarball\n"
      "\n"
+     "Names are stored as docker shows them: docker.io/library/busybox is\n"
+     "busybox:latest, and it replaces that name in any other spelling. Prints, for\n"
+     "each name, the image ID it now points at and what it pointed at before, and\n"
+     "how many blobs were new.\n"
+     "\n"
      "Options:\n"
      "  --name NAME  store the image under NAME (default: its name in the source)\n"
      "  -h, --help   this help\n"},
@@ -333,7 +372,9 @@ static const struct image_command commands[] = {
      "  -h, --help  this help\n"},
     {"rm", image_rm, "rm IMAGE...",
      "Removes a name from the store (an image ID removes every name of that image),\n"
-     "then deletes the blobs no remaining image uses.\n"
+     "then deletes the blobs no remaining image uses, but for blobs no image named\n"
+     "before either that were written in the last 24 hours: a copy into the store\n"
+     "that takes no lock (skopeo's) names its blobs only at its end.\n"
      "\n"
      "Options:\n"
      "  -h, --help  this help\n"},

@@ -5,6 +5,7 @@
 
 #include "cli/command_oci.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +20,7 @@
 #include "cli/log.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
+#include "runtime/run_state.h"
 
 int oci_usage_error(const char *verb, const char *fmt, ...)
 {
@@ -32,6 +34,14 @@ int oci_usage_error(const char *verb, const char *fmt, ...)
   log_error_message("%s: %s (see 'ocirun %s --help')", verb, message ? message : "usage error",
                     verb);
   return EXIT_USAGE;
+}
+
+int oci_option_error(const char *verb, oci_error_t *err)
+{
+  int ret = oci_usage_error(verb, "%s", *err != NULL ? (*err)->message : "unknown option");
+
+  oci_error_free(err);
+  return ret;
 }
 
 int oci_fail(oci_error_t *err)
@@ -74,6 +84,47 @@ int oci_container_load(const char *root, const char *id, bool lock, struct conta
   return 0;
 }
 
+int oci_refuse_run(const char *verb, const char *root, const char *id, oci_error_t *err)
+{
+  struct run_record run;
+  cleanup_free char *config = NULL;
+  oci_error_t run_err = NULL;
+  int found;
+
+  /* `run --name` names begin with a letter or a digit; an id that does not
+   * is no run's (and run_state would refuse it as a name). */
+  if (*err == NULL || (*err)->errno_value != ENOENT || !isalnum((unsigned char)id[0]))
+    return -1;
+  found = run_state_find_live(root, id, &run, &config, &run_err);
+  if (found == 0)
+    return -1;
+  oci_error_free(err);
+  if (found > 0)
+    oci_error_set(err, 0,
+                  "%s: '%s' is not an OCI container but a live run ('ocirun run --name %s', "
+                  "runner pid %d): the OCI verbs act on containers of 'ocirun create' only. "
+                  "A run ends with its runner: signal it (kill -TERM %d) or let its --timeout "
+                  "expire; 'ocirun exec %s CMD' runs CMD in it",
+                  verb, id, id, run.owner_pid, run.owner_pid, id);
+  else
+    oci_error_set(err, 0,
+                  "%s: '%s' is not an OCI container but the name of a run that is not running "
+                  "(%s): the OCI verbs act on containers of 'ocirun create' only",
+                  verb, id, run_err != NULL && run_err->message ? run_err->message : "?");
+  oci_error_free(&run_err);
+  run_record_clear(&run);
+  return -1;
+}
+
+int oci_verb_container_load(const char *verb, const char *root, const char *id, bool lock,
+                            struct container_handle *handle, struct container *container,
+                            oci_error_t *err)
+{
+  if (oci_container_load(root, id, lock, handle, container, err) < 0)
+    return oci_refuse_run(verb, root, id, err);
+  return 0;
+}
+
 /* The caller's pid file, whole or not at all (conmon and the shim read
  * it as soon as create returns). */
 int oci_write_pid_file(const char *path, pid_t pid, oci_error_t *err)
@@ -108,15 +159,16 @@ int oci_write_pid_file(const char *path, pid_t pid, oci_error_t *err)
 static const char *simple_verb(int argc, char **argv, const char *usage, int *exit_code)
 {
   static const struct option options[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  oci_error_t err = NULL;
   const char *id;
   int c;
 
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+h", options, &err)) != -1) {
     if (c == 'h') {
       fputs(usage, stdout);
       *exit_code = EXIT_OK;
     } else {
-      *exit_code = oci_usage_error(argv[0], "unknown option");
+      *exit_code = oci_option_error(argv[0], &err);
     }
     return NULL;
   }
@@ -146,7 +198,7 @@ int command_oci_state(int argc, char **argv, const struct global_options *global
 
   if (id == NULL)
     return exit_code;
-  if (oci_container_load(global->root, id, false, &handle, &container, &err) < 0)
+  if (oci_verb_container_load("state", global->root, id, false, &handle, &container, &err) < 0)
     return oci_fail(&err);
   json = container_state_json(&container, container_status(&handle, &container), true, &err);
   container_clear(&container);
@@ -180,7 +232,7 @@ int command_oci_kill(int argc, char **argv, const struct global_options *global)
   int c, sig = SIGTERM, ret;
   const char *id;
 
-  while ((c = getopt_long(argc, argv, "+ah", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+ah", options, &err)) != -1) {
     switch (c) {
     case 'a':
       all = true;
@@ -189,7 +241,7 @@ int command_oci_kill(int argc, char **argv, const struct global_options *global)
       fputs(usage, stdout);
       return EXIT_OK;
     default:
-      return oci_usage_error("kill", "unknown option");
+      return oci_option_error("kill", &err);
     }
   }
   if (optind >= argc)
@@ -202,7 +254,7 @@ int command_oci_kill(int argc, char **argv, const struct global_options *global)
     if (sig < 0)
       return oci_usage_error("kill", "unknown signal '%s'", argv[optind + 1]);
   }
-  if (oci_container_load(global->root, id, false, &handle, &container, &err) < 0)
+  if (oci_verb_container_load("kill", global->root, id, false, &handle, &container, &err) < 0)
     return oci_fail(&err);
   status = container_status(&handle, &container);
   if (status != CONTAINER_CREATED && status != CONTAINER_RUNNING && status != CONTAINER_PAUSED) {
@@ -268,7 +320,7 @@ int command_oci_ps(int argc, char **argv, const struct global_options *global)
   const char *id;
   int c, ret;
 
-  while ((c = getopt_long(argc, argv, "+f:h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+f:h", options, &err)) != -1) {
     switch (c) {
     case 'f':
       if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0)
@@ -279,13 +331,13 @@ int command_oci_ps(int argc, char **argv, const struct global_options *global)
       fputs(usage, stdout);
       return EXIT_OK;
     default:
-      return oci_usage_error("ps", "unknown option");
+      return oci_option_error("ps", &err);
     }
   }
   id = oci_take_id("ps", argc, argv);
   if (id == NULL)
     return EXIT_USAGE;
-  if (oci_container_load(global->root, id, false, &handle, &container, &err) < 0)
+  if (oci_verb_container_load("ps", global->root, id, false, &handle, &container, &err) < 0)
     return oci_fail(&err);
   if (container.cgroup_path == NULL)
     ret = oci_error_set(&err, 0,
@@ -334,7 +386,7 @@ static int freeze_verb(int argc, char **argv, const struct global_options *globa
 
   if (id == NULL)
     return exit_code;
-  if (oci_container_load(global->root, id, true, &handle, &container, &err) < 0)
+  if (oci_verb_container_load(verb, global->root, id, true, &handle, &container, &err) < 0)
     return oci_fail(&err);
   status = container_status(&handle, &container);
   if (status != want)

@@ -12,12 +12,15 @@
 #include <cjson/cJSON.h>
 
 #include "cli/ocirun.h"
+#include "oci/options.h"
 #include "runtime/container.h"
 
 enum { OCI_EXIT_FAILURE = EXIT_FAILURE_GENERIC };
 
 /* Prints "VERB: message" and where the help is; returns EXIT_USAGE. */
 int oci_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* options_next's refusal of an option, as a usage error of verb. */
+int oci_option_error(const char *verb, oci_error_t *err);
 /* Logs the error; returns OCI_EXIT_FAILURE. */
 int oci_fail(oci_error_t *err);
 /* The one ID operand after the options (argv[optind]); NULL after a usage
@@ -32,6 +35,17 @@ int oci_write_pid_file(const char *path, pid_t pid, oci_error_t *err);
 /* Opens (locked or not) and loads a container. */
 int oci_container_load(const char *root, const char *id, bool lock, struct container_handle *handle,
                        struct container *container, oci_error_t *err);
+
+/* After a lookup of container id failed with *err: when the id is no
+ * container (ENOENT) but the name of an `ocirun run` of the same root,
+ * *err becomes a refusal naming the run and what acts on it (its runner;
+ * exec). Returns -1. */
+int oci_refuse_run(const char *verb, const char *root, const char *id, oci_error_t *err);
+/* oci_container_load for every verb but exec (which joins runs too): a
+ * run's name is refused by oci_refuse_run. */
+int oci_verb_container_load(const char *verb, const char *root, const char *id, bool lock,
+                            struct container_handle *handle, struct container *container,
+                            oci_error_t *err);
 
 /* `ocirun spec`'s document: a configuration ocirun runs as is (busybox's
  * sh in DIR/rootfs), as root or, with rootless, in a user namespace that

@@ -320,7 +320,7 @@ int command_oci_create(int argc, char **argv, const struct global_options *globa
   const char *id;
   int c;
 
-  while ((c = getopt_long(argc, argv, "+b:h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+b:h", options, &err)) != -1) {
     switch (c) {
     case 'b':
       create_options.bundle = optarg;
@@ -351,7 +351,7 @@ int command_oci_create(int argc, char **argv, const struct global_options *globa
       fputs(usage, stdout);
       return EXIT_OK;
     default:
-      return oci_usage_error("create", "unknown option");
+      return oci_option_error("create", &err);
     }
   }
   id = oci_take_id("create", argc, argv);

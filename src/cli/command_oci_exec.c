@@ -483,7 +483,7 @@ int command_oci_exec(int argc, char **argv, const struct global_options *global)
     return OCI_EXIT_FAILURE;
   options.env = env;
   optind = 0;
-  while ((c = getopt_long(argc, argv, "+p:de:u:c:th", long_options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+p:de:u:c:th", long_options, &err)) != -1) {
     switch (c) {
     case 'p':
       options.process_file = optarg;
@@ -529,7 +529,7 @@ int command_oci_exec(int argc, char **argv, const struct global_options *global)
       fputs(usage, stdout);
       return EXIT_OK;
     default:
-      return oci_usage_error("exec", "unknown option");
+      return oci_option_error("exec", &err);
     }
   }
   if (optind >= argc)

@@ -156,9 +156,9 @@ int command_oci_features(int argc, char **argv, const struct global_options *glo
   int c;
 
   (void)global;
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+h", options, &err)) != -1) {
     if (c != 'h')
-      return oci_usage_error("features", "unknown option");
+      return oci_option_error("features", &err);
     fputs(usage, stdout);
     return EXIT_OK;
   }

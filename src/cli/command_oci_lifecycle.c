@@ -174,16 +174,16 @@ int command_oci_start(int argc, char **argv, const struct global_options *global
   const char *id;
   int c, ret;
 
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+h", options, &err)) != -1) {
     if (c != 'h')
-      return oci_usage_error("start", "unknown option");
+      return oci_option_error("start", &err);
     fputs(usage, stdout);
     return EXIT_OK;
   }
   id = oci_take_id("start", argc, argv);
   if (id == NULL)
     return EXIT_USAGE;
-  if (oci_container_load(global->root, id, true, &handle, &container, &err) < 0)
+  if (oci_verb_container_load("start", global->root, id, true, &handle, &container, &err) < 0)
     return oci_fail(&err);
   status = container_status(&handle, &container);
   if (status != CONTAINER_CREATED)
@@ -267,7 +267,7 @@ int command_oci_delete(int argc, char **argv, const struct global_options *globa
   const char *id;
   int c, ret;
 
-  while ((c = getopt_long(argc, argv, "+fh", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+fh", options, &err)) != -1) {
     switch (c) {
     case 'f':
       force = true;
@@ -276,13 +276,16 @@ int command_oci_delete(int argc, char **argv, const struct global_options *globa
       fputs(usage, stdout);
       return EXIT_OK;
     default:
-      return oci_usage_error("delete", "unknown option");
+      return oci_option_error("delete", &err);
     }
   }
   id = oci_take_id("delete", argc, argv);
   if (id == NULL)
     return EXIT_USAGE;
   if (container_open(global->root, id, &handle, &err) < 0) {
+    /* A run's name is refused even with --force: "gone" would be a lie
+     * while the run goes on. */
+    oci_refuse_run("delete", global->root, id, &err);
     /* runc's --force also means "make sure it is gone": containerd's shim
      * calls `delete --force` after a delete that already succeeded. */
     if (force && err != NULL && err->errno_value == ENOENT) {

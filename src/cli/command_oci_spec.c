@@ -200,7 +200,7 @@ int command_oci_spec(int argc, char **argv, const struct global_options *global)
   int c;
 
   (void)global;
-  while ((c = getopt_long(argc, argv, "+b:h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+b:h", options, &err)) != -1) {
     switch (c) {
     case 'R':
       rootless = true;
@@ -212,7 +212,7 @@ int command_oci_spec(int argc, char **argv, const struct global_options *global)
       fputs(usage, stdout);
       return EXIT_OK;
     default:
-      return oci_usage_error("spec", "unknown option");
+      return oci_option_error("spec", &err);
     }
   }
   if (optind < argc)

@@ -163,7 +163,7 @@ static int update(const char *root, const char *id, cJSON *resources, oci_error_
     spec_clear(&spec);
     return oci_error_wrap(err, "update");
   }
-  if (oci_container_load(root, id, true, &handle, &container, err) < 0)
+  if (oci_verb_container_load("update", root, id, true, &handle, &container, err) < 0)
     goto out_limits;
   status = container_status(&handle, &container);
   if (status == CONTAINER_STOPPED || status == CONTAINER_CREATING)
@@ -216,7 +216,7 @@ int command_oci_update(int argc, char **argv, const struct global_options *globa
   options[N_FLAGS] = (struct option){"resources", required_argument, NULL, 'r'};
   options[N_FLAGS + 1] = (struct option){"help", no_argument, NULL, 'h'};
   options[N_FLAGS + 2] = (struct option){NULL, 0, NULL, 0};
-  while ((c = getopt_long(argc, argv, "+r:h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+r:h", options, &err)) != -1) {
     if (c >= 256 && c < 256 + N_FLAGS) {
       values[c - 256] = optarg;
     } else if (c == 'r') {
@@ -225,7 +225,7 @@ int command_oci_update(int argc, char **argv, const struct global_options *globa
       fputs(usage, stdout);
       return EXIT_OK;
     } else {
-      return oci_usage_error("update", "unknown option");
+      return oci_option_error("update", &err);
     }
   }
   id = oci_take_id("update", argc, argv);

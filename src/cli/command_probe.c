@@ -14,6 +14,7 @@
 #include "probe/artifact.h"
 #include "oci/cleanup.h"
 #include "cli/ocirun.h"
+#include "oci/options.h"
 #include "probe/probe_backend.h"
 #include "probe/probe_checks.h"
 
@@ -139,7 +140,7 @@ int command_probe(int argc, char **argv, const struct global_options *global)
   int c, ret, status;
   char *end;
 
-  while ((c = getopt_long(argc, argv, "+o:qh", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+o:qh", options, &err)) != -1) {
     switch (c) {
     case 'b':
       if (strcmp(optarg, "direct") != 0 && strcmp(optarg, "docker") != 0) {
@@ -176,6 +177,8 @@ int command_probe(int argc, char **argv, const struct global_options *global)
       }
       break;
     default:
+      oci_error_wrap(&err, "probe");
+      oci_error_print(&err);
       usage(stderr);
       return EXIT_USAGE;
     }

@@ -10,6 +10,7 @@
 
 #include "runtime/capabilities.h"
 #include "cli/ocirun.h"
+#include "oci/options.h"
 #include "oci/cleanup.h"
 #include "runtime/seccomp_filter.h"
 
@@ -55,7 +56,7 @@ int command_seccomp_profile(int argc, char **argv, const struct global_options *
   const char *profile_path = NULL;
   int c;
 
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+h", options, &err)) != -1) {
     switch (c) {
     case 'a':
       if (add_capability(optarg, &add, &add_all) < 0)
@@ -75,6 +76,8 @@ int command_seccomp_profile(int argc, char **argv, const struct global_options *
       usage(stdout);
       return EXIT_OK;
     default:
+      oci_error_wrap(&err, "seccomp-profile");
+      oci_error_print(&err);
       usage(stderr);
       return EXIT_USAGE;
     }

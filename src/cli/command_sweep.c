@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cli/ocirun.h"
+#include "oci/options.h"
 #include "probe/docker_remove.h"
 #include "runtime/run_state.h"
 
@@ -39,12 +40,14 @@ int command_sweep(int argc, char **argv, const struct global_options *global)
   oci_error_t err = NULL;
   int n_swept = 0, c;
 
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+h", options, &err)) != -1) {
     switch (c) {
     case 'h':
       sweep_usage(stdout);
       return EXIT_OK;
     default:
+      oci_error_wrap(&err, "sweep");
+      oci_error_print(&err);
       sweep_usage(stderr);
       return EXIT_USAGE;
     }

@@ -13,6 +13,7 @@
 
 #include "cli/log.h"
 #include "cli/ocirun.h"
+#include "oci/options.h"
 #include "runtime/spec.h"
 
 static const struct {
@@ -111,7 +112,8 @@ static void usage(FILE *out)
                "Commands:\n");
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
     fprintf(out, "  %-16s %s\n", commands[i].name, commands[i].summary);
-  fprintf(out, "\nRun 'ocirun COMMAND --help' for a command's options.\n");
+  fprintf(out, "\nRun 'ocirun COMMAND --help' for a command's options. Every option is typed\n"
+               "in full: an abbreviation is an error.\n");
 }
 
 int main(int argc, char **argv)
@@ -134,6 +136,7 @@ int main(int argc, char **argv)
   struct global_options global = {
       .root = getenv("OCIRUN_ROOT"), .quiet = false, .rootless = geteuid() != 0};
   char user_root[PATH_MAX], absolute[PATH_MAX];
+  oci_error_t option_err = NULL;
   int c;
 
   /* fds 0-2 always open: a run's own descriptors must never land there,
@@ -146,7 +149,7 @@ int main(int argc, char **argv)
     global.root = default_root(global.rootless, user_root, sizeof(user_root));
 
   /* '+' stops at the first non-option: the command parses the rest. */
-  while ((c = getopt_long(argc, argv, "+qhv", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+qhv", options, &option_err)) != -1) {
     switch (c) {
     case 'r':
       global.root = optarg;
@@ -179,7 +182,8 @@ int main(int argc, char **argv)
       systemd_cgroup = true;
       break;
     default:
-      usage(stderr);
+      oci_error_print(&option_err);
+      fprintf(stderr, "Run 'ocirun --help' for the global options.\n");
       return EXIT_USAGE;
     }
   }

@@ -21,6 +21,7 @@
 #include "runtime/capabilities.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
+#include "oci/options.h"
 
 #define CPU_PERIOD_US 100000
 /* docker refuses memory limits below 6 MiB: the runtime itself needs that. */
@@ -681,19 +682,16 @@ int run_options_parse(int argc, char **argv, struct run_config *config, int *nex
   };
   int c;
 
-  opterr = 0; /* our own messages, naming the option */
   optind = 0;
   /* '+': stop at IMAGE; what follows belongs to the command. docker's -h
    * (hostname) is not taken, so -h cannot be mistaken for help. */
-  while ((c = getopt_long(argc, argv, "+:m:u:e:w:it", options, NULL)) != -1) {
+  while ((c = options_next(argc, argv, "+m:u:e:w:it", options, err)) != -1) {
     if (c == '?') {
-      if (optopt != 0)
-        return oci_error_set(err, 0, "unknown option '-%c' (see 'ocirun run --help')", optopt);
-      return oci_error_set(err, 0, "unknown option '%s' (see 'ocirun run --help')",
-                           argv[optind - 1]);
+      oci_error_t refusal = steal_pointer(err);
+      oci_error_set(err, 0, "run: %s (see 'ocirun run --help')", refusal->message);
+      oci_error_free(&refusal);
+      return -1;
     }
-    if (c == ':')
-      return oci_error_set(err, 0, "option '%s' needs a value", argv[optind - 1]);
     if (c == OPT_HELP) {
       *next = -1; /* the caller prints help */
       return 0;

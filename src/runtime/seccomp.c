@@ -529,6 +529,11 @@ void seccomp_filter_free(struct seccomp_filter *filter)
   free(filter);
 }
 
+const struct seccomp_program *seccomp_filter_program(const struct seccomp_filter *filter)
+{
+  return &filter->program;
+}
+
 char *seccomp_filter_profile_json(const struct seccomp_filter *filter)
 {
   if (filter == NULL)

@@ -1,6 +1,7 @@
 /* Docker's default seccomp profile as ocirun's own table: what a container
  * may call. Everything not listed fails with EPERM. Rules that need a
- * capability only apply when the run keeps that capability. */
+ * capability only apply when the run keeps that capability. Sockets are
+ * closed tighter than Docker's (socketcall, the families: below). */
 #include "config.h"
 
 #include <errno.h>
@@ -43,6 +44,18 @@ enum {
   {                                                                                                \
     .names = NAMES("personality"), ALLOW, .n_args = 1,                                             \
     .args = {{.index = 0, .value = (persona), .op = SCMP_CMP_EQ}},                                 \
+  }
+
+/* socket(family, ...) for one family, or for every family below one. */
+#define SOCKET_FAMILY(family)                                                                      \
+  {                                                                                                \
+    .names = NAMES("socket"), ALLOW, .n_args = 1,                                                  \
+    .args = {{.index = 0, .value = (family), .op = SCMP_CMP_EQ}},                                  \
+  }
+#define SOCKET_FAMILIES_BELOW(family)                                                              \
+  {                                                                                                \
+    .names = NAMES("socket"), ALLOW, .n_args = 1,                                                  \
+    .args = {{.index = 0, .value = (family), .op = SCMP_CMP_LT}},                                  \
   }
 
 static const struct seccomp_rule default_rules[] = {
@@ -98,10 +111,10 @@ static const struct seccomp_rule default_rules[] = {
             "setresuid", "setresuid32", "setreuid", "setreuid32", "setrlimit", "set_robust_list",
             "setsid", "setsockopt", "set_thread_area", "set_tid_address", "setuid", "setuid32",
             "setxattr", "shmat", "shmctl", "shmdt", "shmget", "shutdown", "sigaltstack", "signalfd",
-            "signalfd4", "sigprocmask", "sigreturn", "socketcall", "socketpair", "splice", "stat",
-            "stat64", "statfs", "statfs64", "statx", "symlink", "symlinkat", "sync",
-            "sync_file_range", "syncfs", "sysinfo", "tee", "tgkill", "time", "timer_create",
-            "timer_delete", "timer_getoverrun", "timer_gettime", "timer_gettime64", "timer_settime",
+            "signalfd4", "sigprocmask", "sigreturn", "socketpair", "splice", "stat", "stat64",
+            "statfs", "statfs64", "statx", "symlink", "symlinkat", "sync", "sync_file_range",
+            "syncfs", "sysinfo", "tee", "tgkill", "time", "timer_create", "timer_delete",
+            "timer_getoverrun", "timer_gettime", "timer_gettime64", "timer_settime",
             "timer_settime64", "timerfd_create", "timerfd_gettime", "timerfd_gettime64",
             "timerfd_settime", "timerfd_settime64", "times", "tkill", "truncate", "truncate64",
             "ugetrlimit", "umask", "uname", "unlink", "unlinkat", "utime", "utimensat",
@@ -109,13 +122,35 @@ static const struct seccomp_rule default_rules[] = {
             "write", "writev"),
         ALLOW,
     },
-    /* Sockets of every family but vsock, which reaches the hypervisor. */
+    /* socketcall multiplexes the socket calls on i386: its arguments, the
+     * family among them, are in memory a filter cannot read, and libseccomp
+     * adds a socketcall(SYS_SOCKET) rule without the family check for each
+     * socket rule below. A rule without arguments overrides those, so
+     * socketcall is denied outright (and is in no allow rule: of two such
+     * rules, libseccomp keeps the first). ENOSYS, not the default's EPERM:
+     * a rule repeating the default action is dropped, which would leave
+     * libseccomp's rules in place. The cost: a 32-bit x86 C library that
+     * only knows socketcall (glibc built for kernels before 4.3) cannot
+     * make sockets; docs/confinement.md. */
     {
-        .names = NAMES("socket"),
-        ALLOW,
-        .n_args = 1,
-        .args = {{.index = 0, .value = AF_VSOCK, .op = SCMP_CMP_NE}},
+        .names = NAMES("socketcall"),
+        .action = SCMP_ACT_ERRNO(0),
+        .errno_ret = ENOSYS,
     },
+    /* socket() for the families listed, and no other: not AF_ALG (the
+     * kernel's crypto API, a way into its page cache on unpatched kernels)
+     * nor AF_VSOCK (the hypervisor's sockets, outside the network
+     * namespace), nor any family newer than this list. Each rule compares
+     * the whole 64-bit register and none is open upwards: the kernel reads
+     * the family as an int, so "> AF_VSOCK" (moby's and containerd's rule)
+     * lets AF_ALG through as 0x100000026. */
+    SOCKET_FAMILIES_BELOW(AF_ALG),
+    SOCKET_FAMILY(AF_NFC),
+    SOCKET_FAMILY(AF_KCM),
+    SOCKET_FAMILY(AF_QIPCRTR),
+    SOCKET_FAMILY(AF_SMC),
+    SOCKET_FAMILY(AF_XDP),
+    SOCKET_FAMILY(AF_MCTP),
     /* Only plain Linux personalities (32-bit, UNAME26) and the query;
      * the others switch off protections such as address randomization. */
     PERSONALITY(PER_LINUX),

@@ -118,6 +118,10 @@ struct seccomp_program {
   struct sock_filter *insns;
   size_t n_insns;
 };
+/* The program a built filter loads (struct seccomp_filter is seccomp.c's):
+ * for tests that run it on synthetic calls. */
+struct seccomp_filter;
+const struct seccomp_program *seccomp_filter_program(const struct seccomp_filter *filter);
 
 /* The cache of compiled programs (seccomp_cache.c) under
  * STATE_ROOT/seccomp-cache, keyed by a digest of everything the program

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -73,6 +74,42 @@ static long int80(long nr, long a, long b, long c)
   errno = ENOSYS;
   return -1;
 #endif
+}
+
+/* socket()'s type for a family: AF_ALG takes only SOCK_SEQPACKET. */
+static int socket_type(unsigned long long family)
+{
+  return (family & 0xffffffff) == 38 /* AF_ALG */ ? SOCK_SEQPACKET : SOCK_STREAM;
+}
+
+/* A socket of the family (as the 64-bit register holds it: the kernel
+ * reads an int) through the given door, closed again: "socket" is the
+ * direct call, "int80-socket" i386's direct call, "int80-socketcall"
+ * i386's socketcall(SYS_SOCKET), whose arguments are in memory, which must
+ * lie below 4 GiB for a 32-bit call. */
+static long probe_socket(const char *door, const char *arg)
+{
+  unsigned long long family = arg != NULL ? strtoull(arg, NULL, 0) : 0;
+  long ret;
+
+  if (strcmp(door, "socket") == 0) {
+    ret = syscall(SYS_socket, family, socket_type(family), 0);
+  } else if (strcmp(door, "int80-socket") == 0) {
+    ret = int80(359 /* i386 socket */, (long)family, socket_type(family), 0);
+  } else {
+    uint32_t *args =
+        mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+    if (args == MAP_FAILED)
+      return -1;
+    args[0] = (uint32_t)family;
+    args[1] = (uint32_t)socket_type(family);
+    args[2] = 0;
+    ret = int80(102 /* i386 socketcall */, 1 /* SYS_SOCKET */, (long)(uintptr_t)args, 0);
+    munmap(args, 4096);
+  }
+  if (ret >= 0)
+    close((int)ret);
+  return ret;
 }
 
 /* Probes that would change this process (or, run unconfined, the host)
@@ -173,6 +210,9 @@ static long probe(const char *name, const char *arg)
     return int80(20 /* i386 getpid */, 0, 0, 0);
   if (strcmp(name, "int80-keyctl") == 0)
     return int80(288 /* i386 keyctl */, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
+  if (strcmp(name, "socket") == 0 || strcmp(name, "int80-socket") == 0 ||
+      strcmp(name, "int80-socketcall") == 0)
+    return probe_socket(name, arg);
   if (strcmp(name, "setuid0") == 0)
     return setuid(0);
   fprintf(stderr, "sysprobe: unknown action '%s'\n", name);

@@ -15,16 +15,10 @@
  * the error text (or "") in message. */
 static int parse(struct run_config *config, char *message, size_t size, const char *first, ...)
 {
-  char *argv[32] = {"run"};
-  int argc = 1, next = 0, ret;
+  char *argv[32];
+  int argc = unit_argv(argv, 32, "run", first), next = 0, ret;
   oci_error_t err = NULL;
-  va_list ap;
 
-  va_start(ap, first);
-  for (const char *a = first; a != NULL && argc < 31; a = va_arg(ap, const char *))
-    argv[argc++] = (char *)a;
-  va_end(ap);
-  argv[argc] = NULL;
   run_config_init(config);
   optind = 0; /* getopt_long starts over for every parse */
   ret = run_options_parse(argc, argv, config, &next, &err);

@@ -5,6 +5,7 @@
 #define UNIT_H
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,6 +52,22 @@ static inline bool unit_check(bool pass, const char *what, const char *file, int
     if (!ok(unit_pass_, __VA_ARGS__))                                                              \
       printf("#   got:  %jd\n#   want: %jd\n", unit_got_, unit_want_);                             \
     unit_pass_;                                                                                    \
+  })
+
+/* A command line for a parser under test: "argv[0] first ARGS... NULL",
+ * at most max - 1 words, NULL-terminated; the number of words. */
+#define unit_argv(argv, max, argv0, first)                                                         \
+  ({                                                                                               \
+    int unit_argc_ = 0;                                                                            \
+    va_list unit_ap_;                                                                              \
+    (argv)[unit_argc_++] = (char *)(argv0);                                                        \
+    va_start(unit_ap_, first);                                                                     \
+    for (const char *a = (first); a != NULL && unit_argc_ < (max)-1;                               \
+         a = va_arg(unit_ap_, const char *))                                                       \
+      (argv)[unit_argc_++] = (char *)a;                                                            \
+    va_end(unit_ap_);                                                                              \
+    (argv)[unit_argc_] = NULL;                                                                     \
+    unit_argc_;                                                                                    \
   })
 
 /* Prints the plan; the exit status for main's return. */
