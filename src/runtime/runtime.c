@@ -950,7 +950,8 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
       break;
     }
     if (!exited) {
-      int over = writable_layer_check(watch->layer, pidfd, monotonic_ms(), &next_check, err);
+      int64_t now = monotonic_ms();
+      int over = writable_layer_check(watch->layer, pidfd, now, &next_check, err);
 
       if (over < 0)
         return oci_error_wrap(err, "run: the writable layer could not be measured: killed");
@@ -960,8 +961,8 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
         result->layer_bound = watch->layer->bound;
         break;
       }
-      if (next_check - monotonic_ms() < remaining)
-        remaining = next_check - monotonic_ms() > 0 ? next_check - monotonic_ms() : 0;
+      if (next_check - now < remaining)
+        remaining = next_check > now ? next_check - now : 0;
     }
     n_relay = stdio_relay_poll_fds(relay, fds + 3);
     ready = poll(fds, 3 + n_relay, remaining > 60000 ? 60000 : (int)remaining);
