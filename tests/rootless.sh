@@ -127,7 +127,8 @@ fi
 # --- dry run shows the mapping ---
 expect_exit 0 "--dry-run, rootless" run --dry-run busybox:latest true
 check "--dry-run shows the user namespace" out_has "user namespace: uid 0->$USER_ID (1); gid 0->$USER_ID (1)"
-check "--dry-run shows the scratch tmpfs under the root overlay" out_has "root-scratch"
+check "--dry-run shows the writable layer on disk, in the user's store" \
+  out_has "writable layer: on disk in $store/run/"
 
 # --- the default store of an ordinary user is under its home ---
 expect_exit 0 "image ls with no --root or OCIRUN_ROOT" setpriv --reuid=$USER_ID --regid=$USER_ID \
@@ -176,7 +177,8 @@ expect_exit 0 "--user 65534:65534 with a range" range_run "$OCIRUN" run --unsafe
 check "runs as 65534 with only its own group and no capabilities" \
   [ "$(tr -s '\t\n' '  ' <"$TEST_TMP/out")" = "65534 65534 CapEff: 0000000000000000 " ]
 # Files owned by a range id in a directory only it may write: the host user
-# could not remove them, so they must never reach the host's disk.
+# cannot remove them from the layer on disk by itself (the removal is done
+# again in a user namespace mapped like the run's), nor measure them.
 expect_exit 0 "a range id writes a private tree into the root" range_run "$OCIRUN" run \
   --unsafe-no-cgroup --user 65534:65534 busybox:latest \
   sh -c 'mkdir -p /tmp/private/a && echo x >/tmp/private/a/f && chmod 500 /tmp/private'
@@ -184,6 +186,12 @@ check "teardown removed everything" [ -z "$(ls -A "$range_store/run" | grep -v '
 check "no file of the range ids is left on the host" \
   [ -z "$(find "$TEST_TMP" -uid 300000 -o -uid 365533 2>/dev/null)" ]
 check "no process of the range user is left" [ -z "$(user_processes $RANGE_USER_ID)" ]
+expect_exit 137 "a range id's private tree past the layer's bound is killed" range_run "$OCIRUN" run \
+  --unsafe-no-cgroup --user 65534:65534 --storage-opt size=4m busybox:latest \
+  sh -c 'mkdir -p /tmp/private/a && chmod 700 /tmp/private &&
+    dd if=/dev/zero of=/tmp/private/a/f bs=1M count=16 2>/dev/null && sleep 20'
+check "the measure saw into it: the kill names the bound" err_has "past its bound of 4096 KiB"
+check "teardown removed it" [ -z "$(ls -A "$range_store/run" | grep -v '^seccomp')" ]
 expect_exit 125 "--user 70000 is outside the range" range_run "$OCIRUN" run --unsafe-no-cgroup \
   --user 70000 busybox:latest true
 check "the refusal says so" err_has "outside the range"

@@ -133,6 +133,154 @@ for d in null zero full random urandom tty pts shm mqueue ptmx fd stdin stdout s
 done
 has "ok" && ok "/dev is the minimal set and /dev/null works" || not_ok "/dev/null works"
 
+# --- the root's writable layer: on disk in the run dir, bounded, removed ---
+# A hostile layer: a deep tree, directories and files the workload made
+# unreadable, a symlink to a host directory (whose file must survive), and
+# 8 MiB of data. `layer_marker NAME` is what the host sees of it while the
+# run lives: the marker written into the container's root, found in
+# $OCIRUN_ROOT/run/NAME/upper.
+outside=$TEST_TMP/outside-layer
+mkdir -p "$outside" && echo keep >"$outside/precious"
+hostile_layer="echo on-disk >/layer-marker
+  d=/deep; for i in \$(seq 100); do d=\$d/d; done; mkdir -p \$d && echo x >\$d/f
+  mkdir -p /locked/inner && echo y >/locked/inner/f && chmod 000 /locked/inner /locked
+  echo z >/no-mode && chmod 000 /no-mode
+  ln -s $outside /escape && ln -s $outside/precious /escape-file
+  dd if=/dev/zero of=/data bs=1M count=8 2>/dev/null"
+layer_marker() { cat "$OCIRUN_ROOT/run/$1/upper/layer-marker" 2>/dev/null; }
+# run_hostile NAME [OPTION...]: a live run that wrote the hostile layer and
+# sleeps; $runner is its ocirun, back once the marker is on the host (or
+# not, after 20 s).
+run_hostile() {
+  local name=$1
+  shift
+  "$OCIRUN" run --unsafe-no-cgroup --name "$name" "$@" busybox:latest \
+    sh -c "$hostile_layer; echo written >/ready; sleep $m_layer" >/dev/null 2>"$TEST_TMP/$name.err" &
+  runner=$!
+  for _ in $(seq 200); do
+    { [ "$(layer_marker "$name")" = on-disk ] || process_with "$m_layer"; } && break
+    sleep 0.1
+  done
+  for _ in $(seq 50); do process_with "$m_layer" && break; sleep 0.1; done
+}
+m_layer=1${$}6
+run_hostile layer
+[ "$(layer_marker layer)" = on-disk ] &&
+  ok "a default run's writes land on disk in \$ROOT/run/NAME/upper while it runs" ||
+  not_ok "a default run's writes land on disk in \$ROOT/run/NAME/upper while it runs"
+[ "$(stat -f -c %T "$OCIRUN_ROOT/run/layer/upper" 2>/dev/null)" = "$(stat -f -c %T "$OCIRUN_ROOT")" ] &&
+  ok "the upper is on the store's filesystem" || not_ok "the upper is on the store's filesystem"
+kill -TERM $runner
+wait $runner
+check "teardown removes the hostile layer" nothing_left
+check "the file behind the planted symlink is untouched" test "$(cat "$outside/precious")" = keep
+# the control: --root-tmpfs keeps the writes in memory, and the host sees none
+run_hostile layer-tmpfs --root-tmpfs
+process_with "$m_layer" && [ -z "$(layer_marker layer-tmpfs)" ] &&
+  ok "control: with --root-tmpfs the host sees no write in the run dir" ||
+  not_ok "control: with --root-tmpfs the host sees no write in the run dir"
+kill -TERM $runner
+wait $runner
+check "nothing left after --root-tmpfs" nothing_left
+
+expect_exit 0 "the root's filesystem reports the tmpfs's size" run --root-tmpfs --storage-opt size=3m \
+  busybox:latest sh -c 'stat -f -c "%b %S" /; grep " / / " /proc/self/mountinfo'
+[ "$(last_out | head -1 | awk '{ print $1 * $2 }')" = $((3 << 20)) ] &&
+  ok "--root-tmpfs --storage-opt size=3m: the root holds 3 MiB" ||
+  not_ok "--root-tmpfs --storage-opt size=3m: the root holds 3 MiB: $(last_out | head -1)"
+expect_exit 0 "--root-tmpfs alone" run --root-tmpfs busybox:latest stat -f -c "%b %S" /
+[ "$(last_out | awk '{ print $1 * $2 }')" = $((64 << 20)) ] &&
+  ok "--root-tmpfs: 64 MiB by default, never half of RAM" ||
+  not_ok "--root-tmpfs: 64 MiB by default: $(last_out)"
+expect_exit 1 "writing past the tmpfs's size fails" run --root-tmpfs --storage-opt size=2m \
+  busybox:latest dd if=/dev/zero of=/fill bs=1M count=4
+err_has "No space left on device" && ok "with ENOSPC" || not_ok "with ENOSPC: $(last_err)"
+
+# the disk layer's bound: 32 MiB past a bound of 8 MiB is killed and said;
+# the control, the same write under the default bound, runs to its end
+expect_exit 0 "control: 32 MiB under the default bound" run busybox:latest \
+  sh -c 'dd if=/dev/zero of=/fill bs=1M count=32 2>/dev/null; sleep 2; echo survived'
+has survived && ok "control: the run survives its writes" || not_ok "control: the run survives its writes"
+start=$(date +%s)
+expect_exit 137 "32 MiB past --storage-opt size=8m is killed (137)" run --storage-opt size=8m \
+  busybox:latest sh -c 'dd if=/dev/zero of=/fill bs=1M count=32 2>/dev/null; sleep 20; echo survived'
+elapsed=$(($(date +%s) - start))
+! has survived && [ "$elapsed" -lt 15 ] && ok "it is stopped within the soft bound's lag (${elapsed}s)" ||
+  not_ok "it is stopped within the soft bound's lag (${elapsed}s)"
+err_has "past its bound of 8192 KiB (--storage-opt size=), and was killed" &&
+  ok "the kill is reported, naming the bound" || not_ok "the kill is reported, naming the bound: $(last_err)"
+check "nothing left after the bound's kill" nothing_left
+# a tree deeper than the measure's stack cannot be measured: the run ends
+# (fail closed), and teardown still removes every level
+start=$(date +%s)
+expect_exit 125 "a layer 300 directories deep ends the run" run busybox:latest \
+  sh -c 'd=/deep; for i in $(seq 300); do d=$d/d; done; mkdir -p $d && sleep 20; echo survived'
+elapsed=$(($(date +%s) - start))
+! has survived && [ "$elapsed" -lt 15 ] && err_has "deeper than 256 directories, more than ocirun measures" &&
+  ok "it is stopped, and the message says why (${elapsed}s)" ||
+  not_ok "it is stopped, and the message says why (${elapsed}s): $(last_err)"
+check "nothing left of the 300 levels" nothing_left
+expect_exit 0 "--dry-run shows the layer and its bound" "$OCIRUN" run --dry-run --storage-opt size=1g busybox:latest true
+has "writable layer: on disk in $OCIRUN_ROOT/run/" && has "soft bound 1 GiB" &&
+  ok "the plan names the disk layer and its bound" || not_ok "the plan names the disk layer and its bound"
+expect_exit 0 "--dry-run --root-tmpfs" "$OCIRUN" run --dry-run --root-tmpfs busybox:latest true
+has "root-scratch" && has "mode=0700,size=67108864" && has "writable layer: a tmpfs of 64 MiB in memory" &&
+  ok "the plan names the tmpfs and its size" || not_ok "the plan names the tmpfs and its size"
+
+# A store on a filesystem overlayfs refuses as an upper layer (an overlay
+# here; 9p in the guest): the layer falls back to the bounded tmpfs, and
+# says so. The control: the kernel refuses an overlay upper there.
+ovl=$TEST_TMP/ovl
+mkdir -p "$ovl/lower" "$ovl/upper" "$ovl/work" "$ovl/mnt"
+if mount -t overlay -o "lowerdir=$ovl/lower,upperdir=$ovl/upper,workdir=$ovl/work" overlay "$ovl/mnt"; then
+  mkdir -p "$ovl/mnt/u" "$ovl/mnt/w" "$ovl/mnt/l" "$ovl/nested" && mkdir -m 0700 "$ovl/mnt/store"
+  ! mount -t overlay -o "lowerdir=$ovl/mnt/l,upperdir=$ovl/mnt/u,workdir=$ovl/mnt/w" overlay "$ovl/nested" 2>/dev/null &&
+    ok "control: overlayfs refuses an upper on the overlay store" ||
+    { umount "$ovl/nested"; not_ok "control: overlayfs refuses an upper on the overlay store"; }
+  OCIRUN_ROOT=$ovl/mnt/store "$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1
+  expect_exit 0 "a store on overlay: the run writes into its root" env OCIRUN_ROOT="$ovl/mnt/store" \
+    "$OCIRUN" run --unsafe-no-cgroup busybox:latest sh -c 'echo hi >/x && cat /x && stat -f -c "%b %S" /'
+  [ "$(last_out | head -1)" = hi ] && [ "$(last_out | sed -n 2p | awk '{ print $1 * $2 }')" = $((64 << 20)) ] &&
+    ok "in the bounded tmpfs (64 MiB)" || not_ok "in the bounded tmpfs (64 MiB): $(last_out | tr '\n' ' ')"
+  err_has "the store's filesystem (overlay) cannot hold an overlay upper layer" &&
+    ok "stderr says why the layer is in memory" || not_ok "stderr says why the layer is in memory: $(last_err)"
+  expect_exit 0 "--dry-run, the store on overlay" env OCIRUN_ROOT="$ovl/mnt/store" \
+    "$OCIRUN" run --unsafe-no-cgroup --dry-run busybox:latest true
+  has "writable layer: a tmpfs of 64 MiB in memory (the store's filesystem, overlay, cannot hold" &&
+    ok "the plan says so" || not_ok "the plan says so"
+  [ -z "$(ls -A "$ovl/mnt/store/run" 2>/dev/null)" ] && ok "nothing left in the overlay store" ||
+    not_ok "nothing left in the overlay store"
+  umount "$ovl/mnt"
+else
+  not_ok "mount an overlay for the store"
+fi
+
+# --- --read-only is nosuid: a setuid-root copy of sysprobe run as uid 65534 ---
+suid_image() {
+  local work=$TEST_TMP/suid
+  cp -a "$TEST_IMAGES/busybox" "$work" &&
+    umoci unpack --image "$work:busybox:latest" "$TEST_TMP/suid-bundle" >/dev/null &&
+    install -o 0 -g 0 -m 4755 "$top_builddir/tests/helpers/sysprobe" "$TEST_TMP/suid-bundle/rootfs/sysprobe-suid" &&
+    echo secret >"$TEST_TMP/suid-bundle/rootfs/root-only" && chmod 0600 "$TEST_TMP/suid-bundle/rootfs/root-only" &&
+    umoci repack --image "$work:suid:latest" "$TEST_TMP/suid-bundle" >/dev/null &&
+    rm -rf "$TEST_TMP/suid-bundle" && "$OCIRUN" image import "oci:$work:suid:latest" >/dev/null
+}
+if [ -x "$top_builddir/tests/helpers/sysprobe" ] && command -v umoci >/dev/null &&
+  suid_image 2>"$TEST_TMP/suid.err"; then
+  expect_exit 0 "control: the setuid file without --read-only" run --user 65534:65534 suid:latest /sysprobe-suid ids
+  last_out | grep -qE "^ids Uid=65534[[:space:]]+0[[:space:]]" &&
+    ok "control: it runs as euid 0 (docker's behaviour, --read-only or not)" ||
+    not_ok "control: it runs as euid 0: $(last_out)"
+  expect_exit 0 "--read-only: the setuid file" run --read-only --user 65534:65534 suid:latest /sysprobe-suid ids
+  last_out | grep -qE "^ids Uid=65534[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534[[:space:]]" &&
+    ok "--read-only: euid stays 65534 (the root is nosuid)" || not_ok "--read-only: euid stays 65534: $(last_out)"
+  expect_exit 0 "--read-only: mount options" run --read-only suid:latest grep " / / " /proc/self/mountinfo
+  last_out | grep -qE " / / ro,nosuid,nodev" && ok "--read-only: the root is ro,nosuid,nodev" ||
+    not_ok "--read-only: the root is ro,nosuid,nodev: $(last_out)"
+else
+  not_ok "build the setuid image: $(cat "$TEST_TMP/suid.err" 2>/dev/null)"
+fi
+
 # --- confinement ---
 expect_exit 0 "--cap-drop ALL" run --cap-drop ALL busybox:latest grep -E '^(CapEff|CapPrm|CapBnd)' /proc/self/status
 [ "$(last_out | grep -c '0000000000000000')" -eq 3 ] && ok "no capabilities with --cap-drop ALL" ||

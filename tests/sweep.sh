@@ -262,6 +262,33 @@ if "$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1
     "$OCIRUN" run --unsafe-no-cgroup --name stale busybox:latest true
   [ ! -e "$state/stale.json" ] && ok "the run removes its record at the end" ||
     not_ok "the run removes its record at the end"
+
+  # A runner killed while its writable layer on disk holds a hostile tree:
+  # sweep removes it all, and nothing behind a symlink the workload planted.
+  m_crash=1${$}7
+  "$OCIRUN" run --unsafe-no-cgroup --name crashed busybox:latest sh -c "
+    d=/deep; for i in \$(seq 100); do d=\$d/d; done; mkdir -p \$d && echo x >\$d/f
+    mkdir -p /locked/inner && echo y >/locked/inner/f && chmod 000 /locked/inner /locked
+    echo z >/no-mode && chmod 000 /no-mode
+    ln -s $outside /escape && ln -s $outside/precious /escape-file
+    dd if=/dev/zero of=/data bs=1M count=8 2>/dev/null; echo done >/written; sleep $m_crash" \
+    >/dev/null 2>&1 &
+  runner=$!
+  for _ in $(seq 200); do [ -e "$state/crashed/upper/written" ] && break; sleep 0.1; done
+  [ -e "$state/crashed/upper/written" ] && [ -L "$state/crashed/upper/escape" ] &&
+    ok "a live run's layer is on disk, with the workload's symlink out" ||
+    not_ok "a live run's layer is on disk, with the workload's symlink out"
+  kill -KILL $runner
+  wait $runner 2>/dev/null
+  sleeper=$(pid_of_sleep "$m_crash")
+  [ -n "$sleeper" ] && kill -KILL "$sleeper" 2>/dev/null
+  [ -d "$state/crashed/upper/locked" ] && ok "the killed runner left its layer" ||
+    not_ok "the killed runner left its layer"
+  expect_exit 0 "sweep after a runner killed with a hostile layer" "$OCIRUN" sweep
+  [ ! -e "$state/crashed" ] && [ ! -e "$state/crashed.json" ] && ok "the layer and the record are gone" ||
+    not_ok "the layer and the record are gone: $(ls -A "$state")"
+  [ "$(cat "$outside/precious")" = keep ] && ok "the file behind the layer's symlink is untouched" ||
+    not_ok "the file behind the layer's symlink is untouched"
 else
   not_ok "build and import the busybox test image"
 fi

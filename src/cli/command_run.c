@@ -30,7 +30,17 @@ static void usage(FILE *out)
           "                              default ocirun-<12 hex digits>; while the run\n"
           "                              lives, 'ocirun exec NAME CMD' runs CMD in it\n"
           "      --network none          the only mode: a new network namespace with lo up\n"
-          "      --read-only             root filesystem read-only (and nosuid, nodev)\n"
+          "      --read-only             root filesystem read-only, nosuid and nodev\n"
+          "                              (docker's is not nosuid; here the image's setuid\n"
+          "                              files run without their privilege)\n"
+          "      --root-tmpfs            the root's writable layer in memory: a tmpfs of\n"
+          "                              the run (charged to --memory), not on disk in the\n"
+          "                              store's run/NAME/upper (docker has no such option)\n"
+          "      --storage-opt size=BYTES\n"
+          "                              bound of the root's writable layer; on disk\n"
+          "                              (default 10g) a soft bound: measured at least once\n"
+          "                              a second, the run killed past it; with --root-tmpfs\n"
+          "                              (default 64m) the tmpfs's size: writes fail ENOSPC\n"
           "  -m, --memory BYTES          memory limit (units b, k, m, g; at least 6m)\n"
           "      --memory-swap BYTES     memory plus swap limit; -1 for unlimited swap\n"
           "      --cpus DECIMAL          CPU limit, e.g. 0.5 (cpu.max quota, period 100000)\n"
@@ -80,9 +90,10 @@ static void usage(FILE *out)
           "cgroup subtree delegated to the caller; without one it is refused.\n"
           "\n"
           "Exit status: the command's own; 128+N when killed by signal N; 124 when the\n"
-          "--timeout deadline killed it; 130, 143, 129, 131 when ocirun got SIGINT,\n"
-          "SIGTERM, SIGHUP, SIGQUIT; 125 when ocirun failed (nothing ran); 126 when the\n"
-          "command cannot be executed; 127 when it is not found.\n",
+          "--timeout deadline killed it; 137 also when the writable layer on disk went\n"
+          "past its --storage-opt size (stderr says so); 130, 143, 129, 131 when ocirun got\n"
+          "SIGINT, SIGTERM, SIGHUP, SIGQUIT; 125 when ocirun failed (nothing ran); 126\n"
+          "when the command cannot be executed; 127 when it is not found.\n",
           "/sys/fs/cgroup/ocirun");
 }
 
@@ -97,7 +108,7 @@ int command_run(int argc, char **argv, const struct global_options *global)
   struct run_io io = {.stdin_fd = -1, .stdout_fd = STDOUT_FILENO, .stderr_fd = STDERR_FILENO};
   struct run_result result;
   oci_error_t err = NULL;
-  int next = 0;
+  int next = 0, ret;
   int status = EXIT_RUNTIME_ERROR;
 
   run_config_init(&config);
@@ -128,7 +139,14 @@ int command_run(int argc, char **argv, const struct global_options *global)
   if (oci_image_unpack(store, image, &unpack, &rootfs, &err) < 0)
     goto fail;
 
-  if (docker_run(oci_store_root(store), image, rootfs, &config, &io, &result, &err) < 0) {
+  ret = docker_run(oci_store_root(store), image, rootfs, &config, &io, &result, &err);
+  if (result.layer_fallback != NULL && !config.dry_run)
+    fprintf(stderr,
+            "ocirun: run: the store's filesystem (%s) cannot hold an overlay upper layer: the "
+            "root's writable layer was a tmpfs in memory (as --root-tmpfs); a store on a local "
+            "disk filesystem keeps it on disk\n",
+            result.layer_fallback);
+  if (ret < 0) {
     status = result.exit_code == EXIT_CANNOT_EXECUTE || result.exit_code == EXIT_COMMAND_NOT_FOUND
                  ? result.exit_code
                  : EXIT_RUNTIME_ERROR;
@@ -142,6 +160,11 @@ int command_run(int argc, char **argv, const struct global_options *global)
   else if (result.interrupted)
     fprintf(stderr, "ocirun: run: interrupted by %s: every process of '%s' was killed\n",
             strsignal(result.signal), config.name);
+  else if (result.layer_exceeded)
+    fprintf(stderr,
+            "ocirun: run: '%s' wrote %llu KiB into its root's writable layer, past its bound of "
+            "%llu KiB (--storage-opt size=), and was killed\n",
+            config.name, result.layer_bytes / 1024, result.layer_bound / 1024);
   else if (result.oom_killed)
     fprintf(stderr, "ocirun: run: '%s' ran out of memory (--memory) and was killed\n", config.name);
   goto out;

@@ -18,6 +18,7 @@
 #include "runtime/exit_codes.h"
 #include "runtime/spec.h"
 #include "runtime/userns.h"
+#include "runtime/writable_layer.h"
 
 static void spec_clearp(struct spec *spec)
 {
@@ -70,6 +71,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   struct runtime_options options;
   cleanup_free const char **mount_names = NULL;
   cleanup_free char *config_json = NULL;
+  int ret;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
   /* The cache entry's rootfs, reached from the checked store root without
@@ -120,6 +122,10 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
       .root = {.root_fd = root_fd,
                .root_path = rootfs,
                .overlay = true,
+               .layer = config->root_tmpfs ? ROOT_LAYER_TMPFS : ROOT_LAYER_DISK,
+               /* docker's --read-only is not nosuid: ocirun's is (setuid
+                * files of the image run without their privilege) */
+               .read_only_nosuid = config->read_only,
                .files = files,
                .n_files = sizeof(files) / sizeof(files[0])},
       .rootless = rootless,
@@ -130,5 +136,14 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
       .mount_names = mount_names,
       .config_json = config_json,
   };
-  return runtime_run(&spec, &options, io, result, err);
+  /* A store where overlayfs cannot keep an upper layer gets the tmpfs,
+   * with the tmpfs's bound; the result says so. */
+  if (writable_layer_choose(state_root, &options.root, err) < 0)
+    return -1;
+  options.root.layer_bound = config->storage_size > 0                 ? config->storage_size
+                             : options.root.layer == ROOT_LAYER_TMPFS ? WRITABLE_LAYER_TMPFS_DEFAULT
+                                                                      : WRITABLE_LAYER_DISK_DEFAULT;
+  ret = runtime_run(&spec, &options, io, result, err);
+  result->layer_fallback = options.root.layer_fallback;
+  return ret;
 }

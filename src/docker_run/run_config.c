@@ -35,6 +35,8 @@ enum {
   OPT_NAME = 256,
   OPT_NETWORK,
   OPT_READ_ONLY,
+  OPT_ROOT_TMPFS,
+  OPT_STORAGE_OPT,
   OPT_MEMORY_SWAP,
   OPT_CPUS,
   OPT_PIDS_LIMIT,
@@ -246,6 +248,23 @@ static int parse_security_opt(const char *text, struct run_config *config, oci_e
                        "--security-opt '%s': unsupported; ocirun knows no-new-privileges[=BOOL], "
                        "seccomp=PROFILE.json and seccomp=unconfined",
                        text);
+}
+
+/* docker's --storage-opt size=BYTES (the only key of its overlay2 driver),
+ * the bound of the root's writable layer. */
+static int parse_storage_opt(const char *text, struct run_config *config, oci_error_t *err)
+{
+  int64_t size;
+
+  if (strncmp(text, "size=", 5) != 0)
+    return oci_error_set(err, 0,
+                         "--storage-opt '%s': unsupported; ocirun knows size=BYTES (the bound of "
+                         "the root's writable layer)",
+                         text);
+  if (parse_bytes("--storage-opt size=", text + 5, &size, err) < 0)
+    return -1;
+  config->storage_size = (uint64_t)size;
+  return 0;
 }
 
 /* One --tmpfs option word into the mount's fields. */
@@ -556,6 +575,11 @@ static int apply_option(int c, const char *arg, struct run_config *config, oci_e
   case OPT_READ_ONLY:
     config->read_only = true;
     return 0;
+  case OPT_ROOT_TMPFS:
+    config->root_tmpfs = true;
+    return 0;
+  case OPT_STORAGE_OPT:
+    return parse_storage_opt(arg, config, err);
   case 'm':
     if (parse_bytes("--memory", arg, &config->memory_bytes, err) < 0)
       return -1;
@@ -630,6 +654,8 @@ int run_options_parse(int argc, char **argv, struct run_config *config, int *nex
       {"network", required_argument, NULL, OPT_NETWORK},
       {"net", required_argument, NULL, OPT_NETWORK},
       {"read-only", no_argument, NULL, OPT_READ_ONLY},
+      {"root-tmpfs", no_argument, NULL, OPT_ROOT_TMPFS},
+      {"storage-opt", required_argument, NULL, OPT_STORAGE_OPT},
       {"memory", required_argument, NULL, 'm'},
       {"memory-swap", required_argument, NULL, OPT_MEMORY_SWAP},
       {"cpus", required_argument, NULL, OPT_CPUS},

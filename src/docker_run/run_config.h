@@ -24,6 +24,11 @@ struct run_config {
   char *name;            /* --name, or generated "ocirun-<12 hex>" */
   bool name_generated;   /* then the hostname defaults to the 12 hex digits */
   bool read_only;
+  /* The root's writable layer: on disk (default) or, with --root-tmpfs, a
+   * tmpfs; its bound in bytes from --storage-opt size=, 0: the default of
+   * its medium (runtime/writable_layer.h). */
+  bool root_tmpfs;
+  uint64_t storage_size;
   int64_t memory_bytes;      /* -1: unset */
   int64_t memory_swap_bytes; /* -1: unset (docker: twice memory); -2: unlimited ("-1") */
   int64_t cpu_quota_us;      /* -1: unset; period is cpu_period_us */

@@ -4,10 +4,11 @@
  * mounted through the new mount API on that fd, never through a joined path.
  *
  * The root is either an overlay (ocirun run: the lower is the cached image
- * rootfs, never written; upper and work live in a tmpfs of the run's own
- * mount namespace, so whatever the container writes is memory charged to its
- * cgroup and vanishes with the namespace, and the store may be on any
- * filesystem), or a bundle's root.path bound onto itself (the OCI commands).
+ * rootfs, never written; upper and work are directories of the run dir on
+ * the store's filesystem, or with --root-tmpfs live in a tmpfs of the run's
+ * own mount namespace, memory charged to its cgroup that vanishes with the
+ * namespace; see writable_layer.c), or a bundle's root.path bound onto
+ * itself (the OCI commands).
  * Then the config's mounts in order, the default devices and /dev links,
  * linux.devices, masked and read-only paths, root.readonly, pivot_root and
  * rootfsPropagation. A bundle's rootfs and an image are hostile: where each
@@ -525,11 +526,28 @@ static int add_paths(struct mount_plan *plan, char *const *paths, const char *na
   return 0;
 }
 
+/* "64 MiB", "10 GiB", "1536 KiB" for the printed plan. */
+static void format_size(uint64_t bytes, char *buf, size_t size)
+{
+  static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  size_t unit = 0;
+
+  while (unit + 1 < sizeof(units) / sizeof(units[0]) && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    unit++;
+  }
+  snprintf(buf, size, "%" PRIu64 " %s", bytes, units[unit]);
+}
+
 static int add_root(struct mount_plan *plan, const struct mount_root *root, bool user_namespace,
                     oci_error_t *err)
 {
   cleanup_free char *overlay_data = NULL;
   cleanup_free char *merged = NULL;
+  cleanup_free char *scratch_data = NULL;
+  bool disk = root->layer == ROOT_LAYER_DISK;
+  char bound[32];
+  int n;
 
   if (!root->overlay) {
     plan->root_mountpoint = strdup(root->root_path);
@@ -544,22 +562,46 @@ static int add_root(struct mount_plan *plan, const struct mount_root *root, bool
   }
   if (root->run_dir == NULL)
     return oci_error_set(err, 0, "mount plan: an overlay root needs a run directory");
+  if (root->layer_bound == 0)
+    return oci_error_set(err, 0, "mount plan: the writable layer needs a bound");
+  format_size(root->layer_bound, bound, sizeof(bound));
   /* The overlay's directories are given to overlayfs as /proc/self/fd/N of
-   * fds (the root's, and the scratch tmpfs's own): the data printed here
-   * names them for the reader; apply_root_overlay writes the real one. */
-  if (asprintf(&plan->root_mountpoint, "%s/rootfs", root->run_dir) < 0 ||
-      asprintf(&merged, "%s/rootfs/root", root->run_dir) < 0 ||
-      asprintf(&overlay_data, "upperdir=%s/rootfs/upper,workdir=%s/rootfs/work%s", root->run_dir,
-               root->run_dir, user_namespace ? ",userxattr" : "") < 0) {
-    plan->root_mountpoint = merged = overlay_data = NULL;
+   * fds (the root's, and the run dir's or the scratch tmpfs's own): the
+   * data printed here names them for the reader; apply_root_overlay writes
+   * the real one. On disk, the merged root goes straight onto rootfs/. */
+  if (disk)
+    n = asprintf(&overlay_data, "upperdir=%s/upper,workdir=%s/work,volatile%s", root->run_dir,
+                 root->run_dir, user_namespace ? ",userxattr" : "");
+  else
+    n = asprintf(&overlay_data, "upperdir=%s/rootfs/upper,workdir=%s/rootfs/work%s", root->run_dir,
+                 root->run_dir, user_namespace ? ",userxattr" : "");
+  if (n < 0 || asprintf(&plan->root_mountpoint, "%s/rootfs", root->run_dir) < 0 ||
+      asprintf(&merged, disk ? "%s/rootfs" : "%s/rootfs/root", root->run_dir) < 0 ||
+      asprintf(&scratch_data, "mode=0700,size=%" PRIu64, root->layer_bound) < 0) {
+    overlay_data = plan->root_mountpoint = merged = scratch_data = NULL;
+    return oci_error_errno(err, "mount plan: allocate");
+  }
+  if (disk)
+    n = asprintf(&plan->layer_note,
+                 "writable layer: on disk in %s/upper, the store's filesystem; soft bound %s "
+                 "(measured while the run lives: killed past it)",
+                 root->run_dir, bound);
+  else
+    n = asprintf(&plan->layer_note, "writable layer: a tmpfs of %s in memory%s%s%s", bound,
+                 root->layer_fallback != NULL ? " (the store's filesystem, " : "",
+                 root->layer_fallback != NULL ? root->layer_fallback : "",
+                 root->layer_fallback != NULL ? ", cannot hold an overlay upper layer)" : "");
+  if (n < 0) {
+    plan->layer_note = NULL;
     return oci_error_errno(err, "mount plan: allocate");
   }
   /* The scratch's source is the root only so that its upper/ can take the
-   * owner and mode of the root's own directory. The writable root is nodev
-   * as above. */
-  if (add_op(plan, MOUNT_OP_ROOT_SCRATCH, root->root_path, plan->root_mountpoint, "tmpfs",
-             MOUNT_ATTR_NODEV, "mode=0700", err) == NULL ||
-      add_op(plan, MOUNT_OP_ROOT_OVERLAY, root->root_path, merged, "overlay", MOUNT_ATTR_NODEV,
+   * owner and mode of the root's own directory (on disk the parent made
+   * upper/ so). The writable root is nodev as above. */
+  if (!disk && add_op(plan, MOUNT_OP_ROOT_SCRATCH, root->root_path, plan->root_mountpoint, "tmpfs",
+                      MOUNT_ATTR_NODEV, scratch_data, err) == NULL)
+    return -1;
+  if (add_op(plan, MOUNT_OP_ROOT_OVERLAY, root->root_path, merged, "overlay", MOUNT_ATTR_NODEV,
              overlay_data, err) == NULL)
     return -1;
   return 0;
@@ -611,7 +653,9 @@ int mount_plan_build(const struct spec *spec, const struct mount_root *root, boo
     goto fail;
   /* not AT_RECURSIVE when applied: the mounts keep their own flags */
   if (spec->root_readonly && add_op(plan, MOUNT_OP_ROOT_READ_ONLY, NULL, "/", NULL,
-                                    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV, NULL, err) == NULL)
+                                    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV |
+                                        (root->read_only_nosuid ? MOUNT_ATTR_NOSUID : 0),
+                                    NULL, err) == NULL)
     goto fail;
   if (add_op(plan, MOUNT_OP_PIVOT_ROOT, plan->root_mountpoint, "/", NULL, 0, NULL, err) == NULL)
     goto fail;
@@ -634,6 +678,7 @@ void mount_plan_clear(struct mount_plan *plan)
     free_op(&plan->ops[i]);
   free(plan->ops);
   free(plan->root_mountpoint);
+  free(plan->layer_note);
   *plan = (struct mount_plan){.lower_fd = -1};
 }
 
@@ -728,6 +773,8 @@ void mount_plan_print(const struct mount_plan *plan, FILE *out)
       print_escaped(op->data != NULL ? op->data : "-", out);
     fputc('\n', out);
   }
+  if (plan->layer_note != NULL)
+    fprintf(out, "%s\n", plan->layer_note);
 }
 
 /* ---- applying the plan (child side) ---- */
@@ -881,40 +928,65 @@ static int apply_root_scratch(const struct mount_op *op, const struct mount_plan
 
 /* overlayfs resolves its directories itself: each is /proc/self/fd/N of an
  * fd this process holds, so the lower is the cache entry opened without
- * symlinks, and upper/work are in the fresh scratch. The merged root is
- * attached onto the scratch's root/ and *root_fd is the overlay itself. */
+ * symlinks. With a scratch tmpfs (scratch_fd), upper/work are in it and the
+ * merged root is attached onto its root/. Without one (the disk layer),
+ * upper/ and work/ are the run dir's, found from the mount point the parent
+ * holds (checked by identity; its ".." is the run dir, which only ocirun
+ * writes), and the merged root is attached onto the mount point itself.
+ * *root_fd is the overlay. */
 static int apply_root_overlay(const struct mount_op *op, const struct mount_plan *plan,
                               int scratch_fd, int *root_fd)
 {
+  const char *userxattr =
+      op->data != NULL && strstr(op->data, ",userxattr") != NULL ? ",userxattr" : "";
   cleanup_free char *data = NULL;
   cleanup_close int mount_fd = -1;
   cleanup_close int target_fd = -1;
   cleanup_close int lower_fd = -1;
+  cleanup_close int run_fd = -1, upper_fd = -1, work_fd = -1;
   struct stat lower;
+  int n;
 
-  if (scratch_fd < 0) {
-    errno = EBADF;
-    return -1;
-  }
   if (fstat(plan->lower_fd, &lower) < 0)
     return -1;
   lower_fd = reopen_in_this_namespace(lower.st_dev, lower.st_ino, op->source);
   if (lower_fd < 0)
     return -1;
-  if (asprintf(&data,
-               "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d/upper,"
-               "workdir=/proc/self/fd/%d/work%s",
-               lower_fd, scratch_fd, scratch_fd,
-               op->data != NULL && strstr(op->data, ",userxattr") != NULL ? ",userxattr" : "") <
-      0) {
+  if (scratch_fd >= 0) {
+    n = asprintf(&data,
+                 "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d/upper,"
+                 "workdir=/proc/self/fd/%d/work%s",
+                 lower_fd, scratch_fd, scratch_fd, userxattr);
+    target_fd = openat(scratch_fd, "root", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  } else {
+    target_fd =
+        reopen_in_this_namespace(plan->mountpoint_dev, plan->mountpoint_ino, plan->root_mountpoint);
+    if (target_fd < 0)
+      return -1;
+    run_fd = openat(target_fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (run_fd < 0)
+      return -1;
+    upper_fd = openat(run_fd, "upper", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    work_fd = openat(run_fd, "work", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (upper_fd < 0 || work_fd < 0)
+      return -1;
+    /* volatile: the layer is thrown away at the end, so nothing of it
+     * need reach the disk; without it the overlay's unmount (the end of
+     * the run's mount namespace) syncs the store's whole filesystem, and
+     * every fsync in the container is a real one */
+    n = asprintf(&data,
+                 "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d,workdir=/proc/self/fd/%d,"
+                 "volatile%s",
+                 lower_fd, upper_fd, work_fd, userxattr);
+  }
+  if (n < 0) {
     data = NULL;
     return -1;
   }
-  mount_fd = make_filesystem("overlay", "overlay", data, op->attr);
-  if (mount_fd < 0)
+  if (target_fd < 0)
     return -1;
-  target_fd = openat(scratch_fd, "root", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (target_fd < 0 || attach(mount_fd, target_fd) < 0)
+  mount_fd = make_filesystem("overlay", "overlay", data, op->attr);
+  if (mount_fd < 0 || attach(mount_fd, target_fd) < 0)
     return -1;
   *root_fd = steal_fd(&mount_fd);
   return 0;

@@ -16,8 +16,9 @@
 enum mount_op_kind {
   MOUNT_OP_MAKE_PRIVATE,   /* the whole inherited tree rprivate (rslave for a slave
                               rootfsPropagation): nothing propagates back to the host */
-  MOUNT_OP_ROOT_SCRATCH,   /* a tmpfs for the overlay's upper, work and merged root */
-  MOUNT_OP_ROOT_OVERLAY,   /* overlay: lower = root_fd, upper/work in the scratch tmpfs */
+  MOUNT_OP_ROOT_SCRATCH,   /* tmpfs layer: a tmpfs for the overlay's upper, work and merged root */
+  MOUNT_OP_ROOT_OVERLAY,   /* overlay: lower = root_fd, upper/work in the scratch tmpfs or (disk
+                              layer) in the run dir */
   MOUNT_OP_ROOT_BIND,      /* the bundle's root.path bound (recursively) onto itself */
   MOUNT_OP_FILESYSTEM,     /* a fresh filesystem (proc, sysfs, tmpfs, devpts, mqueue, cgroup2) */
   MOUNT_OP_BIND,           /* a host path of the config (mounts[] bind/rbind) */
@@ -61,12 +62,14 @@ struct mount_op {
 struct mount_plan {
   struct mount_op *ops;
   size_t n_ops;
-  char *root_mountpoint; /* overlay: run_dir/rootfs, where the scratch tmpfs is attached;
-                            bind: the root's path */
+  char *root_mountpoint; /* overlay: run_dir/rootfs, where the scratch tmpfs (or, disk
+                            layer, the overlay itself) is attached; bind: the root's path */
+  char *layer_note;      /* overlay: where the writable layer is and its bound, for --dry-run */
   /* The root tree as an fd that stays open in the process applying the
    * plan (mount_root.root_fd; -1 until set: the overlay's lower, or the
-   * tree bound as the root), and the run dir's rootfs/ (the scratch's
-   * mount point) by identity, (dev, ino) of the directory the parent holds
+   * tree bound as the root), and the run dir's rootfs/ (the mount point
+   * of the scratch or of the overlay; its ".." is the run dir holding the
+   * disk layer's upper/ and work/) by identity, (dev, ino) of the directory the parent holds
    * open for the whole run (ino 0 until set). In the run's own mount
    * namespace those steps find each again by its path and use what they
    * find only if it is that inode. */
@@ -80,13 +83,30 @@ struct mount_file {
   const char *content;
 }; /* written into a writable root */
 
+/* Where an overlay root's writable layer (upper and work) lives. */
+enum root_layer {
+  ROOT_LAYER_DISK,  /* directories upper/ and work/ in the run dir, on the store's filesystem;
+                       bounded by the runner's measure (writable_layer.c) */
+  ROOT_LAYER_TMPFS, /* a tmpfs of the run's own mount namespace on run_dir/rootfs: memory,
+                       bounded by its size= */
+};
+
 struct mount_root {
   int root_fd;           /* the root tree, an O_PATH directory fd held by the parent */
   const char *root_path; /* the same, for messages and the printed plan */
   bool overlay;          /* ocirun run: an overlay over root_fd (never written), its upper and
-                            work in a scratch tmpfs on run_dir/rootfs; false: root_fd is the
-                            bundle's root.path, bind-mounted as the root (written if not readonly) */
+                            work on disk in run_dir or in a scratch tmpfs on run_dir/rootfs;
+                            false: root_fd is the bundle's root.path, bind-mounted as the root
+                            (written if not readonly) */
   const char *run_dir;   /* overlay only */
+  enum root_layer layer; /* overlay only */
+  uint64_t layer_bound;  /* overlay: bytes; the tmpfs's size=, or the disk layer's soft bound */
+  /* overlay: why a disk layer was not possible (the store's filesystem, e.g. "9p"), so the
+   * tmpfs is used instead; NULL when the layer is what was asked */
+  const char *layer_fallback;
+  /* root.readonly also makes the root nosuid (ocirun run --read-only; the OCI commands
+   * keep the spec's meaning, read-only only) */
+  bool read_only_nosuid;
   const struct mount_file *files; /* written into the root before it is made read-only */
   size_t n_files;
   const char *bundle; /* relative bind sources are relative to it; NULL: refused */

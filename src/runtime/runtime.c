@@ -60,6 +60,7 @@
 #include "runtime/stdio_relay.h"
 #include "runtime/sysctl.h"
 #include "runtime/userns.h"
+#include "runtime/writable_layer.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define EXIT_TIMED_OUT 124
@@ -841,7 +842,8 @@ struct child_watch {
   const struct run_io *io;
   pid_t pid;
   int cgroup_fd;
-  bool init; /* pid is ocirun's init: the workload is its child */
+  bool init;                    /* pid is ocirun's init: the workload is its child */
+  struct writable_layer *layer; /* measured while pid 1 lives */
 };
 
 /* The workload under ocirun's init: the init's one child (it forks
@@ -965,6 +967,7 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
       timeout_seconds > 0 ? monotonic_ms() + (int64_t)(timeout_seconds * 1000) : INT64_MAX;
   siginfo_t info = {0};
   bool exited = false;
+  int64_t next_check = INT64_MAX;
 
   for (;;) {
     struct pollfd fds[3 + STDIO_RELAY_MAX_POLL] = {{.fd = exited ? -1 : pidfd, .events = POLLIN},
@@ -982,6 +985,21 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
     if (remaining <= 0) {
       result->timed_out = true;
       break;
+    }
+    if (!exited) {
+      int64_t now = monotonic_ms();
+      int over = writable_layer_check(watch->layer, pidfd, now, &next_check, err);
+
+      if (over < 0)
+        return oci_error_wrap(err, "run: the writable layer could not be measured: killed");
+      if (over > 0) {
+        result->layer_exceeded = true;
+        result->layer_bytes = watch->layer->bytes;
+        result->layer_bound = watch->layer->bound;
+        break;
+      }
+      if (next_check - now < remaining)
+        remaining = next_check > now ? next_check - now : 0;
     }
     n_relay = stdio_relay_poll_fds(relay, fds + 3);
     ready = poll(fds, 3 + n_relay, remaining > 60000 ? 60000 : (int)remaining);
@@ -1012,7 +1030,7 @@ static int wait_for_child(int pidfd, int signal_fd, double timeout_seconds,
     }
     stdio_relay_step(relay, fds + 3, n_relay);
   }
-  if ((result->timed_out || result->interrupted) &&
+  if ((result->timed_out || result->interrupted || result->layer_exceeded) &&
       pidfd_send_signal(pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
     return oci_error_errno(err, "run: kill the container's pid 1");
   while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED) < 0) {
@@ -1042,7 +1060,7 @@ struct run_resources {
   const char *name;
   bool record_written;
   bool run_dir_created;
-  int mountpoint_fd; /* the run dir's rootfs/, where the scratch tmpfs goes */
+  struct writable_layer layer; /* the run dir's rootfs/ and upper/, held */
   struct cgroup_slice slice;
   bool slice_created;
   /* entries of $ROOT/run that must not exist after teardown (NULL: unused) */
@@ -1095,9 +1113,7 @@ static bool teardown(struct run_resources *res, oci_error_t *err)
     }
     res->slice_created = false;
   }
-  if (res->mountpoint_fd >= 0)
-    close(res->mountpoint_fd);
-  res->mountpoint_fd = -1;
+  writable_layer_close(&res->layer);
   if (res->run_dir_created) {
     if (run_dir_remove(res->root, res->name, &one) < 0) {
       ok = false;
@@ -1501,6 +1517,7 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   watch.pid = child.pid;
   watch.cgroup_fd = cgroup_fd;
   watch.init = launch->init;
+  watch.layer = &res->layer;
   if (wait_for_child(child.pidfd, signal_fd, launch->options->timeout_seconds, &watch, relay,
                      result, err) < 0) {
     spawned_kill(&child);
@@ -1616,10 +1633,11 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
                 const struct run_io *io, struct run_result *result, oci_error_t *err)
 {
   struct launch launch;
-  struct run_resources res = {.root = options->state_root,
-                              .name = options->id,
-                              .mountpoint_fd = -1,
-                              .slice = {.dir_fd = -1}};
+  struct run_resources res = {
+      .root = options->state_root,
+      .name = options->id,
+      .layer = {.mountpoint_fd = -1, .upper_fd = -1, .walker = -1, .walker_fd = -1},
+      .slice = {.dir_fd = -1}};
   struct slice_plan slice = {0};
   cleanup_free char *run_dir = NULL;
   cleanup_free char *record_file = NULL;
@@ -1723,19 +1741,11 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
     goto out;
   res.record_written = true;
   if (run_options.root.overlay) {
-    struct stat mountpoint;
-
-    if (run_dir_create(res.root, options->id, &res.mountpoint_fd, err) < 0)
+    res.run_dir_created =
+        writable_layer_create(&res.layer, res.root, options->id, &run_options.root,
+                              options->rootless, &launch.plan, err) == 0;
+    if (!res.run_dir_created)
       goto teardown;
-    res.run_dir_created = true;
-    /* The scratch goes onto the directory just created, which this fd
-     * holds (so its inode stays that directory's) until teardown. */
-    if (fstat(res.mountpoint_fd, &mountpoint) < 0) {
-      oci_error_errno(err, "run: stat the run dir's mount point");
-      goto teardown;
-    }
-    launch.plan.mountpoint_dev = mountpoint.st_dev;
-    launch.plan.mountpoint_ino = mountpoint.st_ino;
     if (options->config_json != NULL &&
         run_state_write_config(res.root, options->id, options->config_json, err) < 0)
       goto teardown;

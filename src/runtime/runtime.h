@@ -63,12 +63,17 @@ struct run_io {
 };
 
 struct run_result {
-  int exit_code;          /* docker's conventions: status, 128+signal, 125/126/127 */
-  bool exited;            /* exited normally (vs killed by a signal) */
-  int signal;             /* when killed */
-  bool oom_killed;        /* the cgroup's memory.events counted an oom_kill */
-  bool timed_out;         /* killed at the --timeout deadline */
-  bool interrupted;       /* SIGINT/SIGTERM to ocirun */
+  int exit_code;       /* docker's conventions: status, 128+signal, 125/126/127 */
+  bool exited;         /* exited normally (vs killed by a signal) */
+  int signal;          /* when killed */
+  bool oom_killed;     /* the cgroup's memory.events counted an oom_kill */
+  bool timed_out;      /* killed at the --timeout deadline */
+  bool interrupted;    /* SIGINT/SIGTERM to ocirun */
+  bool layer_exceeded; /* killed: its writable layer on disk was measured past its bound */
+  unsigned long long layer_bytes, layer_bound; /* then: the measure and the bound, in bytes */
+  /* the root's writable layer was a tmpfs because the store's filesystem
+   * (this one, a static string) cannot hold an overlay upper; NULL */
+  const char *layer_fallback;
   bool teardown_verified; /* cgroup gone, no process left, state removed */
 };
 

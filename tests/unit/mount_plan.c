@@ -13,7 +13,15 @@
 static const struct mount_root overlay_root = {.root_fd = 7,
                                                .root_path = "/store/cache/x/rootfs",
                                                .overlay = true,
-                                               .run_dir = "/store/run/c1"};
+                                               .run_dir = "/store/run/c1",
+                                               .layer = ROOT_LAYER_TMPFS,
+                                               .layer_bound = 64 << 20};
+static const struct mount_root disk_root = {.root_fd = 7,
+                                            .root_path = "/store/cache/x/rootfs",
+                                            .overlay = true,
+                                            .run_dir = "/store/run/c1",
+                                            .layer = ROOT_LAYER_DISK,
+                                            .layer_bound = 10ULL << 30};
 static const struct mount_root bind_root = {
     .root_fd = 8, .root_path = "/bundle/rootfs", .overlay = false, .bundle = "/bundle"};
 
@@ -80,6 +88,9 @@ static void test_overlay_empty_spec(void)
   is_int(plan.ops[1].kind, MOUNT_OP_ROOT_SCRATCH, "then the scratch tmpfs");
   is_str(plan.ops[1].target, "/store/run/c1/rootfs", "on run_dir/rootfs");
   ok(plan.ops[1].attr & MOUNT_ATTR_NODEV, "the scratch is nodev");
+  is_str(plan.ops[1].data, "mode=0700,size=67108864", "the scratch's size is the layer's bound");
+  is_str(plan.layer_note, "writable layer: a tmpfs of 64 MiB in memory",
+         "the plan says where the layer is");
   is_int(plan.ops[2].kind, MOUNT_OP_ROOT_OVERLAY, "then the overlay");
   is_str(plan.ops[2].source, "/store/cache/x/rootfs", "over the root path");
   is_str(plan.ops[2].data, "upperdir=/store/run/c1/rootfs/upper,workdir=/store/run/c1/rootfs/work",
@@ -111,6 +122,67 @@ static void test_overlay_empty_spec(void)
   is_int(build(&spec, &overlay_root, true, &plan, msg, sizeof(msg)), 0, "overlay, userns: builds");
   ok(plan.ops[2].data != NULL && strstr(plan.ops[2].data, ",userxattr") != NULL,
      "in a user namespace the overlay keeps its metadata in user.* xattrs");
+  mount_plan_clear(&plan);
+}
+
+/* The default layer: no scratch, the overlay's upper and work in the run
+ * dir, the merged root attached on its rootfs/. */
+static void test_overlay_on_disk(void)
+{
+  struct spec spec = {0};
+  struct mount_root root = disk_root;
+  struct mount_plan plan;
+  char msg[1024];
+
+  is_int(build(&spec, &root, false, &plan, msg, sizeof(msg)), 0, "disk layer: builds (%s)", msg);
+  is_int(count(&plan, MOUNT_OP_ROOT_SCRATCH), 0, "disk layer: no scratch tmpfs");
+  is_int(plan.ops[1].kind, MOUNT_OP_ROOT_OVERLAY, "disk layer: the overlay second");
+  is_str(plan.ops[1].target, "/store/run/c1/rootfs", "onto run_dir/rootfs");
+  is_str(plan.ops[1].data, "upperdir=/store/run/c1/upper,workdir=/store/run/c1/work,volatile",
+         "upper and work in the run dir, volatile (thrown away at the end: never synced)");
+  ok(plan.ops[1].attr & MOUNT_ATTR_NODEV, "the overlay is nodev");
+  is_str(plan.ops[plan.n_ops - 1].source, "/store/run/c1/rootfs", "pivot_root into it");
+  ok(plan.layer_note != NULL && strstr(plan.layer_note, "on disk in /store/run/c1/upper") &&
+         strstr(plan.layer_note, "soft bound 10 GiB"),
+     "the plan says where the layer is and its bound (%s)",
+     plan.layer_note != NULL ? plan.layer_note : "none");
+  mount_plan_clear(&plan);
+
+  root.layer = ROOT_LAYER_TMPFS;
+  root.layer_bound = 1536 << 10;
+  root.layer_fallback = "9p";
+  is_int(build(&spec, &root, false, &plan, msg, sizeof(msg)), 0, "fallback: builds");
+  is_str(plan.layer_note,
+         "writable layer: a tmpfs of 1536 KiB in memory (the store's filesystem, 9p, cannot hold "
+         "an overlay upper layer)",
+         "the plan says why the layer is a tmpfs");
+  mount_plan_clear(&plan);
+
+  root.layer_bound = 0;
+  is_int(build(&spec, &root, false, &plan, msg, sizeof(msg)), -1, "no bound: refused");
+  ok(strstr(msg, "bound") != NULL, "no bound: the message says so (%s)", msg);
+}
+
+/* ocirun run --read-only: the root read-only, nodev and nosuid; a bundle's
+ * root.readonly (the OCI commands): read-only and nodev. */
+static void test_read_only_nosuid(void)
+{
+  struct spec spec = {.root_readonly = true};
+  struct mount_root root = disk_root;
+  struct mount_plan plan;
+  char msg[1024];
+  int i;
+
+  root.read_only_nosuid = true;
+  is_int(build(&spec, &root, false, &plan, msg, sizeof(msg)), 0, "read-only nosuid: builds");
+  i = find(&plan, MOUNT_OP_ROOT_READ_ONLY, "/");
+  ok(i >= 0 && plan.ops[i].attr == (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID),
+     "--read-only: ro, nodev, nosuid");
+  mount_plan_clear(&plan);
+  is_int(build(&spec, &bind_root, false, &plan, msg, sizeof(msg)), 0, "root.readonly: builds");
+  i = find(&plan, MOUNT_OP_ROOT_READ_ONLY, "/");
+  ok(i >= 0 && plan.ops[i].attr == (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV),
+     "a bundle's root.readonly: ro, nodev (the spec's meaning)");
   mount_plan_clear(&plan);
 }
 
@@ -447,6 +519,8 @@ static void test_refusals(void)
 int main(void)
 {
   test_overlay_empty_spec();
+  test_overlay_on_disk();
+  test_read_only_nosuid();
   test_bind_root_and_files();
   test_mounts();
   test_paths_and_devices();

@@ -42,6 +42,25 @@ int main(void)
   ok(strstr(msg, "--memory") != NULL, "the refusal names --memory (%s)", msg);
   run_config_clear(&c);
 
+  is_int(parse(&c, msg, sizeof(msg), "img", NULL), 0, "no storage option parses");
+  ok(!c.root_tmpfs && c.storage_size == 0,
+     "default: the writable layer on disk, the medium's default bound");
+  run_config_clear(&c);
+  is_int(parse(&c, msg, sizeof(msg), "--root-tmpfs", "--storage-opt", "size=100m", "img", NULL), 0,
+         "--root-tmpfs --storage-opt size=100m parse");
+  ok(c.root_tmpfs, "--root-tmpfs asks for the tmpfs");
+  is_int(c.storage_size, 100 << 20, "size=100m is 100 MiB");
+  run_config_clear(&c);
+  is_int(parse(&c, msg, sizeof(msg), "--storage-opt", "size=0", "img", NULL), -1,
+         "--storage-opt size=0 refused");
+  ok(strstr(msg, "--storage-opt size=") != NULL, "the refusal names --storage-opt (%s)", msg);
+  run_config_clear(&c);
+  is_int(parse(&c, msg, sizeof(msg), "--storage-opt", "dm.basesize=1g", "img", NULL), -1,
+         "--storage-opt with another key refused");
+  ok(strstr(msg, "dm.basesize=1g") != NULL && strstr(msg, "size=BYTES") != NULL,
+     "the refusal names the key and what is known (%s)", msg);
+  run_config_clear(&c);
+
   is_int(parse(&c, msg, sizeof(msg), "--cpus", "1.5", "--pids-limit", "64", "img", NULL), 0,
          "--cpus 1.5 --pids-limit 64 parse");
   is_int(c.cpu_quota_us, 150000, "--cpus 1.5 is a 150000 us quota");
