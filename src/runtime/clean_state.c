@@ -155,7 +155,8 @@ void clean_state_init(struct clean_state *state, enum clean_entry entry,
 
 int clean_state_apply(const struct clean_state *state, oci_error_t *err)
 {
-  if (reset_signals(err) < 0 || install_descriptors(state, err) < 0)
+  /* what the process must not see goes first */
+  if (install_descriptors(state, err) < 0 || reset_signals(err) < 0)
     return -1;
   /* A session of its own: the caller's terminal is not its controlling
    * terminal, so TIOCSTI cannot type into the caller's shell and the

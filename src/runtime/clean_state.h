@@ -53,7 +53,7 @@ struct clean_state {
 void clean_state_init(struct clean_state *state, enum clean_entry entry,
                       const struct spec_process *process, bool supervised);
 
-/* The sequence, in this order: signals, stdio and every other fd, a
+/* The sequence, in this order: stdio and every other fd, signals, a
  * session of its own, personality, umask, scheduling, parent-death
  * signal, non-dumpable (until the exec that follows). Fails closed: the
  * caller exits without running anything. */
