@@ -10,12 +10,17 @@
  *                            holds it open, and once nothing runs it any
  *                            more opens it for writing and appends a
  *                            marker (errno=0: it did; ETIMEDOUT: nothing
- *                            was found or it stayed unwritable) */
+ *                            was found or it stayed unwritable)
+ *   seize-foreign=SECONDS    the same watch; attaches to that process with
+ *                            PTRACE_SEIZE (which does not stop it; the
+ *                            tracee is let go when this exits) and prints
+ *                            its effective capabilities */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,8 +149,9 @@ static long probe_unix_connect(const char *path)
 }
 
 /* The held executable of a process whose exe is not the file of that path
- * in this process's root (or no file there at all), or -1. */
-static int hold_foreign_exe(void)
+ * in this process's root (or no file there at all), or -1; *pid is that
+ * process. */
+static int hold_foreign_exe(int *pid)
 {
   DIR *proc = opendir("/proc");
   struct dirent *entry;
@@ -173,6 +179,7 @@ static int hold_foreign_exe(void)
         (stat(target, &here) < 0 || here.st_dev != exe.st_dev || here.st_ino != exe.st_ino)) {
       printf("foreign-exe held %s (pid %s)\n", target, entry->d_name);
       held = fd;
+      *pid = atoi(entry->d_name);
     } else {
       close(fd);
     }
@@ -182,14 +189,42 @@ static int hold_foreign_exe(void)
   return held;
 }
 
-static long probe_foreign_exe(const char *arg)
+/* What a tracer sees of a process it attached to at once: its effective
+ * capabilities. 0 when attached (the tracee is let go when this exits). */
+static int seize_and_show(int pid)
+{
+  char path[64], line[256];
+  FILE *status;
+
+  if (ptrace(PTRACE_SEIZE, pid, NULL, NULL) < 0)
+    return -1;
+  snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  status = fopen(path, "re");
+  while (status != NULL && fgets(line, sizeof(line), status) != NULL)
+    if (strncmp(line, "CapEff:", 7) == 0)
+      printf("seized pid %d %s", pid, line);
+  if (status != NULL)
+    fclose(status);
+  return 0;
+}
+
+static long probe_foreign_exe(const char *arg, bool seize)
 {
   time_t deadline = time(NULL) + (arg != NULL ? atoi(arg) : 10);
-  int held = -1;
+  int held = -1, pid = 0, saved = ETIMEDOUT;
 
   while (time(NULL) < deadline) {
     if (held < 0) {
-      held = hold_foreign_exe();
+      held = hold_foreign_exe(&pid);
+      /* at once: the process runs ocirun's code for a few milliseconds */
+      if (held >= 0 && seize) {
+        if (seize_and_show(pid) == 0)
+          return 0;
+        saved = errno;
+        printf("seize pid %d errno=%s\n", pid, strerrorname_np(saved));
+        close(held);
+        held = -1;
+      }
     } else {
       char path[64];
       int fd;
@@ -204,7 +239,7 @@ static long probe_foreign_exe(const char *arg)
       usleep(1000);
     }
   }
-  errno = ETIMEDOUT;
+  errno = saved;
   return -1;
 }
 
@@ -313,8 +348,8 @@ static long probe(const char *name, const char *arg)
     return setuid(0);
   if (strcmp(name, "unix-connect") == 0)
     return probe_unix_connect(arg);
-  if (strcmp(name, "foreign-exe") == 0)
-    return probe_foreign_exe(arg);
+  if (strcmp(name, "foreign-exe") == 0 || strcmp(name, "seize-foreign") == 0)
+    return probe_foreign_exe(arg, name[0] == 's');
   fprintf(stderr, "sysprobe: unknown action '%s'\n", name);
   exit(2);
 }
