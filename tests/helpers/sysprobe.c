@@ -11,6 +11,7 @@
  *                            more opens it for writing and appends a
  *                            marker (errno=0: it did; ETIMEDOUT: nothing
  *                            was found or it stayed unwritable)
+ *   securebits               prints "securebits N", PR_GET_SECUREBITS's value
  *   seize-foreign=SECONDS    the same watch; attaches to that process with
  *                            PTRACE_SEIZE (which does not stop it; the
  *                            tracee is let go when this exits) and prints
@@ -380,6 +381,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[i], "ids") == 0) {
       print_status("ids", ids);
+      continue;
+    }
+    if (strcmp(argv[i], "securebits") == 0) {
+      printf("securebits %d\n", prctl(PR_GET_SECUREBITS));
       continue;
     }
     /* "personality=0x400000": an argument, echoed back in the report */
