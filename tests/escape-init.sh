@@ -5,7 +5,8 @@
 # inside, trace it or reach its descriptors could outlive its runner or
 # have another status reported. Each attack is made on the workload's own
 # child too (a process of the same uid, dumpable: the technique works),
-# then on pid 1. CAP_SYS_PTRACE, which does reach the init, is
+# then on pid 1; and a flood of signals meant to keep it from reaping the
+# workload. CAP_SYS_PTRACE, which does reach the init, is
 # tests/escape-ptrace.sh's. Host only, without a cgroup.
 . "$top_srcdir/tests/lib.sh"
 
@@ -56,4 +57,22 @@ check "the workload cannot trace pid 1, ocirun's init (EPERM: non-dumpable)" has
 check "... nor read its exe, cwd, environ or fd links" sh -c "! grep -q '^init .* readable' '$TEST_TMP/out'"
 check "its SIGKILL and SIGSTOP to pid 1 are dropped: the init sleeps on" has "init state S"
 check "and the workload's own status is reported (exit $got)" test "$got" -eq 5
+
+# Starving the init: processes in sessions of their own send pid 1 a lower
+# signal than SIGCHLD as fast as they can (a waiting init takes the lowest
+# pending signal first), so that it never reaps the workload, which has
+# exited; they ignore the signal the init forwards to the workload's group.
+"$OCIRUN" run --unsafe-no-cgroup --timeout 30 busybox:init-attack sh -c \
+  '/sysprobe flood=1 & sleep 2; exit 3' >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+got=$?
+check "control: the flood reaches the init, which forwards it to the workload's group (exit $got: SIGHUP)" \
+  test "$got" -eq 129
+start=$(date +%s)
+"$OCIRUN" run --unsafe-no-cgroup --timeout 30 busybox:init-attack sh -c \
+  'trap "" HUP; /sysprobe flood=1 & /sysprobe flood=1 & /sysprobe flood=1 & sleep 1; exit 3' \
+  >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+got=$?
+took=$(($(date +%s) - start))
+check "three floods do not keep the run past its workload's exit: exit $got after ${took} s (30 s is the deadline)" \
+  sh -c "[ $got -eq 3 ] && [ $took -lt 15 ]"
 tap_done

@@ -12,6 +12,8 @@
  *                            marker (errno=0: it did; ETIMEDOUT: nothing
  *                            was found or it stayed unwritable)
  *   securebits               prints "securebits N", PR_GET_SECUREBITS's value
+ *   flood=SIGNAL             ignores SIGNAL, leaves its session and sends it
+ *                            to pid 1 as fast as it can, until killed
  *   seize-foreign=SECONDS    the same watch; attaches to that process with
  *                            PTRACE_SEIZE (which does not stop it; the
  *                            tracee is let go when this exits) and prints
@@ -349,6 +351,13 @@ static long probe(const char *name, const char *arg)
     return setuid(0);
   if (strcmp(name, "unix-connect") == 0)
     return probe_unix_connect(arg);
+  if (strcmp(name, "flood") == 0) {
+    int sig = arg != NULL ? atoi(arg) : SIGHUP;
+    signal(sig, SIG_IGN);
+    setsid();
+    for (;;)
+      kill(1, sig);
+  }
   if (strcmp(name, "foreign-exe") == 0 || strcmp(name, "seize-foreign") == 0)
     return probe_foreign_exe(arg, name[0] == 's');
   fprintf(stderr, "sysprobe: unknown action '%s'\n", name);
