@@ -12,8 +12,7 @@
 ROOT=$OCIRUN_ROOT/oci
 oci() { oci_root "$ROOT" "$@"; }
 root_with_busybox "escape-caller-securebits"
-"$OCIRUN" image import "oci:$TEST_IMAGES/python:python:3.13-slim" >/dev/null 2>&1 ||
-  { not_ok "import the python test image"; tap_done; exit 1; }
+root_with_python "escape-caller-securebits"
 SYSPROBE=$top_builddir/tests/helpers/sysprobe
 fixup_off() { setpriv --securebits +no_setuid_fixup "$@"; }
 

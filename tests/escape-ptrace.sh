@@ -17,16 +17,6 @@ ROOT=$OCIRUN_ROOT/oci
 oci() { oci_root "$ROOT" "$@"; }
 root_with_busybox "escape-ptrace"
 SYSPROBE=$top_builddir/tests/helpers/sysprobe
-# todo DESCRIPTION COMMAND...: a known hole: "ok" once the command succeeds
-# (then drop the todo), else "not ok ... # TODO" (an expected failure).
-todo() {
-  local what=$1
-  shift
-  if "$@"; then ok "$what"; else
-    tap_n=$((tap_n + 1))
-    echo "not ok $tap_n - $what # TODO open hole, see docs/threat-model.md"
-  fi
-}
 
 # ---- the technique: a held /proc/PID/exe, reopened for writing once its process is gone ----
 cp /bin/sleep "$TEST_TMP/sleep-copy"

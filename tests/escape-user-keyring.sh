@@ -11,21 +11,7 @@
 # only, without a cgroup.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "escape-user-keyring needs root"
-  tap_done
-  exit 0
-fi
-"$OCIRUN" image import "oci:$TEST_IMAGES/python:python:3.13-slim" >/dev/null 2>&1 ||
-  { not_ok "import the python test image"; tap_done; exit 1; }
-todo() {
-  local what=$1
-  shift
-  if "$@"; then ok "$what"; else
-    tap_n=$((tap_n + 1))
-    echo "not ok $tap_n - $what # TODO open hole, see docs/threat-model.md"
-  fi
-}
+root_with_python "escape-user-keyring"
 
 # A key in root's user keyring, gone after 120 s whatever becomes of this
 # test, and unlinked at exit.
@@ -41,34 +27,22 @@ check "a key in root's user keyring ($key)" test "${key:--1}" -gt 0
 
 # The reader: a session keyring of its own (as the run's), @u linked into
 # it, the key searched and read.
-cat >"$TEST_TMP/reader.py" <<'PY'
-import ctypes
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall(250, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
-if libc.syscall(250, 8, -4, -3) < 0:  # KEYCTL_LINK @u into @s
-    print("link errno", ctypes.get_errno())
-key = libc.syscall(250, 10, -3, b"user", b"ocirun-user-keyring-probe", 0)  # KEYCTL_SEARCH @s
-if key < 0:
-    print("no key: errno", ctypes.get_errno())
-else:
-    buf = ctypes.create_string_buffer(64)
-    n = libc.syscall(250, 11, key, buf, 64)  # KEYCTL_READ
-    print("payload", buf.raw[:max(n, 0)].decode())
-PY
-setsid python3 "$TEST_TMP/reader.py" </dev/null >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+READER=$top_srcdir/tests/helpers/keyring-reader.py
+read_key=(ocirun-user-keyring-probe --own-session --link-user)
+setsid python3 "$READER" "${read_key[@]}" </dev/null >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 verdict "control: another root process, in a session keyring of its own, reads it" \
   grep -qx "payload root-user-keyring-5151" "$TEST_TMP/out"
 
-"$OCIRUN" run --unsafe-no-cgroup -i python:3.13-slim python3 - <"$TEST_TMP/reader.py" \
+"$OCIRUN" run --unsafe-no-cgroup -i python:3.13-slim python3 - "${read_key[@]}" <"$READER" \
   >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 verdict "the default profile: a root workload cannot reach root's user keyring (keyctl denied)" \
   sh -c "grep -q 'no key: errno 1\$' '$TEST_TMP/out' && ! grep -q root-user-keyring '$TEST_TMP/out'"
 "$OCIRUN" run --unsafe-no-cgroup --user 65534 --security-opt seccomp=unconfined -i python:3.13-slim \
-  python3 - <"$TEST_TMP/reader.py" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+  python3 - "${read_key[@]}" <"$READER" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 verdict "seccomp=unconfined, --user 65534: another uid's user keyring, not root's" \
   sh -c "grep -q 'no key' '$TEST_TMP/out' && ! grep -q root-user-keyring '$TEST_TMP/out'"
 "$OCIRUN" run --unsafe-no-cgroup --security-opt seccomp=unconfined -i python:3.13-slim \
-  python3 - <"$TEST_TMP/reader.py" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+  python3 - "${read_key[@]}" <"$READER" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 sed 's/^/# workload: /' "$TEST_TMP/out"
 todo "seccomp=unconfined, root: the workload cannot read root's user keyring" \
   sh -c "! grep -q root-user-keyring '$TEST_TMP/out'"
