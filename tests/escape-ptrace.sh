@@ -48,10 +48,10 @@ COPY=$TEST_TMP/ocirun-copy
 # handed over), ended early once the copy changed or the watcher seized a
 # process; prints whether the copy changed
 exec_race() {
-  local i sum
+  local sum
   cp "$OCIRUN" "$COPY"
   sum=$(sha256sum <"$COPY")
-  for i in $(seq 30); do
+  for _ in $(seq 30); do
     "$COPY" --root "$ROOT" exec "$1" true </dev/null 2>&1 | cat >/dev/null
     [ "$(sha256sum <"$COPY")" = "$sum" ] || break
     grep -q '^seized' "$TEST_TMP/$1.out" && break
@@ -61,7 +61,7 @@ exec_race() {
 # watcher ID CAPS ACTION: a container (root, Docker's capabilities and CAPS)
 # whose pid 1 is sysprobe ACTION, its output in $TEST_TMP/ID.out
 watcher() {
-  rm -rf "$TEST_TMP/$1" && mkdir -p "$TEST_TMP/$1/rootfs" && busybox_rootfs "$TEST_TMP/$1/rootfs" &&
+  rm -rf "${TEST_TMP:?}/$1" && mkdir -p "$TEST_TMP/$1/rootfs" && busybox_rootfs "$TEST_TMP/$1/rootfs" &&
     cp "$SYSPROBE" "$TEST_TMP/$1/rootfs/sysprobe" && oci spec --bundle "$TEST_TMP/$1" >/dev/null &&
     python3 - "$TEST_TMP/$1/config.json" "$2" "$3" <<'PY'
 import json, sys

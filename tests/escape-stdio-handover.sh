@@ -91,14 +91,14 @@ exec {hold}>&-
 # whose name is gone (tests/lib.sh's with_pipes makes those).
 exec {pipe}> >(cat >"$TEST_TMP/pipe.out")
 ours=$(readlink /proc/self/fd/$pipe)
-"$OCIRUN" --root "$ROOT" exec att readlink /proc/self/fd/1 </dev/null >&$pipe 2>&$pipe
+"$OCIRUN" --root "$ROOT" exec att readlink /proc/self/fd/1 </dev/null 1>&"$pipe" 2>&"$pipe"
 exec {pipe}>&-
 sleep 0.5
 check "control: exec hands over an anonymous pipe as it is ($ours)" grep -qxF "$ours" "$TEST_TMP/pipe.out"
 new_fifo
 exec {hold}<>"$FIFO" {unlinked}>"$FIFO"
 rm -f "$FIFO"
-"$OCIRUN" --root "$ROOT" exec att readlink /proc/self/fd/1 </dev/null >&$unlinked 2>&$unlinked
+"$OCIRUN" --root "$ROOT" exec att readlink /proc/self/fd/1 </dev/null 1>&"$unlinked" 2>&"$unlinked"
 exec {unlinked}>&-
 timeout 1 cat <&"$hold" >"$TEST_TMP/unlinked.out"
 exec {hold}>&-
