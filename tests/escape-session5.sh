@@ -16,16 +16,6 @@ fi
 
 ROOT=$OCIRUN_ROOT
 oci() { oci_root "$ROOT" "$@"; }
-# todo DESCRIPTION COMMAND...: a known hole: "ok" once the command succeeds
-# (then drop the todo), else "not ok ... # TODO" (an expected failure).
-todo() {
-  local what=$1
-  shift
-  if "$@"; then ok "$what"; else
-    tap_n=$((tap_n + 1))
-    echo "not ok $tap_n - $what # TODO open hole, see the comment above it"
-  fi
-}
 
 # --- a busybox bundle; mk DIR PYTHON: a copy with PYTHON applied to c ---
 BASE=$TEST_TMP/base

@@ -11,10 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -329,18 +331,36 @@ static int null_device_index(const struct stat *st)
   return -1;
 }
 
-/* What a process in a container may be handed of its caller's as its
- * stdio: a pipe or a socket (an OCI caller's own, made for this process:
- * reopening one through /proc gives that same pipe, and a socket cannot be
- * reopened), or a device every container has anyway (/dev/null, zero,
- * full, random, urandom). Never a terminal (the process would keep it
- * after ocirun returns, read what its user types next, change its modes)
- * nor a file (reopened through /proc/self/fd with the process's own
- * credentials, a file given for reading is written, an append-only log
- * read and truncated). */
-static bool may_hand_over(const struct stat *st)
+/* A pipe or a socket that is nothing but itself: an anonymous pipe
+ * (pipefs) or a FIFO whose name is gone (a FIFO made, opened and unlinked,
+ * as OCI callers' helpers do), reopened through /proc only as that same
+ * pipe; a socket of sockfs, which cannot be reopened. A named FIFO is a
+ * file of the caller's filesystem: through the fd, a root process chmods
+ * and chowns it, and reopens it the other way (reads what other writers
+ * put in it). An O_PATH fd of a socket file says S_ISSOCK too, and
+ * connect() to /proc/self/fd/N reaches the socket it names. */
+static bool nothing_but_a_channel(int fd, const struct stat *st)
 {
-  return S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || null_device_index(st) >= 0;
+  struct statfs fs;
+
+  if (fstatfs(fd, &fs) < 0)
+    return false;
+  if (S_ISFIFO(st->st_mode))
+    return fs.f_type == PIPEFS_MAGIC || st->st_nlink == 0;
+  return S_ISSOCK(st->st_mode) && fs.f_type == SOCKFS_MAGIC;
+}
+
+/* What a process in a container may be handed of its caller's as its
+ * stdio: a pipe or a socket (an OCI caller's own, made for this process,
+ * and nothing but a channel: nothing_but_a_channel), or a device every
+ * container has anyway (/dev/null, zero, full, random, urandom). Never a
+ * terminal (the process would keep it after ocirun returns, read what its
+ * user types next, change its modes) nor a file (reopened through
+ * /proc/self/fd with the process's own credentials, a file given for
+ * reading is written, an append-only log read and truncated). */
+static bool may_hand_over(int fd, const struct stat *st)
+{
+  return nothing_but_a_channel(fd, st) || null_device_index(st) >= 0;
 }
 
 static const char *kind_of(const struct stat *st, int fd)
@@ -351,6 +371,10 @@ static const char *kind_of(const struct stat *st, int fd)
     return "a file";
   if (S_ISDIR(st->st_mode))
     return "a directory";
+  if (S_ISFIFO(st->st_mode))
+    return "a named FIFO (a file of the host)";
+  if (S_ISSOCK(st->st_mode))
+    return "a socket file (a way to connect to it, not a socket)";
   return "neither a pipe nor a socket";
 }
 
@@ -358,7 +382,7 @@ bool stdio_relay_may_hand_over(int fd)
 {
   struct stat st;
 
-  return fstat(fd, &st) == 0 && may_hand_over(&st);
+  return fstat(fd, &st) == 0 && may_hand_over(fd, &st);
 }
 
 int stdio_relay_check_hand_over(const int fd[3], const char *what, oci_error_t *err)
@@ -372,7 +396,7 @@ int stdio_relay_check_hand_over(const int fd[3], const char *what, oci_error_t *
 
     if (fstat(fd[i], &st) < 0)
       return oci_error_errno(err, "%s: %s (fd %d)", what, names[i], fd[i]);
-    if (may_hand_over(&st))
+    if (may_hand_over(fd[i], &st))
       continue;
     snprintf(link, sizeof(link), "/proc/self/fd/%d", fd[i]);
     n = readlink(link, target, sizeof(target) - 1);
@@ -397,20 +421,26 @@ int stdio_relay_own_null_devices(oci_error_t *err)
   for (int fd = 0; fd < 3; fd++) {
     struct stat given, own;
     cleanup_close int replacement = -1;
-    int index, flags;
+    int index, flags, status;
 
     if (fstat(fd, &given) < 0 || (index = null_device_index(&given)) < 0)
       continue;
     flags = fcntl(fd, F_GETFL);
     if (flags < 0)
       return oci_error_errno(err, "stdio: fd %d", fd);
-    replacement = in_root_open(root_fd, null_devices[index].path, (flags & O_ACCMODE) | O_NOCTTY);
+    /* O_NONBLOCK: the path is the container's, and its workload may have
+     * made it a FIFO, whose open would wait for a writer for ever. */
+    replacement = in_root_open(root_fd, null_devices[index].path,
+                               (flags & O_ACCMODE) | O_NOCTTY | O_NONBLOCK);
     if (replacement < 0 || fstat(replacement, &own) < 0 || null_device_index(&own) != index)
       return oci_error_set(err, replacement < 0 ? errno : 0,
                            "stdio: fd %d is the caller's %s; the container's own %s, which would "
                            "stand in for it, is %s",
                            fd, null_devices[index].path, null_devices[index].path,
                            replacement < 0 ? "missing or unreachable" : "not that device");
+    status = fcntl(replacement, F_GETFL);
+    if (status < 0 || fcntl(replacement, F_SETFL, status & ~O_NONBLOCK) < 0)
+      return oci_error_errno(err, "stdio: the container's %s", null_devices[index].path);
     if (dup2(replacement, fd) < 0)
       return oci_error_errno(err, "stdio: the container's %s onto fd %d", null_devices[index].path,
                              fd);
