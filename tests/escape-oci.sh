@@ -96,10 +96,15 @@ expect_exit 127 "exec of a command named with escape sequences fails" \
 check "control: the message names it" grep -q ']0;pwned' "$TEST_TMP/err"
 check "... with its control bytes escaped, not raw" \
   sh -c "! grep -q \"\$(printf '\\033')\" '$TEST_TMP/err' && grep -qF '\\x1b]0;pwned\\x07' '$TEST_TMP/err'"
-# CVE-2019-5736's class: the joining process runs ocirun's code inside the
-# container until it execs; its /proc/self/exe must not be what it execs.
-expect_exit 126 "exec /proc/self/exe is refused (a magic link: it would run ocirun's binary)" \
+# CVE-2019-5736's class: the joining process runs ocirun's code until it
+# spawns the process; /proc/self/exe must never be what it execs. It looks
+# the command up from outside the container's pid namespace, where the
+# container's /proc has no "self" for it, and every /proc/PID/exe is a magic
+# link the lookup does not follow.
+expect_exit 127 "exec /proc/self/exe is refused (it would name ocirun's binary)" \
   oci exec e1 /proc/self/exe --version
+check "... saying why" grep -q "'/proc/self/exe': No such file or directory" "$TEST_TMP/err"
+expect_exit 126 "exec /proc/1/exe (a magic link) is refused" oci exec e1 /proc/1/exe --version
 check "... saying why" grep -q "magic link" "$TEST_TMP/err"
 expect_exit 0 "control: the workload's own /proc/self/exe is its program (busybox)" \
   oci exec e1 readlink /proc/self/exe

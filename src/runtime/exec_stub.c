@@ -6,6 +6,7 @@
 #include "runtime/exec_stub.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,11 +59,15 @@ int exec_stub_prepare(oci_error_t *err)
   return write_sealed_stub(err);
 }
 
-void exec_stub_exec(int fd, const char *path, int report_fd, char *const argv[], char *const envp[])
+/* Execs the stub in one of its two workload modes: exec (pid_fd -1) or
+ * spawn (pid_fd the pipe the spawned process's pid is written to). */
+static void stub_exec_mode(int fd, const char *path, int report_fd, int pid_fd, bool terminal,
+                           char *const argv[], char *const envp[])
 {
-  char fd_text[16], report_text[16];
+  char fd_text[16], report_text[16], pid_text[16];
   cleanup_free char **stub_argv = NULL;
-  cleanup_close int report_copy = -1;
+  cleanup_close int report_copy = -1, pid_copy = -1;
+  size_t first = pid_fd >= 0 ? EXEC_STUB_SPAWN_ARG_WORKLOAD : EXEC_STUB_ARG_WORKLOAD;
   struct stat st;
   size_t argc = 0;
   int saved;
@@ -82,24 +87,42 @@ void exec_stub_exec(int fd, const char *path, int report_fd, char *const argv[],
   }
   while (argv[argc] != NULL)
     argc++;
-  stub_argv = calloc(argc + EXEC_STUB_ARG_WORKLOAD + 1, sizeof(*stub_argv));
+  stub_argv = calloc(argc + first + 1, sizeof(*stub_argv));
   if (stub_argv == NULL)
     return;
   /* inheritable copies for the stub, which closes them on its own exec */
   report_copy = fcntl(report_fd, F_DUPFD, 3);
   if (report_copy < 0 || fcntl(fd, F_SETFD, 0) < 0)
     return;
+  if (pid_fd >= 0 && (pid_copy = fcntl(pid_fd, F_DUPFD, 3)) < 0)
+    return;
   snprintf(fd_text, sizeof(fd_text), "%d", fd);
   snprintf(report_text, sizeof(report_text), "%d", report_copy);
-  stub_argv[0] = (char *)EXEC_STUB_NAME;
+  snprintf(pid_text, sizeof(pid_text), "%d", pid_copy);
+  stub_argv[0] = (char *)(pid_fd >= 0 ? EXEC_STUB_SPAWN_NAME : EXEC_STUB_NAME);
   stub_argv[EXEC_STUB_ARG_FD] = fd_text;
   stub_argv[EXEC_STUB_ARG_REPORT_FD] = report_text;
   stub_argv[EXEC_STUB_ARG_PATH] = (char *)path;
-  memcpy(stub_argv + EXEC_STUB_ARG_WORKLOAD, argv, argc * sizeof(*argv));
+  if (pid_fd >= 0) {
+    stub_argv[EXEC_STUB_SPAWN_ARG_PID_FD] = pid_text;
+    stub_argv[EXEC_STUB_SPAWN_ARG_TERMINAL] = (char *)(terminal ? "t" : "-");
+  }
+  memcpy(stub_argv + first, argv, argc * sizeof(*argv));
   syscall(SYS_execveat, stub_fd, "", stub_argv, envp, AT_EMPTY_PATH);
   saved = errno;
   fcntl(fd, F_SETFD, FD_CLOEXEC);
   errno = saved;
+}
+
+void exec_stub_exec(int fd, const char *path, int report_fd, char *const argv[], char *const envp[])
+{
+  stub_exec_mode(fd, path, report_fd, -1, false, argv, envp);
+}
+
+void exec_stub_spawn(int fd, const char *path, int report_fd, int pid_fd, bool terminal,
+                     char *const argv[], char *const envp[])
+{
+  stub_exec_mode(fd, path, report_fd, pid_fd, terminal, argv, envp);
 }
 
 void exec_stub_exec_init(pid_t workload, int status_fd, int gate_fd)

@@ -6,6 +6,7 @@
 #ifndef EXEC_STUB_H
 #define EXEC_STUB_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "oci/oci.h"
@@ -27,6 +28,16 @@ int exec_stub_fd(void);
  * on) or when the stub itself could not be exec'd. */
 void exec_stub_exec(int fd, const char *path, int report_fd, char *const argv[],
                     char *const envp[]);
+
+/* ocirun exec's joiner, confined as the workload and outside the
+ * container's pid namespace (it has set it for its children): the stub
+ * makes the process in that namespace as a child of the joiner's parent
+ * (CLONE_PARENT), in a session of its own (its pty, with terminal, its
+ * controlling terminal), writes its pid to pid_fd and exits; the process
+ * execs the command as exec_stub_exec's does. Returns with errno set only
+ * if the stub could not be exec'd (or the command is not executable). */
+void exec_stub_spawn(int fd, const char *path, int report_fd, int pid_fd, bool terminal,
+                     char *const argv[], char *const envp[]);
 
 /* ocirun run's pid 1, once confined, with every signal blocked and the
  * workload forked (it waits on gate_fd's pipe): becomes the init

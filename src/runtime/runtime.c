@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/keyctl.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -497,7 +498,8 @@ static int rearm_parent_death_signal(const struct launch *launch, oci_error_t *e
 _Static_assert(sizeof(struct child_report) == sizeof(struct exec_stub_report) &&
                    offsetof(struct child_report, message) ==
                        offsetof(struct exec_stub_report, message) &&
-                   CHILD_EXEC_FAILED == EXEC_STUB_REPORT_EXEC_FAILED,
+                   CHILD_EXEC_FAILED == EXEC_STUB_REPORT_EXEC_FAILED &&
+                   CHILD_SETUP_FAILED == EXEC_STUB_REPORT_SETUP_FAILED,
                "struct child_report is the exec stub's report");
 
 /* Opens path O_PATH inside the root without a /proc magic link (/proc/self/exe
@@ -794,7 +796,7 @@ static _Noreturn void child_main(struct launch *launch)
   if (stdio_relay_own_null_devices(&err) < 0)
     child_fail(launch, &err);
   if (launch->console_fd >= 0) {
-    if (console_setup(launch->console_fd, &spec->process, launch->host_devpts, &err) < 0)
+    if (console_setup(launch->console_fd, &spec->process, launch->host_devpts, true, &err) < 0)
       child_fail(launch, &err);
     close(launch->console_fd);
     launch->console_fd = -1;
@@ -1659,6 +1661,18 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
     if (spec->hooks[kind].n_hooks > 0)
       return oci_error_set(err, 0, "hooks.%s: ocirun run runs no hooks (ocirun create does)",
                            spec_hook_kind_name((enum spec_hook_kind)kind));
+  /* The run's pid 1 is ocirun's init, which holds the run's tie to its
+   * runner and reports the workload's status: CAP_SYS_PTRACE over it (of
+   * the host's user namespace, or of the run's own, where the init is
+   * exec'd) would let the workload trace it, clear its parent-death
+   * signal and forge that status. Non-dumpable stops every other tracer.
+   * Refused, not weakened. */
+  if (spec->has_process && (spec->process.cap_bounding & (UINT64_C(1) << CAP_SYS_PTRACE)) != 0)
+    return oci_error_set(err, 0,
+                         "process.capabilities: CAP_SYS_PTRACE: the workload could trace ocirun's "
+                         "init, its pid 1, and so outlive ocirun and forge the exit status it "
+                         "reports; ocirun run refuses it (ocirun create, whose container has no "
+                         "init, takes it)");
   /* The run dir holds the scratch of an overlay root: its path is
    * ocirun's layout, derived from the name. */
   if (asprintf(&run_dir, "%s/run/%s", res.root, options->id) < 0) {
@@ -1977,20 +1991,22 @@ static int namespaces_to_join(pid_t pid, int *flags, oci_error_t *err)
  * of its own: its pty, from the container's devpts. */
 static int exec_console(struct launch *launch, oci_error_t *err)
 {
-  if (console_setup(launch->console_fd, &launch->spec->process, launch->host_devpts, err) < 0)
+  if (console_setup(launch->console_fd, &launch->spec->process, launch->host_devpts, false, err) <
+      0)
     return -1;
   close(launch->console_fd);
   launch->console_fd = -1;
   return 0;
 }
 
-/* The exec'd process's first step, in the container's namespaces and
- * cgroup (clean_state.c): its stdio (vetted by runtime_exec_start, or
- * /dev/null until its pty replaces it), nothing else of the joiner's or
- * the caller's; its OOM score is the joiner's, set before it joined. */
-static int exec_clean_state(struct launch *launch, oci_error_t *err)
+/* The joiner's first step, still in ocirun's namespaces (clean_state.c):
+ * its stdio (vetted by runtime_exec_start, or /dev/null until its pty
+ * replaces it), nothing else of the caller's, the exec'd process's state
+ * for it to inherit; its OOM score set from the host's /proc just before. */
+static int exec_clean_state(struct launch *launch, int pidfd, int cgroup_fd, int pid_pipe,
+                            oci_error_t *err)
 {
-  const int keep[] = {launch->report_fd, launch->console_fd};
+  const int keep[] = {launch->report_fd, launch->console_fd, pidfd, cgroup_fd, pid_pipe};
   struct clean_state state;
 
   clean_state_init(&state, CLEAN_ENTRY_EXEC, &launch->spec->process, false);
@@ -2000,60 +2016,64 @@ static int exec_clean_state(struct launch *launch, oci_error_t *err)
   return clean_state_apply(&state, err);
 }
 
-/* In the process that joins: its OOM score set from the host's /proc
- * while it can still write its own (it becomes the exec'd process's by
- * inheritance), non-dumpable, into the container's namespaces through its
- * pidfd, then a child of ocirun's (CLONE_PARENT) in the container's pid
- * namespace and cgroup, which becomes the process. This one only reports
- * that child's pid and exits: it is never seen inside the container. */
+/* Into the container's slice, by the checked directory's fd: the process
+ * the stub spawns inherits it. */
+static int exec_join_cgroup(int cgroup_fd, oci_error_t *err)
+{
+  cleanup_close int procs = -1;
+
+  if (cgroup_fd < 0)
+    return 0;
+  procs = openat(cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+  if (procs < 0 || oci_write_all(procs, "0", 1) < 0)
+    return oci_error_errno(err, "exec: join the container's cgroup");
+  return 0;
+}
+
+/* The process that joins, forked by `ocirun exec`, never in the container's
+ * pid namespace itself: its OOM score and clean state, the container's
+ * cgroup, then its namespaces through pid 1's pidfd (the pid namespace only
+ * for its children), its pty, rlimits, working directory and command, and
+ * its confinement (user, capabilities, no-new-privileges, seccomp). Only
+ * then, running the sealed stub and no more privileged than the workload,
+ * it spawns the process into the container's pid namespace as a child of
+ * `ocirun exec` (exec_stub_spawn), which reads its pid from pid_pipe. A
+ * process of the container, even one holding CAP_SYS_PTRACE, never sees a
+ * process of ocirun's binary or of the runtime's privileges there. */
 static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, int cgroup_fd,
                                 int pid_pipe)
 {
-  struct clone_args args = {.flags = CLONE_PARENT, .exit_signal = 0};
   oci_error_t err = NULL;
-  long child;
 
-  if (oom_score_adjust(0, &launch->spec->process, &err) < 0)
+  if (oom_score_adjust(0, &launch->spec->process, &err) < 0 ||
+      exec_clean_state(launch, pidfd, cgroup_fd, pid_pipe, &err) < 0 ||
+      exec_join_cgroup(cgroup_fd, &err) < 0)
     child_fail(launch, &err);
-  /* Non-dumpable until exec: nothing in the container may open the
-   * /proc/PID/exe of a process that runs ocirun's binary. */
-  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
-    oci_error_errno(&err, "exec: PR_SET_DUMPABLE");
-    child_fail(launch, &err);
-  }
   if (setns(pidfd, ns_flags) < 0) {
     oci_error_errno(&err, "exec: join the container's namespaces");
     child_fail(launch, &err);
   }
-  if (cgroup_fd >= 0) {
-    args.flags |= CLONE_INTO_CGROUP;
-    args.cgroup = (uint64_t)cgroup_fd;
-  }
-  child = syscall(SYS_clone3, &args, sizeof(args));
-  if (child == 0) {
-    oci_error_t child_err = NULL;
-
-    if (exec_clean_state(launch, &child_err) < 0 || stdio_relay_own_null_devices(&child_err) < 0 ||
-        exec_stub_prepare(&child_err) < 0 ||
-        (launch->console_fd >= 0 && exec_console(launch, &child_err) < 0) ||
-        join_new_session_keyring(&child_err) < 0 ||
-        apply_rlimits(&launch->spec->process, &child_err) < 0 ||
-        enter_workdir(launch->spec->process.cwd, true, &child_err) < 0 ||
-        (child_find_command(launch), child_confine(launch, &child_err) < 0))
-      child_fail(launch, &child_err);
-    child_exec(launch);
-  }
-  if (child < 0) {
-    oci_error_errno(&err, "exec: clone3 into the container's pid namespace%s",
-                    cgroup_fd >= 0 ? " and cgroup" : "");
+  close(pidfd);
+  if (cgroup_fd >= 0)
+    close(cgroup_fd);
+  if (stdio_relay_own_null_devices(&err) < 0 || exec_stub_prepare(&err) < 0 ||
+      (launch->console_fd >= 0 && exec_console(launch, &err) < 0) ||
+      join_new_session_keyring(&err) < 0 || apply_rlimits(&launch->spec->process, &err) < 0 ||
+      enter_workdir(launch->spec->process.cwd, true, &err) < 0)
     child_fail(launch, &err);
-  }
+  child_find_command(launch);
+  if (child_confine(launch, &err) < 0)
+    child_fail(launch, &err);
+  exec_stub_spawn(launch->command_fd, launch->command_path, launch->report_fd, pid_pipe,
+                  launch->spec->process.terminal, launch->spec->process.args, launch->envp);
   {
-    pid_t reported = (pid_t)child;
-    if (write(pid_pipe, &reported, sizeof(reported)) != (ssize_t)sizeof(reported))
-      _exit(EXIT_RUNTIME_ERROR);
+    char message[600];
+    int saved = errno;
+
+    snprintf(message, sizeof(message), "exec '%s': %s", launch->spec->process.args[0],
+             strerror(saved));
+    child_report_and_exit(launch, CHILD_EXEC_FAILED, saved, message);
   }
-  _exit(0);
 }
 
 int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_error_t *err)

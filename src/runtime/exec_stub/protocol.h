@@ -12,9 +12,20 @@
 #define EXEC_STUB_ARG_PATH 3
 #define EXEC_STUB_ARG_WORKLOAD 4
 
+/* `ocirun exec`'s spawn (stub.c spawn_main): argv EXEC_STUB_SPAWN_NAME, the
+ * command's fd, the report pipe, the command's path, the pipe the new
+ * process's pid (an int, in the spawner's pid namespace) is written to, "t"
+ * when fd 0 is a pty to take as the controlling terminal ("-" otherwise),
+ * then the workload's argv. */
+#define EXEC_STUB_SPAWN_NAME "ocirun-exec-spawn"
+#define EXEC_STUB_SPAWN_ARG_PID_FD 4
+#define EXEC_STUB_SPAWN_ARG_TERMINAL 5
+#define EXEC_STUB_SPAWN_ARG_WORKLOAD 6
+
 /* The layout of runtime.c's child report (it asserts so), with the kind
  * that says the exec failed: the parent cannot tell the stub's report from
  * one the child wrote itself. */
+#define EXEC_STUB_REPORT_SETUP_FAILED 1
 #define EXEC_STUB_REPORT_EXEC_FAILED 2
 #define EXEC_STUB_REPORT_MESSAGE_SIZE 1024
 struct exec_stub_report {
