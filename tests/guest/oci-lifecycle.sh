@@ -157,6 +157,7 @@ U=$(mktemp -d /tmp/ocirun-userns.XXXXXX) && chmod 0755 "$U"
 check "a bundle with a user namespace mapping 0 to host 100000" bundle "$U/b" '["sh", "-c", "id -u; cat /proc/self/uid_map"]' \
   'c["linux"]["namespaces"].append({"type": "user"}); c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 100000, "size": 65536}]; c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
 expect_exit 0 "create c6 (host root unmapped; /dev tmpfs, devpts gid=5)" eval "oci create --bundle '$U/b' c6 </dev/null >'$TEST_TMP/c6.out' 2>&1"
+sed 's/^/# c6: /' "$TEST_TMP/c6.out"
 expect_exit 0 "start c6" oci start c6
 for _ in $(seq 50); do [ "$(status_of c6)" = stopped ] && break; sleep 0.1; done
 check "... the command ran as the namespace's root" sh -c "head -1 '$TEST_TMP/c6.out' | grep -qx 0"
