@@ -171,12 +171,15 @@ c['process']['args'] = ['true']
 c['hooks'] = {k: [hook('$INHERITED', 'report', k)] for k in
               ('prestart', 'createRuntime', 'createContainer', 'poststart', 'poststop')}
 c['hooks']['startContainer'] = [hook('/inherited', 'report', 'startContainer')]"
+# (each its own file: the container's output, through with_pipes, goes on
+# arriving in create's)
 with_pipes "${DIRTY[@]}" "$OCIRUN" --root "$ROOT" create "${NO_CGROUP[@]}" --bundle "$TEST_TMP/b3" c3 \
-  >"$TEST_TMP/hooks" 2>&1
-"${DIRTY[@]}" "$OCIRUN" --root "$ROOT" start c3 >>"$TEST_TMP/hooks" 2>&1
+  >"$TEST_TMP/hooks.create" 2>&1
+"${DIRTY[@]}" "$OCIRUN" --root "$ROOT" start c3 >"$TEST_TMP/hooks.start" 2>&1
 until_stopped c3
-"${DIRTY[@]}" "$OCIRUN" --root "$ROOT" delete c3 >>"$TEST_TMP/hooks" 2>&1
+"${DIRTY[@]}" "$OCIRUN" --root "$ROOT" delete c3 >"$TEST_TMP/hooks.delete" 2>&1
 pipes_drained
+cat "$TEST_TMP/hooks.create" "$TEST_TMP/hooks.start" "$TEST_TMP/hooks.delete" >"$TEST_TMP/hooks"
 for kind in prestart createRuntime createContainer startContainer poststart poststop; do
   # through the runtime's hook log (host side) or pid 1's stderr (in the container)
   sed -n "s/^\(ocirun: info: hook $kind\[0\]: \)\{0,1\}$kind: //p" "$TEST_TMP/hooks" >"$TEST_TMP/hook-$kind"
