@@ -4,12 +4,18 @@ occurrence of MARKER and touching FLAG once it has written everything that
 came before the first one: tests/lib.sh's with_pipes learns so that the
 output its command wrote before exiting is in place, while whatever holds
 the pipe later (a created container) goes on writing through it."""
+import fcntl
 import os
+import stat
 import sys
 
 marker = sys.argv[1].encode()
 flag = sys.argv[2]
 out = sys.stdout.buffer
+# A file others append to after the command (`start >>out`) is appended
+# to here too, never written over at this copy's own offset.
+if stat.S_ISREG(os.fstat(1).st_mode):
+    fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_APPEND)
 pending = b""
 keep = len(marker) - 1
 while True:
