@@ -740,16 +740,16 @@ static int mark_index(struct oci_store *store, const struct oci_index_doc *index
  * before the removal either (named_before: the removal's own image is
  * collected at once) for OCI_UNNAMED_BLOB_GRACE_SECONDS after it was
  * written: a day, longer than a copy lasts, as long as containerd's
- * default lease on a pull's content. A blob's ctime is set by the kernel
- * when the file is written or renamed into place, and cannot be set back
- * by its writer (mtime can: the newer of the two counts). */
+ * default lease on a pull's content. A blob's age is its ctime, which the
+ * kernel sets when the file is written or renamed into place and its
+ * writer cannot set at all; never its mtime, which the writer sets as it
+ * likes: back, a young blob would look old; ahead (`touch -d`, a copy that
+ * keeps times from a clock that ran ahead), a blob would look written
+ * during every collection, and be kept for ever, its own image's too. */
 static bool keep_unnamed(const struct stat *st, bool named_before, const struct timespec *start)
 {
   const struct timespec *changed = &st->st_ctim;
 
-  if (st->st_mtim.tv_sec > changed->tv_sec ||
-      (st->st_mtim.tv_sec == changed->tv_sec && st->st_mtim.tv_nsec > changed->tv_nsec))
-    changed = &st->st_mtim;
   /* start is read from the clock file times come from (the coarse one),
    * so a blob written after it is never older. */
   if (changed->tv_sec > start->tv_sec ||

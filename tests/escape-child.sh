@@ -337,8 +337,19 @@ if command -v strace >/dev/null; then
     done
     return 1
   }
-  check "control: that root reads the exe of the workload (dumpable), the same process after exec" \
-    workload_exe "$child"
+  # after the stub's exec that process is ocirun's init, the workload its child
+  workload_of() {
+    for _ in $(seq 60); do
+      w=$(tr -d ' ' <"/proc/$1/task/$1/children" 2>/dev/null)
+      [ -n "$w" ] && echo "$w" && return
+      sleep 0.2
+    done
+  }
+  workload=$(workload_of "$child")
+  check "control: that root reads the exe of the workload (dumpable), the child of that process" \
+    workload_exe "$workload"
+  check "... while that process, now ocirun's init, stays non-dumpable: its exe cannot be read" \
+    sh -c '! setpriv --bounding-set=-sys_ptrace readlink "/proc/$1/exe"' _ "$child"
   wait "$tracer"
   # In an image with a glibc loader, ocirun's own binary could start there.
   if VARIANT_IMAGE=python busybox_variant shebang '{"Entrypoint": ["/s"]}' s file '#!/proc/self/exe

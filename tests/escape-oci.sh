@@ -20,17 +20,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 ROOT=$OCIRUN_ROOT
-oci() { "$OCIRUN" --root "$ROOT" "$@"; }
-# todo DESCRIPTION COMMAND...: a known hole: "ok" once the command succeeds
-# (then drop the todo), else "not ok ... # TODO" (an expected failure).
-todo() {
-  local what=$1
-  shift
-  if "$@"; then ok "$what"; else
-    tap_n=$((tap_n + 1))
-    echo "not ok $tap_n - $what # TODO open hole, see the comment above it"
-  fi
-}
+oci() { oci_root "$ROOT" "$@"; }
 
 # --- a busybox bundle; mk DIR PYTHON: a copy with PYTHON applied to c ---
 BASE=$TEST_TMP/base
@@ -67,8 +57,11 @@ EB=$TEST_TMP/exec-bundle
 check "a bundle with a seccomp filter refusing mkdir" mk "$EB" "$SECCOMP"
 touch "$EB/rootfs/container-marker"
 ln -s ../../../../../../../.. "$EB/rootfs/up"
-expect_exit 0 "create and start it, the caller leaking fds 7 and 9" \
-  sh -c "'$OCIRUN' --root '$ROOT' create --unsafe-no-cgroup --bundle '$EB' e1 </dev/null >'$EB/out' 2>&1 7</etc/hostname 9</etc/passwd && '$OCIRUN' --root '$ROOT' start e1"
+create_leaking() {
+  oci create --unsafe-no-cgroup --bundle "$EB" e1 </dev/null >"$EB/out" 2>&1 7</etc/hostname 9</etc/passwd &&
+    oci start e1
+}
+expect_exit 0 "create and start it, the caller leaking fds 7 and 9" create_leaking
 P1=$(pid_of e1)
 check "control: pid 1 has the filter (Seccomp: 2), no-new-privileges and CapEff 20000420" \
   sh -c "grep -q 'Seccomp:.2' /proc/$P1/status && grep -q 'NoNewPrivs:.1' /proc/$P1/status && grep -q 'CapEff:.0000000020000420' /proc/$P1/status"
@@ -103,10 +96,15 @@ expect_exit 127 "exec of a command named with escape sequences fails" \
 check "control: the message names it" grep -q ']0;pwned' "$TEST_TMP/err"
 check "... with its control bytes escaped, not raw" \
   sh -c "! grep -q \"\$(printf '\\033')\" '$TEST_TMP/err' && grep -qF '\\x1b]0;pwned\\x07' '$TEST_TMP/err'"
-# CVE-2019-5736's class: the joining process runs ocirun's code inside the
-# container until it execs; its /proc/self/exe must not be what it execs.
-expect_exit 126 "exec /proc/self/exe is refused (a magic link: it would run ocirun's binary)" \
+# CVE-2019-5736's class: the joining process runs ocirun's code until it
+# spawns the process; /proc/self/exe must never be what it execs. It looks
+# the command up from outside the container's pid namespace, where the
+# container's /proc has no "self" for it, and every /proc/PID/exe is a magic
+# link the lookup does not follow.
+expect_exit 127 "exec /proc/self/exe is refused (it would name ocirun's binary)" \
   oci exec e1 /proc/self/exe --version
+check "... saying why" grep -q "'/proc/self/exe': No such file or directory" "$TEST_TMP/err"
+expect_exit 126 "exec /proc/1/exe (a magic link) is refused" oci exec e1 /proc/1/exe --version
 check "... saying why" grep -q "magic link" "$TEST_TMP/err"
 expect_exit 0 "control: the workload's own /proc/self/exe is its program (busybox)" \
   oci exec e1 readlink /proc/self/exe

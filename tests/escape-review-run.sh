@@ -5,13 +5,7 @@
 # Host only, with --unsafe-no-cgroup: none of these depends on the cgroup.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "escape-review-run needs root"
-  tap_done
-  exit 0
-fi
-"$OCIRUN" image import "oci:$TEST_IMAGES/python:python:3.13-slim" >/dev/null 2>&1 ||
-  { not_ok "import the python test image"; tap_done; exit 1; }
+root_with_python "escape-review-run"
 
 run() { "$OCIRUN" run --unsafe-no-cgroup "$@"; }
 
@@ -31,26 +25,16 @@ if libc.syscall(248, b"user", b"ocirun-review-secret", secret, len(secret), -3) 
 sys.stdout.flush()
 os.execvp(sys.argv[1], sys.argv[1:])
 PY
-# The reader: finds the key in its session keyring and prints its payload.
-cat >"$TEST_TMP/reader.py" <<'PY'
-import ctypes
-libc = ctypes.CDLL(None, use_errno=True)
-key = libc.syscall(250, 10, -3, b"user", b"ocirun-review-secret", 0)  # KEYCTL_SEARCH @s
-if key < 0:
-    print("no key: errno", ctypes.get_errno())
-else:
-    buf = ctypes.create_string_buffer(64)
-    n = libc.syscall(250, 11, key, buf, 64)  # KEYCTL_READ
-    print("payload", buf.raw[:max(n, 0)].decode())
-PY
-python3 "$TEST_TMP/holder.py" python3 "$TEST_TMP/reader.py" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+# The reader finds the key in its session keyring and prints its payload.
+READER=$top_srcdir/tests/helpers/keyring-reader.py
+python3 "$TEST_TMP/holder.py" python3 "$READER" ocirun-review-secret >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 verdict "control: a plain child of the caller reads the caller's session key" \
   grep -qx "payload host-secret-4242" "$TEST_TMP/out"
 for user in "" "--user 65534"; do
   # shellcheck disable=SC2086 # $user is one option and its value, or nothing
   python3 "$TEST_TMP/holder.py" "$OCIRUN" run --unsafe-no-cgroup $user \
-    --security-opt seccomp=unconfined -i python:3.13-slim python3 - \
-    <"$TEST_TMP/reader.py" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+    --security-opt seccomp=unconfined -i python:3.13-slim python3 - ocirun-review-secret \
+    <"$READER" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
   verdict "seccomp=unconfined ${user:-(root)}: the workload ran its reader" grep -qE "^(payload|no key)" "$TEST_TMP/out"
   verdict "seccomp=unconfined ${user:-(root)}: the workload cannot read the caller's session key" \
     sh -c "! grep -q host-secret-4242 '$TEST_TMP/out'"

@@ -15,17 +15,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 ROOT=$OCIRUN_ROOT
-oci() { "$OCIRUN" --root "$ROOT" "$@"; }
-# todo DESCRIPTION COMMAND...: a known hole: "ok" once the command succeeds
-# (then drop the todo), else "not ok ... # TODO" (an expected failure).
-todo() {
-  local what=$1
-  shift
-  if "$@"; then ok "$what"; else
-    tap_n=$((tap_n + 1))
-    echo "not ok $tap_n - $what # TODO open hole, see the comment above it"
-  fi
-}
+oci() { oci_root "$ROOT" "$@"; }
 
 # --- a busybox bundle; mk DIR PYTHON: a copy with PYTHON applied to c ---
 BASE=$TEST_TMP/base

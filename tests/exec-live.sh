@@ -39,14 +39,17 @@ recorded_pid() {
   return 1
 }
 pid1=$(recorded_pid web)
-if [ -z "$pid1" ] || ! tr '\0' ' ' </proc/$pid1/cmdline | grep -qx "sleep $m_web "; then
+# the run's command: the child of its pid 1, ocirun's init
+workload=$(cat /proc/$pid1/task/$pid1/children 2>/dev/null | tr -d ' ')
+if [ -z "$pid1" ] || [ -z "$workload" ] || ! tr '\0' ' ' </proc/$workload/cmdline | grep -qx "sleep $m_web "; then
   not_ok "the run started"
   sed 's/^/# /' "$TEST_TMP/run.err"
   tap_done
   exit 1
 fi
 ok "the run started"
-check "the record names the run's pid 1" test "$(pid_of_sleep "$m_web")" = "$pid1"
+check "the record names the run's pid 1, ocirun's init, whose child is the command" \
+  test "$(pid_of_sleep "$m_web")" = "$workload" -a "$(cat /proc/$pid1/comm)" = ocirun-init
 check "config.json is kept in the run dir, 0600" test "$(stat -c %a "$RUN/web/config.json")" = 600
 
 # --- the run's namespaces ---
@@ -54,9 +57,9 @@ expect_exit 0 "exec hostname" "$OCIRUN" exec web hostname
 check "exec sees the run's hostname" test "$(last_out)" = webhost
 expect_exit 0 "exec cat /marker" "$OCIRUN" exec web cat /marker
 check "exec sees the run's files" test "$(last_out)" = from-run
-expect_exit 0 "exec /proc/1/cmdline" "$OCIRUN" exec web sh -c 'tr "\0" " " </proc/1/cmdline; echo; echo $$'
-check "exec is in the run's pid namespace (pid 1 is the run's command)" \
-  test "$(last_out | head -1)" = "sleep $m_web "
+expect_exit 0 "exec /proc/1/comm, /proc/2/cmdline" "$OCIRUN" exec web sh -c 'cat /proc/1/comm; tr "\0" " " </proc/2/cmdline; echo; echo $$'
+check "exec is in the run's pid namespace (pid 1 its init, pid 2 its command)" \
+  test "$(last_out | head -2 | tr '\n' '|')" = "ocirun-init|sleep $m_web |"
 check "... as another pid than 1" test "$(last_out | tail -1)" -gt 1
 check "exec is in the run's mount namespace" \
   test "$("$OCIRUN" exec web readlink /proc/self/ns/mnt)" = "$(readlink /proc/$pid1/ns/mnt)"
@@ -65,8 +68,8 @@ check "exec is in the run's mount namespace" \
 expect_exit 0 "exec reads its status" "$OCIRUN" exec web cat /proc/self/status
 cp "$TEST_TMP/out" "$TEST_TMP/exec.status"
 for field in CapEff CapPrm CapBnd CapInh NoNewPrivs Seccomp; do
-  check "$field is the run's ($(status_field $field /proc/$pid1/status))" \
-    test "$(status_field $field "$TEST_TMP/exec.status")" = "$(status_field $field /proc/$pid1/status)"
+  check "$field is the run's ($(status_field $field /proc/$workload/status))" \
+    test "$(status_field $field "$TEST_TMP/exec.status")" = "$(status_field $field /proc/$workload/status)"
 done
 check "the run's own mkdir was denied by its filter" \
   "$OCIRUN" exec web grep -q "Operation not permitted" /run-mkdir.err
@@ -87,7 +90,7 @@ expect_exit 0 "exec --no-new-privs" "$OCIRUN" exec --no-new-privs web grep ^NoNe
 check "--no-new-privs" test "$(last_out | tr -d '\t ')" = "NoNewPrivs:1"
 expect_exit 3 "exec: the exit status is the process's" "$OCIRUN" exec web sh -c 'exit 3'
 expect_exit 127 "exec: a missing command is 127" "$OCIRUN" exec web no-such-command
-expect_exit 0 "exec --detach --pid-file" "$OCIRUN" exec -d --pid-file "$TEST_TMP/exec.pid" web sleep "$m_exec"
+expect_exit 0 "exec --detach --pid-file (stdio: pipes)" with_pipes "$OCIRUN" exec -d --pid-file "$TEST_TMP/exec.pid" web sleep "$m_exec"
 check "--pid-file names the detached process" \
   sh -c "tr '\0' ' ' </proc/$(cat "$TEST_TMP/exec.pid")/cmdline | grep -qx 'sleep $m_exec '"
 

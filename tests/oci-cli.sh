@@ -11,7 +11,7 @@
 . "$top_srcdir/tests/lib.sh"
 
 ROOT=$OCIRUN_ROOT
-oci() { "$OCIRUN" --root "$ROOT" "$@"; }
+oci() { oci_root "$ROOT" "$@"; }
 
 # --- global options ---
 expect_exit 0 "--version exits 0" "$OCIRUN" --version
@@ -285,7 +285,7 @@ check "... and no container m1 is left" test ! -e "$ROOT/containers/m1"
 # A relative --pid-file is the caller's directory's (create itself works
 # from the bundle's, as runc does).
 expect_exit 0 "create --unsafe-no-cgroup, a relative --pid-file" \
-  sh -c "cd '$TEST_TMP' && '$OCIRUN' --root '$ROOT' create --unsafe-no-cgroup --bundle '$CB' --pid-file c.pid h1 </dev/null"
+  eval "(cd '$TEST_TMP' && oci create --unsafe-no-cgroup --bundle '$CB' --pid-file c.pid h1 </dev/null)"
 check "create: the relative pid file is in the caller's directory, not the bundle" \
   test -s "$TEST_TMP/c.pid" -a ! -e "$CB/c.pid"
 pid=$(cat "$TEST_TMP/c.pid" 2>/dev/null)

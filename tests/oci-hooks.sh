@@ -13,7 +13,7 @@
 
 ROOT=$OCIRUN_ROOT
 PARENT=/sys/fs/cgroup/ocirun
-oci() { "$OCIRUN" --root "$ROOT" "$@"; }
+oci() { oci_root "$ROOT" "$@"; }
 if [ "${OCI_HOOKS_CGROUP:-0}" = 1 ]; then NO_CGROUP=(); else NO_CGROUP=(--unsafe-no-cgroup); fi
 create() { oci create "${NO_CGROUP[@]}" "$@" </dev/null; }
 if [ "$(id -u)" -ne 0 ]; then

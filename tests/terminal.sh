@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/lib.sh"
 
 ROOT=$OCIRUN_ROOT
-oci() { "$OCIRUN" --root "$ROOT" "$@"; }
+oci() { oci_root "$ROOT" "$@"; }
 receiver=$top_srcdir/tests/helpers/console-receiver.py
 has() { grep -qF -- "$1" "$TEST_TMP/out"; }
 tmx() { TERM=xterm tmux -L "ocirun-terminal-$$" "$@"; }
@@ -38,7 +38,7 @@ del c["linux"]["resources"]
 json.dump(c, open(sys.argv[1], "w"))' "$B/config.json"
 check "a busybox bundle" test -s "$B/config.json"
 expect_exit 0 "create and start a container" \
-  sh -c "'$OCIRUN' --root '$ROOT' create --unsafe-no-cgroup --bundle '$B' x1 </dev/null && '$OCIRUN' --root '$ROOT' start x1"
+  eval "oci create --unsafe-no-cgroup --bundle '$B' x1 </dev/null && oci start x1"
 pid1=$(oci state x1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])' 2>/dev/null)
 host_devpts=$(stat -c %d /dev/pts)
 
@@ -162,7 +162,7 @@ c = json.load(open(sys.argv[1]))
 c["mounts"].append({"destination": "/hostpts", "type": "bind", "source": "/dev/pts", "options": ["rbind", "nosuid", "noexec"]})
 json.dump(c, open(sys.argv[2], "w"))' "$B/config.json" "$HB/config.json"
 expect_exit 0 "a container with the host's devpts bound at /hostpts" \
-  sh -c "'$OCIRUN' --root '$ROOT' create --unsafe-no-cgroup --bundle '$HB' h2 </dev/null && '$OCIRUN' --root '$ROOT' start h2"
+  eval "oci create --unsafe-no-cgroup --bundle '$HB' h2 </dev/null && oci start h2"
 script -qec "$OCIRUN --root $ROOT exec -t h2 tty" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
 check "control: exec -t there while its /dev/ptmx is its own: a pty of its devpts" has "/dev/pts/0"
 expect_exit 0 "the container points its /dev/ptmx at the host's" oci exec h2 ln -sf /hostpts/ptmx /dev/ptmx

@@ -29,6 +29,7 @@
 #include "runtime/run_state.h"
 #include "runtime/runtime.h"
 #include "runtime/spec.h"
+#include "runtime/stdio_relay.h"
 
 struct exec_options {
   const char *process_file;
@@ -41,6 +42,7 @@ struct exec_options {
   bool no_new_privileges;
   bool detach;
   bool tty;                   /* -t: process.terminal, also over --process */
+  bool interactive;           /* -i: a relayed process's stdin is the caller's */
   const char *console_socket; /* where the pty's master goes; NULL: ocirun relays it */
 };
 
@@ -345,9 +347,35 @@ static void run_user_capabilities(struct spec_process *p, const struct exec_opti
   p->cap_ambient = 0;
 }
 
+/* Whose stdio the process gets without a terminal. An OCI caller (conmon,
+ * containerd's shim) hands exec pipes it made for the process, and
+ * expects the process to hold them: they are handed over as they are
+ * when all three are pipes, sockets or null devices. Anything else (a
+ * person's terminal, a file) is relayed through ocirun's own pipes, and so
+ * is every exec into a live `ocirun run`, which no OCI caller drives. */
+static bool hand_over_stdio(const struct exec_target *target)
+{
+  if (target->run)
+    return false;
+  for (int fd = 0; fd < 3; fd++) {
+    if (!stdio_relay_may_hand_over(fd))
+      return false;
+  }
+  return true;
+}
+
+static void relay_clearp(struct stdio_relay **relay)
+{
+  if (*relay != NULL)
+    stdio_relay_clear(*relay);
+}
+
 static int run_exec(const char *root, const char *id, const struct exec_options *options,
                     char *const *command, size_t n_command, int *exit_code, oci_error_t *err)
 {
+  struct stdio_relay relay;
+  /* &relay while it is open and ocirun's to clear */
+  __attribute__((cleanup(relay_clearp))) struct stdio_relay *relaying = NULL;
   __attribute__((cleanup(exec_target_clear))) struct exec_target target = {.pidfd = -1};
   __attribute__((cleanup(spec_clearp))) struct spec from_file = {0};
   cleanup_close int console_fd = -1, own_end = -1, master = -1;
@@ -385,6 +413,18 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
     own_end = pair[0];
     console_fd = pair[1];
     size_from_caller(process);
+    if (stdio_relay_open_terminal(&relay, (const int[3]){STDIN_FILENO, STDOUT_FILENO, -1}, err) < 0)
+      return -1;
+    relaying = &relay;
+  } else if (!options->detach && !hand_over_stdio(&target)) {
+    /* a person's terminal or files: ocirun's pipes, relayed while the
+     * process lives (its stdin only with -i, as docker exec's) */
+    if (stdio_relay_open(
+            &relay,
+            (const int[3]){options->interactive ? STDIN_FILENO : -1, STDOUT_FILENO, STDERR_FILENO},
+            err) < 0)
+      return -1;
+    relaying = &relay;
   }
   exec = (struct runtime_exec){
       .spec = &target.spec,
@@ -395,8 +435,13 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
       .cgroup_path = target.cgroup_path,
       .state_root = root,
       .set_groups = setgroups_allowed(target.pid),
+      .stdio = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO},
   };
+  if (relaying != NULL && !process->terminal)
+    memcpy(exec.stdio, relay.container_fd, sizeof(exec.stdio));
   ret = runtime_exec_start(&exec, &pid, err);
+  if (relaying != NULL)
+    stdio_relay_close_container_ends(&relay);
   if (ret < 0) {
     *exit_code = ret < -1 ? -ret : OCI_EXIT_FAILURE;
     return -1;
@@ -404,7 +449,8 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
   /* the process has its pty: the master is in the socket (or the caller's) */
   close(console_fd);
   console_fd = -1;
-  if (own_end >= 0 && (master = console_receive(own_end, err)) < 0) {
+  if (own_end >= 0 && ((master = console_receive(own_end, err)) < 0 ||
+                       stdio_relay_attach_terminal(&relay, master, err) < 0)) {
     /* a terminal nobody relays: the process is not left behind */
     int ignored;
     oci_error_t wait_err = NULL;
@@ -418,11 +464,9 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
     return -1;
   if (options->detach) {
     *exit_code = 0;
-  } else if (master >= 0) {
-    ret = runtime_exec_attach(pid, master, (const int[3]){STDIN_FILENO, STDOUT_FILENO, -1},
-                              exit_code, err);
-    master = -1; /* taken */
-    if (ret < 0)
+  } else if (relaying != NULL) {
+    relaying = NULL; /* runtime_exec_relay clears it */
+    if (runtime_exec_relay(pid, &relay, exit_code, err) < 0)
       return -1;
   } else if (runtime_exec_wait(pid, exit_code, err) < 0) {
     return -1;
@@ -455,6 +499,15 @@ int command_oci_exec(int argc, char **argv, const struct global_options *global)
       "                       relays it to its own stdin and stdout (raw mode)\n"
       "      --console-socket S  with a terminal: send the pty's master to the\n"
       "                       unix socket S instead (SCM_RIGHTS), as runc does\n"
+      "  -i, --interactive    relay ocirun's stdin to the process (see below)\n"
+      "\n"
+      "Stdio without a terminal: the process never holds ocirun's caller's terminal\n"
+      "or files. When 0, 1 and 2 are all pipes, sockets or /dev/null (what an OCI\n"
+      "caller such as conmon or containerd's shim hands over; not a named FIFO)\n"
+      "and ID is an OCI container, they are the process's own; otherwise (a\n"
+      "terminal, a file, any NAME of a live run) ocirun relays them through pipes\n"
+      "of its own while the process lives, stdin only with -i. --detach cannot\n"
+      "relay: it takes only pipes, sockets or /dev/null.\n"
       "\n"
       "Exit status: the process's own (128+N for signal N) unless --detach; 126/127\n"
       "when the command cannot run or is not found; 1 when ocirun failed; 2 usage.\n";
@@ -468,6 +521,7 @@ int command_oci_exec(int argc, char **argv, const struct global_options *global)
       {"cap", required_argument, NULL, 'c'},
       {"no-new-privs", no_argument, NULL, 'n'},
       {"tty", no_argument, NULL, 't'},
+      {"interactive", no_argument, NULL, 'i'},
       {"console-socket", required_argument, NULL, 's'},
       {"preserve-fds", required_argument, NULL, 'F'},
       {"help", no_argument, NULL, 'h'},
@@ -483,7 +537,7 @@ int command_oci_exec(int argc, char **argv, const struct global_options *global)
     return OCI_EXIT_FAILURE;
   options.env = env;
   optind = 0;
-  while ((c = options_next(argc, argv, "+p:de:u:c:th", long_options, &err)) != -1) {
+  while ((c = options_next(argc, argv, "+p:de:u:c:tih", long_options, &err)) != -1) {
     switch (c) {
     case 'p':
       options.process_file = optarg;
@@ -517,6 +571,9 @@ int command_oci_exec(int argc, char **argv, const struct global_options *global)
       break;
     case 't':
       options.tty = true;
+      break;
+    case 'i':
+      options.interactive = true;
       break;
     case 's':
       options.console_socket = optarg;

@@ -159,8 +159,9 @@ static void host_watch_feed(struct host_watch *watch)
 static void host_watch_on_exec(const struct run_started *started, void *context)
 {
   struct host_watch *watch = context;
-  struct host_target target = {
-      .pid = started->pid, .pidfd = started->pidfd, .cgroup_fd = started->cgroup_fd};
+  struct host_target target = {.pid = started->workload_pid,
+                               .pidfd = started->workload_pidfd,
+                               .cgroup_fd = started->cgroup_fd};
   bool not_local;
 
   watch->observed = host_observe_process(&target, "procfs", &not_local);

@@ -163,6 +163,7 @@ int capabilities_switch_user(uid_t uid, gid_t gid, bool set_groups, const gid_t 
                              size_t n_groups, const struct capability_sets *sets, oci_error_t *err)
 {
   int last = (int)cap_max_bits();
+  int bits;
 
   /* (uid_t)-1 and (gid_t)-1 tell setresuid/setresgid to leave an id as it
    * is: the process would stay root. Every front end's ids end here. */
@@ -170,6 +171,18 @@ int capabilities_switch_user(uid_t uid, gid_t gid, bool set_groups, const gid_t 
     return oci_error_set(err, EINVAL, "user: %u:%u: 4294967295 is not an id (it means no change)",
                          (unsigned)uid, (unsigned)gid);
 
+  /* The caller's securebits survive fork and exec (all but KEEP_CAPS):
+   * SECBIT_NO_SETUID_FIXUP would let a workload that gives up root for
+   * another uid keep every capability, SECBIT_NOROOT give root none at its
+   * exec. Cleared while CAP_SETPCAP is held; a locked bit cannot be, and
+   * fails the process. */
+  bits = prctl(PR_GET_SECUREBITS, 0L, 0L, 0L, 0L);
+  if (bits < 0)
+    return oci_error_errno(err, "capabilities: prctl(PR_GET_SECUREBITS)");
+  if (bits != 0 && prctl(PR_SET_SECUREBITS, 0L, 0L, 0L, 0L) < 0)
+    return oci_error_errno(
+        err, "capabilities: clear the caller's securebits %#x (a locked one cannot be)",
+        (unsigned)bits);
   /* The bounding set first: dropping from it needs CAP_SETPCAP, which the
    * setuid below takes away from a non-root user. */
   for (int cap = 0; cap < last && cap < 64; cap++) {

@@ -83,7 +83,7 @@ static int check_peer(int peer, dev_t host_devpts, oci_error_t *err)
 }
 
 int console_setup(int socket_fd, const struct spec_process *process, dev_t host_devpts,
-                  oci_error_t *err)
+                  bool controlling, oci_error_t *err)
 {
   cleanup_close int root = -1, master = -1, peer = -1;
   int unlock = 0;
@@ -116,7 +116,7 @@ int console_setup(int socket_fd, const struct spec_process *process, dev_t host_
     if (dup2(peer, i) < 0)
       return oci_error_errno(err, "process.terminal: the pty as fd %d", i);
   }
-  if (ioctl(0, TIOCSCTTY, 0) < 0)
+  if (controlling && ioctl(0, TIOCSCTTY, 0) < 0)
     return oci_error_errno(err, "process.terminal: make the pty the controlling terminal");
   return 0;
 }

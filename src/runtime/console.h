@@ -26,9 +26,11 @@ int console_socket_connect(const char *path, oci_error_t *err);
  * /dev/ptmx (resolved in its root, no magic link), checks that the peer is
  * a devpts pty and not of host_devpts, sizes it at process.consoleSize,
  * sends the master over socket_fd and closes it, and makes the peer fds 0,
- * 1, 2 and the controlling terminal. The master is never left open here. */
+ * 1, 2 and, with controlling, the controlling terminal (exec's process
+ * takes it itself, once it is the one in the container). The master is
+ * never left open here. */
 int console_setup(int socket_fd, const struct spec_process *process, dev_t host_devpts,
-                  oci_error_t *err);
+                  bool controlling, oci_error_t *err);
 
 /* ocirun's side of its own socketpair: the master the process sent, or -1
  * with *err when it sent none (it failed first). */

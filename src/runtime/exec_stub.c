@@ -6,12 +6,12 @@
 #include "runtime/exec_stub.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -49,22 +49,25 @@ static int write_sealed_stub(oci_error_t *err)
   return 0;
 }
 
+int exec_stub_fd(void)
+{
+  return stub_fd;
+}
+
 int exec_stub_prepare(oci_error_t *err)
 {
-  /* Not before: the parent of a rootless run writes the child's uid_map,
-   * which a non-dumpable process's /proc files (owned by root then) would
-   * refuse it. The child's own /proc/self accesses are unaffected, and the
-   * stub's exec makes the workload dumpable again as any exec does. */
-  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-    return oci_error_errno(err, "run: PR_SET_DUMPABLE 0");
   return write_sealed_stub(err);
 }
 
-void exec_stub_exec(int fd, const char *path, int report_fd, char *const argv[], char *const envp[])
+/* Execs the stub in one of its two workload modes: exec (pid_fd -1) or
+ * spawn (pid_fd the pipe the spawned process's pid is written to). */
+static void stub_exec_mode(int fd, const char *path, int report_fd, int pid_fd, bool terminal,
+                           char *const argv[], char *const envp[])
 {
-  char fd_text[16], report_text[16];
+  char fd_text[16], report_text[16], pid_text[16];
   cleanup_free char **stub_argv = NULL;
-  cleanup_close int report_copy = -1;
+  cleanup_close int report_copy = -1, pid_copy = -1;
+  size_t first = pid_fd >= 0 ? EXEC_STUB_SPAWN_ARG_WORKLOAD : EXEC_STUB_ARG_WORKLOAD;
   struct stat st;
   size_t argc = 0;
   int saved;
@@ -84,22 +87,69 @@ void exec_stub_exec(int fd, const char *path, int report_fd, char *const argv[],
   }
   while (argv[argc] != NULL)
     argc++;
-  stub_argv = calloc(argc + EXEC_STUB_ARG_WORKLOAD + 1, sizeof(*stub_argv));
+  stub_argv = calloc(argc + first + 1, sizeof(*stub_argv));
   if (stub_argv == NULL)
     return;
   /* inheritable copies for the stub, which closes them on its own exec */
   report_copy = fcntl(report_fd, F_DUPFD, 3);
   if (report_copy < 0 || fcntl(fd, F_SETFD, 0) < 0)
     return;
+  if (pid_fd >= 0 && (pid_copy = fcntl(pid_fd, F_DUPFD, 3)) < 0)
+    return;
   snprintf(fd_text, sizeof(fd_text), "%d", fd);
   snprintf(report_text, sizeof(report_text), "%d", report_copy);
-  stub_argv[0] = (char *)EXEC_STUB_NAME;
+  snprintf(pid_text, sizeof(pid_text), "%d", pid_copy);
+  stub_argv[0] = (char *)(pid_fd >= 0 ? EXEC_STUB_SPAWN_NAME : EXEC_STUB_NAME);
   stub_argv[EXEC_STUB_ARG_FD] = fd_text;
   stub_argv[EXEC_STUB_ARG_REPORT_FD] = report_text;
   stub_argv[EXEC_STUB_ARG_PATH] = (char *)path;
-  memcpy(stub_argv + EXEC_STUB_ARG_WORKLOAD, argv, argc * sizeof(*argv));
+  if (pid_fd >= 0) {
+    stub_argv[EXEC_STUB_SPAWN_ARG_PID_FD] = pid_text;
+    stub_argv[EXEC_STUB_SPAWN_ARG_TERMINAL] = (char *)(terminal ? "t" : "-");
+  }
+  memcpy(stub_argv + first, argv, argc * sizeof(*argv));
   syscall(SYS_execveat, stub_fd, "", stub_argv, envp, AT_EMPTY_PATH);
   saved = errno;
   fcntl(fd, F_SETFD, FD_CLOEXEC);
+  errno = saved;
+}
+
+void exec_stub_exec(int fd, const char *path, int report_fd, char *const argv[], char *const envp[])
+{
+  stub_exec_mode(fd, path, report_fd, -1, false, argv, envp);
+}
+
+void exec_stub_spawn(int fd, const char *path, int report_fd, int pid_fd, bool terminal,
+                     char *const argv[], char *const envp[])
+{
+  stub_exec_mode(fd, path, report_fd, pid_fd, terminal, argv, envp);
+}
+
+void exec_stub_exec_init(pid_t workload, int status_fd, int gate_fd)
+{
+  static char *const no_env[] = {NULL};
+  char pid_text[16], status_text[16], gate_text[16];
+  char *argv[INIT_ARG_COUNT + 1] = {NULL};
+  int saved;
+
+  if (stub_fd < 0) {
+    errno = EBADF;
+    return;
+  }
+  /* the init's own two: inherited by it alone (the workload closed its
+   * copies) */
+  if (fcntl(status_fd, F_SETFD, 0) < 0 || fcntl(gate_fd, F_SETFD, 0) < 0)
+    return;
+  snprintf(pid_text, sizeof(pid_text), "%d", (int)workload);
+  snprintf(status_text, sizeof(status_text), "%d", status_fd);
+  snprintf(gate_text, sizeof(gate_text), "%d", gate_fd);
+  argv[0] = (char *)INIT_STUB_NAME;
+  argv[INIT_ARG_CHILD] = pid_text;
+  argv[INIT_ARG_STATUS_FD] = status_text;
+  argv[INIT_ARG_GATE_FD] = gate_text;
+  syscall(SYS_execveat, stub_fd, "", argv, no_env, AT_EMPTY_PATH);
+  saved = errno;
+  fcntl(status_fd, F_SETFD, FD_CLOEXEC);
+  fcntl(gate_fd, F_SETFD, FD_CLOEXEC);
   errno = saved;
 }

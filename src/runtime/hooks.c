@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "oci/cleanup.h"
+#include "runtime/clean_state.h"
 #include "runtime/exec_stub.h"
 #include "runtime/exec_stub/protocol.h"
 
@@ -127,22 +128,37 @@ static _Noreturn void exec_failed(int report_fd, const char *path, int error)
   _exit(127);
 }
 
-/* The forked process: a process group of its own (the timeout kills the
- * whole group, so a hook's children are not left behind), the state on
- * stdin, its output on stdout and stderr, and no other descriptor of the
- * runner's: close-on-exec is set on every one, whatever the caller left
- * open, so only a fd the exec stub hands on explicitly survives exec. */
-static _Noreturn void hook_child(const struct spec_hook *hook, int program_fd, int stdin_fd,
-                                 int output_fd, int report_fd)
+/* The forked process: the clean state of every process ocirun starts
+ * (clean_state.c): a session of its own (no controlling terminal of the
+ * caller's; the timeout kills its whole process group, so a hook's
+ * children are not left behind), default signals, the state on stdin, its
+ * output on stdout and stderr, no other descriptor of the runner's but the
+ * report pipe and its program (close-on-exec: only a fd the exec stub
+ * hands on explicitly survives exec). A host hook's OOM score is raised
+ * from the caller's, as a container's; one in the container inherits the
+ * score its pid 1 was given. */
+static _Noreturn void hook_child(const struct spec_hook *hook, bool in_container, int program_fd,
+                                 int stdin_fd, int output_fd, int report_fd)
 {
   static char *const empty[] = {NULL};
   char *const default_argv[] = {hook->path, NULL};
   char *const *argv = hook->args != NULL && hook->args[0] != NULL ? hook->args : default_argv;
   char *const *envp = hook->env != NULL ? hook->env : empty;
+  const int keep[] = {report_fd, program_fd, exec_stub_fd()};
+  struct clean_state state;
+  oci_error_t err = NULL;
 
-  if (setpgid(0, 0) < 0 || dup2(stdin_fd, 0) < 0 || dup2(output_fd, 1) < 0 ||
-      dup2(output_fd, 2) < 0 || close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-    exec_failed(report_fd, hook->path, errno);
+  clean_state_init(&state, CLEAN_ENTRY_HOOK, NULL, false);
+  state.stdio[0] = stdin_fd;
+  state.stdio[1] = state.stdio[2] = output_fd;
+  state.keep = keep;
+  state.n_keep = sizeof(keep) / sizeof(keep[0]);
+  if ((!in_container && oom_score_adjust(0, NULL, &err) < 0) ||
+      clean_state_apply(&state, &err) < 0) {
+    int error = err != NULL && err->errno_value != 0 ? err->errno_value : EPERM;
+    oci_error_free(&err);
+    exec_failed(report_fd, hook->path, error);
+  }
   if (program_fd >= 0)
     exec_stub_exec(program_fd, hook->path, report_fd, argv, envp);
   else
@@ -171,9 +187,10 @@ static int spawn(const struct spec_hook *hook, const char *what, bool in_contain
   if (*pid < 0)
     return oci_error_errno(err, "hook %s: fork", what);
   if (*pid == 0)
-    hook_child(hook, program_fd, stdin_fd, output_fd, report_fd);
-  /* Both sides set the group, so a timeout that comes first finds it. */
-  setpgid(*pid, *pid);
+    hook_child(hook, in_container, program_fd, stdin_fd, output_fd, report_fd);
+  /* The child's setsid makes its group (a setpgid here would race it and
+   * make it a group leader, which setsid refuses); a timeout that comes
+   * first kills the hook itself through its pidfd. */
   return 0;
 }
 

@@ -40,9 +40,15 @@
 
 #define RO_NOSUID_NODEV_NOEXEC                                                                     \
   (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
+/* A host device node bound in: its inode the host's (see default_devices) */
+#define HOST_DEVICE_ATTR (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)
 
 /* runtime-spec config-linux.md, "Default Devices": bound from the host's
- * nodes, each checked to be that very device when it is bound. */
+ * nodes, each checked to be that very device when it is bound, and
+ * read-only: the node is the host's own inode, which a container's root
+ * with CAP_FOWNER or CAP_CHOWN would otherwise chmod or chown (the host's
+ * /dev/null made unusable); a read-only mount refuses that (EROFS) and
+ * still lets the device be read and written, as any device node. */
 static const struct {
   const char *path;
   unsigned major, minor;
@@ -419,7 +425,7 @@ static int add_default_devices(struct mount_plan *plan, const struct spec *spec,
       continue;
     snprintf(data, sizeof(data), "c %u:%u", default_devices[i].major, default_devices[i].minor);
     op = add_op(plan, MOUNT_OP_BIND_DEVICE, default_devices[i].path, default_devices[i].path, NULL,
-                MOUNT_ATTR_NOSUID, data, err);
+                HOST_DEVICE_ATTR, data, err);
     if (op == NULL)
       return -1;
     op->dev_type = 'c';
@@ -484,7 +490,7 @@ static int add_spec_device(struct mount_plan *plan, const struct spec_device *d,
     snprintf(host, sizeof(host), "/dev/%s/%" PRId64 ":%" PRId64, type == 'c' ? "char" : "block",
              d->major, d->minor);
     snprintf(data, sizeof(data), "%c %" PRId64 ":%" PRId64, type, d->major, d->minor);
-    op = add_op(plan, MOUNT_OP_BIND_DEVICE, host, target, NULL, MOUNT_ATTR_NOSUID, data, err);
+    op = add_op(plan, MOUNT_OP_BIND_DEVICE, host, target, NULL, HOST_DEVICE_ATTR, data, err);
   } else {
     op = add_op(plan, MOUNT_OP_MAKE_DEVICE, NULL, target, NULL, MOUNT_ATTR_NOSUID, data, err);
   }

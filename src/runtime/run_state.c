@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,14 +54,7 @@
 /* A configuration with docker's seccomp profile is some 100 KiB. */
 #define RUN_CONFIG_MAX (16 << 20)
 
-/* The fields of /proc/PID/stat a record's pid is judged by. */
-struct process_stat {
-  char state;                    /* field 3: 'Z' for a zombie */
-  int parent;                    /* field 4 */
-  unsigned long long start_time; /* field 22 */
-};
-
-static int process_stat_read(int pid, struct process_stat *out, oci_error_t *err)
+int process_stat_read(int pid, struct process_stat *out, oci_error_t *err)
 {
   char path[64], buf[1024];
   cleanup_close int fd = -1;
@@ -548,6 +542,50 @@ static int recorded_cgroup(const char *path, const char *name, oci_error_t *err)
   return 1;
 }
 
+/* How long sweep waits for a killed pid 1 to be gone. */
+#define SWEEP_KILL_WAIT_MS 10000
+
+/* The run's recorded pid 1, if it still lives (the same pid with the same
+ * start time): killed through a pidfd taken before its start time was
+ * checked (so a reused pid is never signalled), then waited for until it
+ * is gone. Without a slice this is what ends the run's processes: pid 1
+ * is its pid namespace's init, and the kernel kills the rest with it.
+ * Returns 1 when it killed it, 0 when there was nothing to kill. */
+static int kill_recorded_pid1(const struct run_record *record, oci_error_t *err)
+{
+  cleanup_close int pidfd = -1;
+  struct process_stat stat;
+  struct pollfd gone;
+  oci_error_t ignored = NULL;
+  int ready;
+
+  if (record->container_pid <= 0)
+    return 0;
+  pidfd = (int)syscall(SYS_pidfd_open, record->container_pid, 0);
+  if (pidfd < 0)
+    return errno == ESRCH ? 0
+                          : oci_error_errno(err, "sweep '%s': its pid 1 (%d)", record->name,
+                                            record->container_pid);
+  if (process_stat_read(record->container_pid, &stat, &ignored) < 0) {
+    oci_error_free(&ignored);
+    return 0; /* gone meanwhile */
+  }
+  if (stat.start_time != record->container_start_time || stat.state == 'Z')
+    return 0; /* another process's pid now, or already dead */
+  if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
+    return oci_error_errno(err, "sweep '%s': kill its pid 1 (%d)", record->name,
+                           record->container_pid);
+  gone = (struct pollfd){.fd = pidfd, .events = POLLIN};
+  do
+    ready = poll(&gone, 1, SWEEP_KILL_WAIT_MS);
+  while (ready < 0 && errno == EINTR);
+  if (ready <= 0)
+    return oci_error_set(err, ready < 0 ? errno : ETIMEDOUT,
+                         "sweep '%s': its pid 1 (%d) still lives after SIGKILL", record->name,
+                         record->container_pid);
+  return 1;
+}
+
 /* Cleans up one dead run, the caller holding its name's lock: what its
  * front end created outside (a probe's Docker container), its cgroup, its
  * run dir, then its record (kept when any of them could not be removed). */
@@ -559,7 +597,7 @@ static int sweep_record(int run_fd, const char *root, const char *name,
   char file[256], external[512] = "";
   struct stat st;
   bool had_dir = fstatat(run_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-  int cgroup = 0;
+  int cgroup = 0, killed;
 
   /* The record stays when that cannot be removed: a later sweep finishes
    * the job. */
@@ -570,6 +608,11 @@ static int sweep_record(int run_fd, const char *root, const char *name,
     if (remove_external(name, record, external, sizeof(external), err) < 0)
       return oci_error_wrap(err, "sweep '%s': record kept for a later sweep", name);
   }
+  /* Never "swept" while a process of the run lives: its pid 1 first (the
+   * only handle on a run without a slice), then its slice. */
+  killed = kill_recorded_pid1(record, err);
+  if (killed < 0)
+    return oci_error_wrap(err, "sweep '%s': record kept for a later sweep", name);
   if (record->cgroup_path != NULL) {
     cgroup = recorded_cgroup(record->cgroup_path, name, err);
     if (cgroup < 0 || (cgroup > 0 && cgroup_remove_path(record->cgroup_path, err) < 0))
@@ -581,6 +624,10 @@ static int sweep_record(int run_fd, const char *root, const char *name,
   if (unlinkat(run_fd, file, 0) < 0 && errno != ENOENT)
     return oci_error_errno(err, "sweep: remove '%s/run/%s'", root, file);
   printf("swept %s (owner pid %d gone)", name, record->owner_pid);
+  if (killed > 0) {
+    printf("%skilled pid 1 %d", separator, record->container_pid);
+    separator = ", ";
+  }
   if (external[0] != '\0') {
     printf("%s%s", separator, external);
     separator = ", ";

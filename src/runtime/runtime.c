@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/keyctl.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -40,6 +41,7 @@
 #include <unistd.h>
 
 #include "runtime/capabilities.h"
+#include "runtime/clean_state.h"
 #include "runtime/cgroup.h"
 #include "runtime/console.h"
 #include "runtime/cgroup_devices.h"
@@ -85,6 +87,7 @@ struct launch {
   const struct spec *spec;
   const struct runtime_options *options;
   bool supervised;  /* runtime_run: dies with ocirun; create: outlives it */
+  bool init;        /* pid 1 is ocirun's init (exec_stub/init.c), the workload its child */
   bool new_user_ns; /* a new user namespace, mapped by the parent */
   struct userns_map map;
   bool set_groups; /* false when the user namespace denies setgroups */
@@ -104,6 +107,7 @@ struct launch {
   int report_fd;              /* child writes a child_report on failure; CLOEXEC */
   int exec_fifo_fd;           /* create: O_PATH of the fifo `start` opens; -1 */
   int console_fd;             /* process.terminal: where the pty's master is sent; -1 */
+  int status_fd;              /* init: where it reports the workload's status; -1 */
   dev_t host_devpts;          /* ocirun's own devpts: never the container's pty */
   int command_fd;             /* child: process.args[0], found before the seccomp filter */
   char *command_path;         /* child: the name it was found by */
@@ -257,82 +261,33 @@ static _Noreturn void child_fail(const struct launch *launch, oci_error_t *err)
   child_report_and_exit(launch, CHILD_SETUP_FAILED, (*err)->errno_value, (*err)->message);
 }
 
-/* Nothing of ocirun's signal state reaches the workload: dispositions the
- * caller set to ignore (SIGPIPE, SIGQUIT under nohup, even glibc's internal
- * 32 and 33, which its sigaction refuses to touch) survive execve, and so
- * would ocirun's mask (INT, TERM, HUP, QUIT blocked for its signalfd). The
- * raw system call with an all-zero kernel sigaction (SIG_DFL, no flags, an
- * empty mask, whatever the architecture's layout) reaches every signal;
- * only SIGKILL and SIGSTOP cannot be changed. */
-static int reset_signals(oci_error_t *err)
-{
-  const unsigned long default_action[8] = {0};
-  sigset_t empty;
-
-  for (int sig = 1; sig < _NSIG; sig++) {
-    if (sig == SIGKILL || sig == SIGSTOP)
-      continue;
-    if (syscall(SYS_rt_sigaction, sig, default_action, NULL, _NSIG / 8) < 0)
-      return oci_error_errno(err, "run: reset the disposition of signal %d", sig);
-  }
-  if (sigemptyset(&empty) < 0 || sigprocmask(SIG_SETMASK, &empty, NULL) < 0)
-    return oci_error_errno(err, "run: empty the signal mask");
-  return 0;
-}
-
-/* The child's very first step once it may go, before any path is resolved
- * or mount made: the relay's pipes onto 0, 1, 2 and every other descriptor
- * closed but those listed here. Anything ocirun's caller or ocirun itself
- * had open (a host directory, a store fd) would otherwise be reachable
- * through /proc/self/fd from the working directory, a mount source or the
- * workload itself. */
-static int compare_fds(const void *a, const void *b)
-{
-  return *(const int *)a - *(const int *)b;
-}
-
-static int child_close_fds(struct launch *launch, oci_error_t *err)
+/* The child's first step once it may go, before any path is resolved or
+ * mount made (clean_state.c): the relay's pipes (run) or the caller's
+ * vetted stdio (create) onto 0, 1, 2, every other descriptor closed but
+ * these, signals, session, personality, umask, scheduling, parent-death
+ * signal and dumpability all the runtime's, none the caller's. */
+static int child_clean_state(struct launch *launch, oci_error_t *err)
 {
   /* go and report pipes (CLOEXEC), the root tree until the mount plan is
-   * applied (it may name it /proc/self/fd/N), the exec fifo, and the
-   * namespaces to join */
-  int keep[5 + SPEC_NS_COUNT];
+   * applied (it may name it /proc/self/fd/N), the exec fifo, the console
+   * socket, the init's status pipe, and the namespaces to join */
+  int keep[6 + SPEC_NS_COUNT];
   size_t n_keep = 0;
-  unsigned next = 3;
-  int copies[3];
+  struct clean_state state;
 
   keep[n_keep++] = launch->go_fd;
   keep[n_keep++] = launch->report_fd;
   keep[n_keep++] = launch->root_fd;
   keep[n_keep++] = launch->exec_fifo_fd;
   keep[n_keep++] = launch->console_fd;
+  keep[n_keep++] = launch->status_fd;
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
     keep[n_keep++] = launch->join_fd[ns];
-  for (size_t i = 0; i < n_keep; i++) {
-    if (keep[i] >= 0 && keep[i] < 3)
-      return oci_error_set(err, 0, "run: internal fd %d collides with stdio", keep[i]);
-  }
-  /* via fresh copies, so that no dup2 overwrites a source still needed */
-  for (int i = 0; i < 3; i++) {
-    copies[i] = fcntl(launch->stdio[i], F_DUPFD_CLOEXEC, 3);
-    if (copies[i] < 0)
-      return oci_error_errno(err, "run: dup stdio fd %d", launch->stdio[i]);
-  }
-  for (int i = 0; i < 3; i++) {
-    if (dup2(copies[i], i) < 0)
-      return oci_error_errno(err, "run: dup2 onto fd %d", i);
-  }
-  qsort(keep, n_keep, sizeof(keep[0]), compare_fds);
-  for (size_t i = 0; i < n_keep; i++) {
-    if (keep[i] < 0 || (unsigned)keep[i] < next)
-      continue;
-    if ((unsigned)keep[i] > next && close_range(next, (unsigned)keep[i] - 1, 0) < 0)
-      return oci_error_errno(err, "run: close_range %u-%d", next, keep[i] - 1);
-    next = (unsigned)keep[i] + 1;
-  }
-  if (close_range(next, ~0U, 0) < 0)
-    return oci_error_errno(err, "run: close_range %u-", next);
-  return 0;
+  clean_state_init(&state, CLEAN_ENTRY_CONTAINER, &launch->spec->process, launch->supervised);
+  memcpy(state.stdio, launch->stdio, sizeof(state.stdio));
+  state.keep = keep;
+  state.n_keep = n_keep;
+  return clean_state_apply(&state, err);
 }
 
 /* Joins the namespaces the configuration names by path: the user
@@ -496,53 +451,6 @@ static int join_new_session_keyring(oci_error_t *err)
   return 0;
 }
 
-/* The scheduling the caller runs with is inherited across clone: a caller
- * at SCHED_FIFO or SCHED_RR, a negative nice value or the realtime I/O
- * class (a service's CPUSchedulingPolicy=, Nice=, IOSchedulingClass=) would
- * hand the workload a priority it could never set itself (CAP_SYS_NICE,
- * CAP_SYS_ADMIN are not in its set), and cpu.max (--cpus) does not throttle
- * realtime tasks at all. Each is brought back to a plain process's; a
- * weaker setting (nice above 0, SCHED_BATCH/IDLE, idle I/O) is the caller's
- * choice and is kept. Lowering a priority needs no privilege. RLIMIT_RTPRIO
- * and RLIMIT_NICE above 0 (limits.conf's rtprio for an audio group, a
- * service's LimitRTPRIO=) would let the workload, of any uid, take a
- * realtime policy or a negative nice value back without privilege: both go
- * to 0, docker's default (lowering a limit needs no privilege either). */
-#define IOPRIO_WHO_PROCESS_ 1
-#define IOPRIO_CLASS_SHIFT_ 13
-#define IOPRIO_CLASS_RT_ 1
-
-static int reset_scheduling(oci_error_t *err)
-{
-  static const int priority_limits[] = {RLIMIT_RTPRIO, RLIMIT_NICE};
-  int policy = sched_getscheduler(0);
-  long ioprio;
-
-  if (policy < 0)
-    return oci_error_errno(err, "run: sched_getscheduler");
-  if (policy != SCHED_OTHER && policy != SCHED_BATCH && policy != SCHED_IDLE &&
-      sched_setscheduler(0, SCHED_OTHER, &(struct sched_param){.sched_priority = 0}) < 0)
-    return oci_error_errno(err, "run: reset the caller's realtime scheduling policy %d", policy);
-  errno = 0;
-  if (getpriority(PRIO_PROCESS, 0) < 0 && errno == 0 && setpriority(PRIO_PROCESS, 0, 0) < 0)
-    return oci_error_errno(err, "run: reset the caller's negative nice value");
-  for (size_t i = 0; i < sizeof(priority_limits) / sizeof(priority_limits[0]); i++) {
-    struct rlimit limit;
-
-    if (getrlimit(priority_limits[i], &limit) < 0)
-      return oci_error_errno(err, "run: getrlimit %d", priority_limits[i]);
-    if ((limit.rlim_cur > 0 || limit.rlim_max > 0) &&
-        setrlimit(priority_limits[i], &(struct rlimit){0, 0}) < 0)
-      return oci_error_errno(err, "run: set the caller's %s to 0",
-                             priority_limits[i] == RLIMIT_RTPRIO ? "RLIMIT_RTPRIO" : "RLIMIT_NICE");
-  }
-  ioprio = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS_, 0);
-  if (ioprio >= 0 && (ioprio >> IOPRIO_CLASS_SHIFT_) == IOPRIO_CLASS_RT_ &&
-      syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS_, 0, 0) < 0)
-    return oci_error_errno(err, "run: reset the caller's realtime I/O class");
-  return 0;
-}
-
 /* After pivot_root: the working directory (from the image's WorkingDir or
  * -w, both untrusted) is resolved inside the new root with openat2, then
  * entered with fchdir. */
@@ -590,7 +498,8 @@ static int rearm_parent_death_signal(const struct launch *launch, oci_error_t *e
 _Static_assert(sizeof(struct child_report) == sizeof(struct exec_stub_report) &&
                    offsetof(struct child_report, message) ==
                        offsetof(struct exec_stub_report, message) &&
-                   CHILD_EXEC_FAILED == EXEC_STUB_REPORT_EXEC_FAILED,
+                   CHILD_EXEC_FAILED == EXEC_STUB_REPORT_EXEC_FAILED &&
+                   CHILD_SETUP_FAILED == EXEC_STUB_REPORT_SETUP_FAILED,
                "struct child_report is the exec stub's report");
 
 /* Opens path O_PATH inside the root without a /proc magic link (/proc/self/exe
@@ -784,6 +693,61 @@ static int child_confine(struct launch *launch, oci_error_t *err)
   return launch->filter != NULL ? seccomp_filter_load(launch->filter, err) : 0;
 }
 
+/* ocirun run, once pid 1 is confined: the workload becomes pid 1's child
+ * and pid 1 becomes ocirun's init (exec_stub/init.c), so that the
+ * parent-death signal, which ties the run's life to its runner's, is held
+ * by a process the workload cannot change; the workload's own (it has
+ * none: fork clears it) would be its to clear. Every signal stays blocked
+ * across the fork and the init's exec, so none is lost before the init
+ * waits for them; the workload empties its mask before its exec. It leads
+ * a process group of its own (the init forwards signals to it) and, with
+ * a terminal, the terminal's foreground. It execs only once the init is
+ * non-dumpable: until then the init, freshly exec'd, could be traced. */
+static _Noreturn void child_start_under_init(struct launch *launch)
+{
+  sigset_t all, none;
+  oci_error_t err = NULL;
+  int gate[2];
+  pid_t workload;
+
+  if (sigfillset(&all) < 0 || sigemptyset(&none) < 0 || sigprocmask(SIG_SETMASK, &all, NULL) < 0 ||
+      pipe2(gate, O_CLOEXEC) < 0) {
+    oci_error_errno(&err, "run: prepare the init");
+    child_fail(launch, &err);
+  }
+  workload = fork();
+  if (workload < 0) {
+    oci_error_errno(&err, "run: fork the workload under the init");
+    child_fail(launch, &err);
+  }
+  if (workload == 0) {
+    char go;
+    ssize_t n;
+
+    close(gate[1]);
+    close(launch->status_fd);
+    if (setpgid(0, 0) < 0 || (launch->spec->process.terminal && tcsetpgrp(0, getpid()) < 0)) {
+      oci_error_errno(&err, "run: the workload's process group");
+      child_fail(launch, &err);
+    }
+    do
+      n = read(gate[0], &go, 1);
+    while (n < 0 && errno == EINTR);
+    if (n != 1)
+      _exit(EXIT_RUNTIME_ERROR); /* the init failed; it says why */
+    close(gate[0]);
+    if (sigprocmask(SIG_SETMASK, &none, NULL) < 0) {
+      oci_error_errno(&err, "run: empty the workload's signal mask");
+      child_fail(launch, &err);
+    }
+    child_exec(launch);
+  }
+  close(gate[0]);
+  exec_stub_exec_init(workload, launch->status_fd, gate[1]);
+  oci_error_errno(&err, "run: exec ocirun's init");
+  child_fail(launch, &err);
+}
+
 static _Noreturn void child_main(struct launch *launch)
 {
   const struct spec *spec = launch->spec;
@@ -793,9 +757,7 @@ static _Noreturn void child_main(struct launch *launch)
   char go;
   ssize_t n;
 
-  if (reset_signals(&err) < 0)
-    child_fail(launch, &err);
-  /* If ocirun dies, pid 1 dies, and with it the whole pid namespace. */
+  /* If ocirun dies while this waits, so does this process. */
   if (launch->supervised && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
     oci_error_errno(&err, "run: PR_SET_PDEATHSIG");
     child_fail(launch, &err);
@@ -807,21 +769,12 @@ static _Noreturn void child_main(struct launch *launch)
     _exit(EXIT_RUNTIME_ERROR); /* the parent is gone or gave up */
   /* go_fd stays open: its hang-up tells the child that ocirun died */
 
-  if (child_close_fds(launch, &err) < 0 || exec_stub_prepare(&err) < 0)
+  if (child_clean_state(launch, &err) < 0 || exec_stub_prepare(&err) < 0)
     child_fail(launch, &err);
-
-  /* A session of its own: ocirun's terminal is not the container's
-   * controlling terminal, so TIOCSTI cannot type into the user's shell,
-   * and the terminal's signals go to ocirun, which tears the whole run
-   * down. (Its stdio is the relay's pipes anyway.) */
-  if (setsid() < 0) {
-    oci_error_errno(&err, "run: setsid");
-    child_fail(launch, &err);
-  }
   if (join_namespaces(launch, &err) < 0 ||
       ((launch->new_user_ns || launch->join_fd[SPEC_NS_USER] >= 0) &&
        (userns_become_root(&err) < 0 || rearm_parent_death_signal(launch, &err) < 0)) ||
-      join_new_session_keyring(&err) < 0 || reset_scheduling(&err) < 0)
+      join_new_session_keyring(&err) < 0)
     child_fail(launch, &err);
   if (spec->hostname != NULL && sethostname(spec->hostname, strlen(spec->hostname)) < 0) {
     oci_error_errno(&err, "hostname: sethostname '%s'", spec->hostname);
@@ -840,8 +793,10 @@ static _Noreturn void child_main(struct launch *launch)
     child_fail(launch, &err);
   }
   launch->root_fd = -1;
+  if (stdio_relay_own_null_devices(&err) < 0)
+    child_fail(launch, &err);
   if (launch->console_fd >= 0) {
-    if (console_setup(launch->console_fd, &spec->process, launch->host_devpts, &err) < 0)
+    if (console_setup(launch->console_fd, &spec->process, launch->host_devpts, true, &err) < 0)
       child_fail(launch, &err);
     close(launch->console_fd);
     launch->console_fd = -1;
@@ -866,6 +821,8 @@ static _Noreturn void child_main(struct launch *launch)
     }
     close(start_fd);
   }
+  if (launch->init)
+    child_start_under_init(launch);
   child_exec(launch);
 }
 
@@ -887,8 +844,84 @@ struct child_watch {
   const struct run_io *io;
   pid_t pid;
   int cgroup_fd;
+  bool init;                    /* pid is ocirun's init: the workload is its child */
   struct writable_layer *layer; /* measured while pid 1 lives */
 };
+
+/* The workload under ocirun's init: the init's one child (it forks
+ * nothing else), read from the host's /proc, with a pidfd taken before its
+ * parent is checked (so it is that process); -1 when it cannot be told
+ * (already gone, or no children file): the observer then looks at the
+ * init, whose credentials, capabilities, filter and slice are the
+ * workload's. */
+static pid_t init_workload(pid_t init, int *pidfd)
+{
+  char path[64], text[64];
+  cleanup_close int fd = -1, child_fd = -1;
+  struct process_stat stat;
+  oci_error_t ignored = NULL;
+  ssize_t n;
+  long pid;
+
+  *pidfd = -1;
+  snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)init, (int)init);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (n = read(fd, text, sizeof(text) - 1)) <= 0)
+    return -1;
+  text[n] = '\0';
+  pid = strtol(text, NULL, 10);
+  if (pid <= 0 || (child_fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) < 0)
+    return -1;
+  if (process_stat_read((int)pid, &stat, &ignored) < 0 || stat.parent != init) {
+    oci_error_free(&ignored);
+    return -1;
+  }
+  *pidfd = steal_fd(&child_fd);
+  return (pid_t)pid;
+}
+
+/* The init's report, read once it has exited: the workload's own status
+ * (an exit code, or the signal that killed it), or why the init failed.
+ * Nothing when the init itself was killed (the deadline, a signal to
+ * ocirun): result keeps what waitid said. */
+static int init_outcome(int status_fd, struct run_result *result, oci_error_t *err)
+{
+  static const char *const steps[] = {
+      [INIT_STEP_ARGUMENTS] = "read its arguments",
+      [INIT_STEP_DUMPABLE] = "make itself non-dumpable",
+      [INIT_STEP_GATE] = "let the workload go",
+      [INIT_STEP_WAIT] = "wait for signals",
+  };
+  struct init_report report;
+  int flags = fcntl(status_fd, F_GETFL);
+  ssize_t n;
+
+  if (flags < 0 || fcntl(status_fd, F_SETFL, flags | O_NONBLOCK) < 0)
+    return oci_error_errno(err, "run: the init's status pipe");
+  do
+    n = read(status_fd, &report, sizeof(report));
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)sizeof(report) || result->timed_out || result->interrupted)
+    return 0;
+  switch (report.kind) {
+  case INIT_REPORT_EXITED:
+    result->exited = true;
+    result->signal = 0;
+    result->exit_code = report.value;
+    return 0;
+  case INIT_REPORT_SIGNALED:
+    result->exited = false;
+    result->signal = report.value;
+    result->exit_code = 128 + report.value;
+    return 0;
+  default:
+    result->exit_code = EXIT_RUNTIME_ERROR;
+    return oci_error_set(err, report.value, "run: ocirun's init could not %s",
+                         report.step > 0 && (size_t)report.step < sizeof(steps) / sizeof(steps[0])
+                             ? steps[report.step]
+                             : "start");
+  }
+}
 
 /* Reads the report pipe once it is readable: a report means the child
  * failed before exec; end of file without one means execve closed it
@@ -897,6 +930,8 @@ static void watch_report(int pidfd, struct child_watch *watch)
 {
   ssize_t n;
   siginfo_t info = {0};
+  cleanup_close int workload_pidfd = -1;
+  pid_t workload;
 
   do
     n = read(watch->report_fd, &watch->report, sizeof(watch->report));
@@ -911,9 +946,13 @@ static void watch_report(int pidfd, struct child_watch *watch)
     return;
   if (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid != 0)
     return; /* gone before anything could look at it */
-  watch->io->on_exec(
-      &(struct run_started){.pid = watch->pid, .pidfd = pidfd, .cgroup_fd = watch->cgroup_fd},
-      watch->io->context);
+  workload = watch->init ? init_workload(watch->pid, &workload_pidfd) : -1;
+  watch->io->on_exec(&(struct run_started){.pid = watch->pid,
+                                           .pidfd = pidfd,
+                                           .workload_pid = workload > 0 ? workload : watch->pid,
+                                           .workload_pidfd = workload > 0 ? workload_pidfd : pidfd,
+                                           .cgroup_fd = watch->cgroup_fd},
+                     watch->io->context);
 }
 
 /* Waits for pid 1 under the deadline while relaying stdio, then drains
@@ -1311,45 +1350,6 @@ static int device_rules(const struct spec *spec, struct spec_device_rule **out, 
   return 0;
 }
 
-/* The child inherits ocirun's oom_score_adj, and a caller started by a
- * service (OOMScoreAdjust=, a daemon's -500 or -999, sshd's -1000) would
- * hand the container a score that makes it the last process the kernel
- * kills, or one it never kills: a global shortage then kills the host's
- * processes first, and under --memory the slice's OOM killer finds no
- * victim. The workload cannot lower its score (CAP_SYS_RESOURCE), so it is
- * raised to docker's 0 here, from the host's /proc, before the child is let
- * go; a score above 0 is the caller's choice and is kept. Raising needs no
- * privilege, so a failure fails the run. */
-static int set_oom_score_adj(pid_t pid, const struct spec_process *process, oci_error_t *err)
-{
-  char text[32], path[64];
-  cleanup_close int self = -1;
-  cleanup_close int fd = -1;
-  ssize_t n;
-  int inherited;
-
-  snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
-  if (process->oom_score_adj_set) {
-    snprintf(text, sizeof(text), "%d", process->oom_score_adj);
-    fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || oci_write_all(fd, text, strlen(text)) < 0)
-      return oci_error_errno(err, "process.oomScoreAdj: write %s to %s", text, path);
-    return 0;
-  }
-  self = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
-  if (self < 0 || (n = read(self, text, sizeof(text) - 1)) <= 0)
-    return oci_error_errno(err, "run: read ocirun's /proc/self/oom_score_adj");
-  text[n] = '\0';
-  inherited = atoi(text);
-  if (inherited >= 0)
-    return 0;
-  fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0 || oci_write_all(fd, "0", 1) < 0)
-    return oci_error_errno(err, "run: raise the container's oom_score_adj from %d to 0 (%s)",
-                           inherited, path);
-  return 0;
-}
-
 /* The container's process, stopped at its go pipe until the parent has
  * mapped its user namespace and set its OOM score, then let go. */
 struct spawned {
@@ -1357,6 +1357,7 @@ struct spawned {
   int pidfd;
   int report_fd; /* the parent's end of the report pipe */
   int go_fd;     /* the go pipe's write end: its hang-up tells the child ocirun died */
+  int status_fd; /* with an init: the read end of its status pipe; -1 */
 };
 
 static void spawned_kill(struct spawned *child)
@@ -1377,7 +1378,15 @@ static int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *chi
   long pid;
   int saved;
 
-  *child = (struct spawned){.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1};
+  *child = (struct spawned){.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1, .status_fd = -1};
+  if (launch->init) {
+    int status[2];
+
+    if (pipe2(status, O_CLOEXEC) < 0)
+      return oci_error_errno(err, "run: pipe");
+    child->status_fd = status[0];
+    launch->status_fd = status[1];
+  }
   if (pipe2(go, O_CLOEXEC) < 0)
     return oci_error_errno(err, "run: pipe");
   child->go_fd = go[1];
@@ -1418,6 +1427,9 @@ static int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *chi
   }
   close(go[0]);
   close(report[1]);
+  if (launch->status_fd >= 0)
+    close(launch->status_fd); /* the child's: only the init may hold it */
+  launch->status_fd = -1;
   if (pid < 0)
     return oci_error_set(err, saved, "run: clone3 into new namespaces%s%s",
                          cgroup_fd >= 0 ? " and the cgroup slice" : "",
@@ -1429,7 +1441,7 @@ static int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *chi
   child->pid = (pid_t)pid;
   /* The child waits on the go pipe while its user namespace is mapped. */
   if ((launch->new_user_ns && userns_map_write(&launch->map, child->pid, err) < 0) ||
-      set_oom_score_adj(child->pid, &launch->spec->process, err) < 0) {
+      oom_score_adjust(child->pid, &launch->spec->process, err) < 0) {
     spawned_kill(child);
     return -1;
   }
@@ -1481,7 +1493,7 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
 {
   struct child_watch watch = {.io = io};
   struct spawned child;
-  cleanup_close int report_read = -1;
+  cleanup_close int report_read = -1, status_read = -1;
   int cgroup_fd = res->slice_created ? res->slice.dir_fd : -1;
   int ret;
 
@@ -1489,6 +1501,7 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
     launch->stdio[i] = relay->container_fd[i];
   ret = spawn_child(launch, cgroup_fd, &child, err);
   report_read = child.report_fd;
+  status_read = child.status_fd;
   /* Only the container may hold the write ends, or output never ends. */
   stdio_relay_close_container_ends(relay);
   if (ret == 0 && receive_terminal(launch, terminal_socket, relay, err) < 0) {
@@ -1505,6 +1518,7 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   watch.report_fd = report_read;
   watch.pid = child.pid;
   watch.cgroup_fd = cgroup_fd;
+  watch.init = launch->init;
   watch.layer = &res->layer;
   if (wait_for_child(child.pidfd, signal_fd, launch->options->timeout_seconds, &watch, relay,
                      result, err) < 0) {
@@ -1526,7 +1540,7 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   close(child.go_fd);
   if (watch.reported)
     return report_failure(&watch.report, result, err);
-  return 0;
+  return launch->init ? init_outcome(status_read, result, err) : 0;
 }
 
 /* The slice a configuration asks for, its limits and device rules. */
@@ -1589,6 +1603,7 @@ static void launch_init(struct launch *launch, const struct spec *spec,
                             .report_fd = -1,
                             .exec_fifo_fd = -1,
                             .console_fd = -1,
+                            .status_fd = -1,
                             .host_devpts = console_host_devpts()};
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
     launch->join_fd[ns] = -1;
@@ -1646,6 +1661,18 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
     if (spec->hooks[kind].n_hooks > 0)
       return oci_error_set(err, 0, "hooks.%s: ocirun run runs no hooks (ocirun create does)",
                            spec_hook_kind_name((enum spec_hook_kind)kind));
+  /* The run's pid 1 is ocirun's init, which holds the run's tie to its
+   * runner and reports the workload's status: CAP_SYS_PTRACE over it (of
+   * the host's user namespace, or of the run's own, where the init is
+   * exec'd) would let the workload trace it, clear its parent-death
+   * signal and forge that status. Non-dumpable stops every other tracer.
+   * Refused, not weakened. */
+  if (spec->has_process && (spec->process.cap_bounding & (UINT64_C(1) << CAP_SYS_PTRACE)) != 0)
+    return oci_error_set(err, 0,
+                         "process.capabilities: CAP_SYS_PTRACE: the workload could trace ocirun's "
+                         "init, its pid 1, and so outlive ocirun and forge the exit status it "
+                         "reports; ocirun run refuses it (ocirun create, whose container has no "
+                         "init, takes it)");
   /* The run dir holds the scratch of an overlay root: its path is
    * ocirun's layout, derived from the name. */
   if (asprintf(&run_dir, "%s/run/%s", res.root, options->id) < 0) {
@@ -1655,6 +1682,7 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   if (run_options.root.overlay)
     run_options.root.run_dir = run_dir;
   launch_init(&launch, spec, &run_options, true);
+  launch.init = true;
   if (options->unsafe_no_cgroup)
     fprintf(stderr, "WARNING: --unsafe-no-cgroup: no memory/cpu/pids limits are applied and "
                     "processes are contained by the pid namespace only; no device cgroup either: "
@@ -1732,13 +1760,15 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
                               options->rootless, &launch.plan, err) == 0;
     if (!res.run_dir_created)
       goto teardown;
-    if (options->config_json != NULL) {
-      if (run_state_write_config(res.root, options->id, options->config_json, err) < 0)
-        goto teardown;
-      joinable_io.on_exec = record_started;
-      joinable_io.context = &recorder;
-    }
+    if (options->config_json != NULL &&
+        run_state_write_config(res.root, options->id, options->config_json, err) < 0)
+      goto teardown;
   }
+  /* pid 1 in the record, once it has exec'd: what `ocirun exec NAME`
+   * joins (with the config.json above), and what `ocirun sweep` kills
+   * when this runner is gone. */
+  joinable_io.on_exec = record_started;
+  joinable_io.context = &recorder;
   if (slice.path != NULL) {
     if (slice_create(&slice, options->rootless, &res.slice, err) < 0)
       goto teardown;
@@ -1843,7 +1873,8 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
   struct slice_plan slice = {0};
   struct cgroup_slice created = {.dir_fd = -1};
   bool slice_created = false;
-  struct spawned child = {.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1};
+  struct spawned child = {.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1, .status_fd = -1};
+  cleanup_close int null_fd = -1;
   int ret = -1;
 
   *pid = -1;
@@ -1865,8 +1896,22 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
   }
   if (exec_fifo_for_userns_root(&launch, err) < 0)
     goto out;
+  /* The caller's own 0, 1, 2 are pid 1's stdio (the OCI contract: conmon
+   * and containerd's shim hand create pipes they made for it), but only
+   * pipes, sockets or null devices: create returns at once, so nothing
+   * could relay a terminal or a file, which the container would keep. With
+   * a terminal, /dev/null until the pty replaces them. */
+  if (options->console_socket != NULL) {
+    null_fd = open("/dev/null", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (null_fd < 0) {
+      oci_error_errno(err, "create: open /dev/null");
+      goto out;
+    }
+  } else if (stdio_relay_check_hand_over((const int[3]){0, 1, 2}, "create", err) < 0) {
+    goto out;
+  }
   for (int i = 0; i < 3; i++)
-    launch.stdio[i] = i;
+    launch.stdio[i] = null_fd >= 0 ? null_fd : i;
   if (options->console_socket != NULL &&
       (launch.console_fd = console_socket_connect(options->console_socket, err)) < 0)
     goto out;
@@ -1946,70 +1991,89 @@ static int namespaces_to_join(pid_t pid, int *flags, oci_error_t *err)
  * of its own: its pty, from the container's devpts. */
 static int exec_console(struct launch *launch, oci_error_t *err)
 {
-  if (console_setup(launch->console_fd, &launch->spec->process, launch->host_devpts, err) < 0)
+  if (console_setup(launch->console_fd, &launch->spec->process, launch->host_devpts, false, err) <
+      0)
     return -1;
   close(launch->console_fd);
   launch->console_fd = -1;
   return 0;
 }
 
-/* In the process that joins: into the container's namespaces through its
- * pidfd, then a child of ocirun's (CLONE_PARENT) in the container's pid
- * namespace and cgroup, which becomes the process. This one only reports
- * that child's pid and exits: it is never seen inside the container. */
+/* The joiner's first step, still in ocirun's namespaces (clean_state.c):
+ * its stdio (vetted by runtime_exec_start, or /dev/null until its pty
+ * replaces it), nothing else of the caller's, the exec'd process's state
+ * for it to inherit; its OOM score set from the host's /proc just before. */
+static int exec_clean_state(struct launch *launch, int pidfd, int cgroup_fd, int pid_pipe,
+                            oci_error_t *err)
+{
+  const int keep[] = {launch->report_fd, launch->console_fd, pidfd, cgroup_fd, pid_pipe};
+  struct clean_state state;
+
+  clean_state_init(&state, CLEAN_ENTRY_EXEC, &launch->spec->process, false);
+  memcpy(state.stdio, launch->stdio, sizeof(state.stdio));
+  state.keep = keep;
+  state.n_keep = sizeof(keep) / sizeof(keep[0]);
+  return clean_state_apply(&state, err);
+}
+
+/* Into the container's slice, by the checked directory's fd: the process
+ * the stub spawns inherits it. */
+static int exec_join_cgroup(int cgroup_fd, oci_error_t *err)
+{
+  cleanup_close int procs = -1;
+
+  if (cgroup_fd < 0)
+    return 0;
+  procs = openat(cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+  if (procs < 0 || oci_write_all(procs, "0", 1) < 0)
+    return oci_error_errno(err, "exec: join the container's cgroup");
+  return 0;
+}
+
+/* The process that joins, forked by `ocirun exec`, never in the container's
+ * pid namespace itself: its OOM score and clean state, the container's
+ * cgroup, then its namespaces through pid 1's pidfd (the pid namespace only
+ * for its children), its pty, rlimits, working directory and command, and
+ * its confinement (user, capabilities, no-new-privileges, seccomp). Only
+ * then, running the sealed stub and no more privileged than the workload,
+ * it spawns the process into the container's pid namespace as a child of
+ * `ocirun exec` (exec_stub_spawn), which reads its pid from pid_pipe. A
+ * process of the container, even one holding CAP_SYS_PTRACE, never sees a
+ * process of ocirun's binary or of the runtime's privileges there. */
 static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, int cgroup_fd,
                                 int pid_pipe)
 {
-  struct clone_args args = {.flags = CLONE_PARENT, .exit_signal = 0};
   oci_error_t err = NULL;
-  long child;
 
-  /* Non-dumpable until exec: nothing in the container may open the
-   * /proc/PID/exe of a process that runs ocirun's binary. */
-  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
-    oci_error_errno(&err, "exec: PR_SET_DUMPABLE");
+  if (oom_score_adjust(0, &launch->spec->process, &err) < 0 ||
+      exec_clean_state(launch, pidfd, cgroup_fd, pid_pipe, &err) < 0 ||
+      exec_join_cgroup(cgroup_fd, &err) < 0)
     child_fail(launch, &err);
-  }
   if (setns(pidfd, ns_flags) < 0) {
     oci_error_errno(&err, "exec: join the container's namespaces");
     child_fail(launch, &err);
   }
-  if (cgroup_fd >= 0) {
-    args.flags |= CLONE_INTO_CGROUP;
-    args.cgroup = (uint64_t)cgroup_fd;
-  }
-  child = syscall(SYS_clone3, &args, sizeof(args));
-  if (child == 0) {
-    oci_error_t child_err = NULL;
-
-    close(pid_pipe);
-    if (cgroup_fd >= 0)
-      close(cgroup_fd);
-    close(pidfd);
-    if (reset_signals(&child_err) < 0 || child_close_fds(launch, &child_err) < 0 ||
-        exec_stub_prepare(&child_err) < 0 || setsid() < 0 ||
-        (launch->console_fd >= 0 && exec_console(launch, &child_err) < 0) ||
-        join_new_session_keyring(&child_err) < 0 || reset_scheduling(&child_err) < 0 ||
-        apply_rlimits(&launch->spec->process, &child_err) < 0 ||
-        enter_workdir(launch->spec->process.cwd, true, &child_err) < 0 ||
-        (child_find_command(launch), child_confine(launch, &child_err) < 0)) {
-      if (child_err == NULL)
-        oci_error_errno(&child_err, "exec: setsid");
-      child_fail(launch, &child_err);
-    }
-    child_exec(launch);
-  }
-  if (child < 0) {
-    oci_error_errno(&err, "exec: clone3 into the container's pid namespace%s",
-                    cgroup_fd >= 0 ? " and cgroup" : "");
+  close(pidfd);
+  if (cgroup_fd >= 0)
+    close(cgroup_fd);
+  if (stdio_relay_own_null_devices(&err) < 0 || exec_stub_prepare(&err) < 0 ||
+      (launch->console_fd >= 0 && exec_console(launch, &err) < 0) ||
+      join_new_session_keyring(&err) < 0 || apply_rlimits(&launch->spec->process, &err) < 0 ||
+      enter_workdir(launch->spec->process.cwd, true, &err) < 0)
     child_fail(launch, &err);
-  }
+  child_find_command(launch);
+  if (child_confine(launch, &err) < 0)
+    child_fail(launch, &err);
+  exec_stub_spawn(launch->command_fd, launch->command_path, launch->report_fd, pid_pipe,
+                  launch->spec->process.terminal, launch->spec->process.args, launch->envp);
   {
-    pid_t reported = (pid_t)child;
-    if (write(pid_pipe, &reported, sizeof(reported)) != (ssize_t)sizeof(reported))
-      _exit(EXIT_RUNTIME_ERROR);
+    char message[600];
+    int saved = errno;
+
+    snprintf(message, sizeof(message), "exec '%s': %s", launch->spec->process.args[0],
+             strerror(saved));
+    child_report_and_exit(launch, CHILD_EXEC_FAILED, saved, message);
   }
-  _exit(0);
 }
 
 int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_error_t *err)
@@ -2047,6 +2111,8 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
     null_fd = open("/dev/null", O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (null_fd < 0)
       return oci_error_errno(err, "exec: open /dev/null");
+  } else if (stdio_relay_check_hand_over(exec->stdio, "exec", err) < 0) {
+    return -1;
   }
   if (exec->pidfd >= 0)
     pidfd = fcntl(exec->pidfd, F_DUPFD_CLOEXEC, 3);
@@ -2077,7 +2143,7 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
   pid_read = pid_pipe[0];
   launch.report_fd = report[1];
   for (int i = 0; i < 3; i++)
-    launch.stdio[i] = null_fd >= 0 ? null_fd : i;
+    launch.stdio[i] = null_fd >= 0 ? null_fd : exec->stdio[i];
   joiner = fork();
   if (joiner == 0) {
     close(report[0]);
@@ -2140,10 +2206,8 @@ int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err)
  * pty) still writes is drained for at most this long. */
 #define EXEC_DRAIN_MS 500
 
-int runtime_exec_attach(pid_t exec_pid, int master, const int caller_fd[3], int *exit_code,
-                        oci_error_t *err)
+int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int *exit_code, oci_error_t *err)
 {
-  struct stdio_relay relay;
   sigset_t handled, original_mask;
   struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
   cleanup_close int pidfd = -1, signal_fd = -1;
@@ -2159,37 +2223,25 @@ int runtime_exec_attach(pid_t exec_pid, int master, const int caller_fd[3], int 
   sigaddset(&handled, SIGHUP);
   sigaddset(&handled, SIGQUIT);
   sigaddset(&handled, SIGWINCH);
-  if (stdio_relay_open_terminal(&relay, caller_fd, err) < 0) {
-    stdio_relay_clear(&relay);
-    close(master);
-    return -1;
-  }
-  stdio_relay_close_container_ends(&relay);
-  if (sigprocmask(SIG_BLOCK, &handled, &original_mask) < 0) {
-    stdio_relay_clear(&relay);
-    close(master);
+  if (sigprocmask(SIG_BLOCK, &handled, &original_mask) < 0)
     return oci_error_errno(err, "exec: block the caller's signals");
-  }
   sigaction(SIGPIPE, &ignore_pipe, &original_pipe);
   pidfd = (int)syscall(SYS_pidfd_open, exec_pid, 0);
   signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
   if (pidfd < 0 || signal_fd < 0) {
-    close(master);
     oci_error_errno(err, "exec: watch process %d", (int)exec_pid);
     goto out;
   }
-  if (stdio_relay_attach_terminal(&relay, master, err) < 0)
-    goto out;
   for (;;) {
     struct pollfd fds[2 + STDIO_RELAY_MAX_POLL] = {
         {.fd = drain_until < 0 ? pidfd : -1, .events = POLLIN},
         {.fd = signal_fd, .events = POLLIN}};
-    size_t n_relay = stdio_relay_poll_fds(&relay, fds + 2);
+    size_t n_relay = stdio_relay_poll_fds(relay, fds + 2);
     int timeout = -1, ready;
 
     if (drain_until >= 0) {
       int64_t left = drain_until - monotonic_ms();
-      if (left <= 0 || !stdio_relay_output_open(&relay))
+      if (left <= 0 || !stdio_relay_output_open(relay))
         break;
       timeout = (int)left;
     }
@@ -2205,23 +2257,23 @@ int runtime_exec_attach(pid_t exec_pid, int master, const int caller_fd[3], int 
 
       while (read(signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
         if (si.ssi_signo == SIGWINCH)
-          stdio_relay_resize(&relay);
+          stdio_relay_resize(relay);
         else
           pidfd_send_signal(pidfd, (int)si.ssi_signo, NULL, 0);
       }
     }
     if (fds[0].revents != 0) {
       drain_until = monotonic_ms() + EXEC_DRAIN_MS;
-      stdio_relay_stop_input(&relay);
+      stdio_relay_stop_input(relay);
     }
-    stdio_relay_step(&relay, fds + 2, n_relay);
+    stdio_relay_step(relay, fds + 2, n_relay);
   }
   ret = runtime_exec_wait(exec_pid, exit_code, err);
 out:
-  /* a process whose terminal ocirun cannot relay is not left behind */
+  /* a process whose stdio ocirun cannot relay is not left behind */
   if (ret < 0 && pidfd >= 0 && pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == 0)
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
-  stdio_relay_clear(&relay);
+  stdio_relay_clear(relay);
   sigaction(SIGPIPE, &original_pipe, NULL);
   sigprocmask(SIG_SETMASK, &original_mask, NULL);
   return ret;

@@ -12,6 +12,7 @@
 #include "oci/error.h"
 #include "runtime/mount_plan.h"
 #include "runtime/spec.h"
+#include "runtime/stdio_relay.h"
 
 struct hook_log;
 
@@ -44,9 +45,11 @@ struct runtime_options {
 /* What the parent knows of the container's process once it has exec'd:
  * still alive and unreaped, so /proc/<pid> is this process. */
 struct run_started {
-  pid_t pid;     /* in ocirun's pid namespace */
-  int pidfd;     /* the container's pid 1 */
-  int cgroup_fd; /* the slice's directory, or -1 (--unsafe-no-cgroup) */
+  pid_t pid;          /* the container's pid 1 (ocirun's init), in ocirun's pid namespace */
+  int pidfd;          /* the container's pid 1 */
+  pid_t workload_pid; /* the workload, pid 1's child: what an observer looks at */
+  int workload_pidfd; /* of workload_pid, taken before its parent was checked */
+  int cgroup_fd;      /* the slice's directory, or -1 (--unsafe-no-cgroup) */
 };
 
 struct run_io {
@@ -96,7 +99,8 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
 /* A second process in a live container (`ocirun exec`): it joins the
  * namespaces of the container's pid 1 through a pidfd and its cgroup, and
  * gets the process's user, capabilities, rlimits, no-new-privileges and
- * the container's seccomp filter. Its stdio is the caller's 0, 1, 2. */
+ * the container's seccomp filter, after the clean inherited state of every
+ * process ocirun starts (clean_state.h). */
 struct runtime_exec {
   const struct spec *spec;            /* the container's configuration (seccomp) */
   const struct spec_process *process; /* what to run */
@@ -108,6 +112,11 @@ struct runtime_exec {
   const char *cgroup_path; /* its slice; NULL: none */
   const char *state_root;  /* for the seccomp cache */
   bool set_groups;         /* false in a user namespace that denies setgroups */
+  /* Without a terminal: what becomes the process's 0, 1, 2. Only a pipe,
+   * a socket or a null device is accepted (stdio_relay_may_hand_over):
+   * an OCI caller's own pipes, or ocirun's relay pipes; never a terminal
+   * or a file of the caller's. */
+  int stdio[3];
   /* process->terminal only: the unix socket the pty's master is sent to (a
    * caller's console socket, or ocirun's own socketpair for
    * runtime_exec_attach); the caller's. The pty is then the stdio, and
@@ -121,12 +130,14 @@ struct runtime_exec {
 int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_error_t *err);
 /* Waits for it: its exit status, or 128+N for signal N. */
 int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err);
-/* Waits for it while relaying its pty's master (ocirun's, received from
- * the socketpair given as console_fd) to and from caller_fd (stdin, stdout;
- * [2] unused): the caller's terminal in raw mode until the end, its
- * window size forwarded on SIGWINCH, and INT, TERM, HUP, QUIT forwarded to
- * the process. Takes master. */
-int runtime_exec_attach(pid_t exec_pid, int master, const int caller_fd[3], int *exit_code,
-                        oci_error_t *err);
+/* Waits for it while relaying its stdio: relay is the caller's, opened
+ * before runtime_exec_start (stdio_relay_open: ocirun's pipes, whose
+ * container ends were the process's stdio; or stdio_relay_open_terminal
+ * with the pty's master attached, received from the socketpair given as
+ * console_fd), its container ends closed once the process has them. The
+ * caller's terminal, if relayed raw, is restored at the end, its window
+ * size forwarded on SIGWINCH, and INT, TERM, HUP, QUIT go to the process.
+ * Clears relay. */
+int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int *exit_code, oci_error_t *err);
 
 #endif

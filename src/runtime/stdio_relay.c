@@ -6,13 +6,18 @@
 #include "runtime/stdio_relay.h"
 
 #include "runtime/console.h"
+#include "runtime/in_root.h"
+#include "oci/cleanup.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* Larger pipes mean fewer wake-ups per byte; refused sizes are harmless. */
@@ -303,4 +308,142 @@ void stdio_relay_clear(struct stdio_relay *relay)
   if (relay->terminal_fd >= 0)
     close(relay->terminal_fd);
   relay->terminal_fd = -1;
+}
+
+static const struct {
+  unsigned major, minor;
+  const char *path;
+} null_devices[] = {{1, 3, "/dev/null"},
+                    {1, 5, "/dev/zero"},
+                    {1, 7, "/dev/full"},
+                    {1, 8, "/dev/random"},
+                    {1, 9, "/dev/urandom"}};
+#define N_NULL_DEVICES (sizeof(null_devices) / sizeof(null_devices[0]))
+
+static int null_device_index(const struct stat *st)
+{
+  if (!S_ISCHR(st->st_mode))
+    return -1;
+  for (size_t i = 0; i < N_NULL_DEVICES; i++) {
+    if (major(st->st_rdev) == null_devices[i].major && minor(st->st_rdev) == null_devices[i].minor)
+      return (int)i;
+  }
+  return -1;
+}
+
+/* A pipe or a socket that is nothing but itself: an anonymous pipe
+ * (pipefs) or a FIFO whose name is gone (a FIFO made, opened and unlinked,
+ * as OCI callers' helpers do), reopened through /proc only as that same
+ * pipe; a socket of sockfs, which cannot be reopened. A named FIFO is a
+ * file of the caller's filesystem: through the fd, a root process chmods
+ * and chowns it, and reopens it the other way (reads what other writers
+ * put in it). An O_PATH fd of a socket file says S_ISSOCK too, and
+ * connect() to /proc/self/fd/N reaches the socket it names. */
+static bool nothing_but_a_channel(int fd, const struct stat *st)
+{
+  struct statfs fs;
+
+  if (fstatfs(fd, &fs) < 0)
+    return false;
+  if (S_ISFIFO(st->st_mode))
+    return fs.f_type == PIPEFS_MAGIC || st->st_nlink == 0;
+  return S_ISSOCK(st->st_mode) && fs.f_type == SOCKFS_MAGIC;
+}
+
+/* What a process in a container may be handed of its caller's as its
+ * stdio: a pipe or a socket (an OCI caller's own, made for this process,
+ * and nothing but a channel: nothing_but_a_channel), or a device every
+ * container has anyway (/dev/null, zero, full, random, urandom). Never a
+ * terminal (the process would keep it after ocirun returns, read what its
+ * user types next, change its modes) nor a file (reopened through
+ * /proc/self/fd with the process's own credentials, a file given for
+ * reading is written, an append-only log read and truncated). */
+static bool may_hand_over(int fd, const struct stat *st)
+{
+  return nothing_but_a_channel(fd, st) || null_device_index(st) >= 0;
+}
+
+static const char *kind_of(const struct stat *st, int fd)
+{
+  if (S_ISCHR(st->st_mode))
+    return isatty(fd) ? "a terminal" : "a device";
+  if (S_ISREG(st->st_mode))
+    return "a file";
+  if (S_ISDIR(st->st_mode))
+    return "a directory";
+  if (S_ISFIFO(st->st_mode))
+    return "a named FIFO (a file of the host)";
+  if (S_ISSOCK(st->st_mode))
+    return "a socket file (a way to connect to it, not a socket)";
+  return "neither a pipe nor a socket";
+}
+
+bool stdio_relay_may_hand_over(int fd)
+{
+  struct stat st;
+
+  return fstat(fd, &st) == 0 && may_hand_over(fd, &st);
+}
+
+int stdio_relay_check_hand_over(const int fd[3], const char *what, oci_error_t *err)
+{
+  static const char *const names[] = {"stdin", "stdout", "stderr"};
+
+  for (int i = 0; i < 3; i++) {
+    struct stat st;
+    char link[64], target[256] = "";
+    ssize_t n;
+
+    if (fstat(fd[i], &st) < 0)
+      return oci_error_errno(err, "%s: %s (fd %d)", what, names[i], fd[i]);
+    if (may_hand_over(fd[i], &st))
+      continue;
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd[i]);
+    n = readlink(link, target, sizeof(target) - 1);
+    target[n > 0 ? n : 0] = '\0';
+    return oci_error_set(err, 0,
+                         "%s: %s is %s%s%s%s: the container's process would hold it and could "
+                         "reopen it through /proc (write a file given for reading, read what a "
+                         "terminal's user types next); give it a pipe or /dev/null, or a terminal "
+                         "through --console-socket",
+                         what, names[i], kind_of(&st, fd[i]), n > 0 ? " ('" : "", target,
+                         n > 0 ? "')" : "");
+  }
+  return 0;
+}
+
+int stdio_relay_own_null_devices(oci_error_t *err)
+{
+  cleanup_close int root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+  if (root_fd < 0)
+    return oci_error_errno(err, "stdio: open the container's root");
+  for (int fd = 0; fd < 3; fd++) {
+    struct stat given, own;
+    cleanup_close int replacement = -1;
+    int index, flags, status;
+
+    if (fstat(fd, &given) < 0 || (index = null_device_index(&given)) < 0)
+      continue;
+    flags = fcntl(fd, F_GETFL);
+    if (flags < 0)
+      return oci_error_errno(err, "stdio: fd %d", fd);
+    /* O_NONBLOCK: the path is the container's, and its workload may have
+     * made it a FIFO, whose open would wait for a writer for ever. */
+    replacement = in_root_open(root_fd, null_devices[index].path,
+                               (flags & O_ACCMODE) | O_NOCTTY | O_NONBLOCK);
+    if (replacement < 0 || fstat(replacement, &own) < 0 || null_device_index(&own) != index)
+      return oci_error_set(err, replacement < 0 ? errno : 0,
+                           "stdio: fd %d is the caller's %s; the container's own %s, which would "
+                           "stand in for it, is %s",
+                           fd, null_devices[index].path, null_devices[index].path,
+                           replacement < 0 ? "missing or unreachable" : "not that device");
+    status = fcntl(replacement, F_GETFL);
+    if (status < 0 || fcntl(replacement, F_SETFL, status & ~O_NONBLOCK) < 0)
+      return oci_error_errno(err, "stdio: the container's %s", null_devices[index].path);
+    if (dup2(replacement, fd) < 0)
+      return oci_error_errno(err, "stdio: the container's %s onto fd %d", null_devices[index].path,
+                             fd);
+  }
+  return 0;
 }

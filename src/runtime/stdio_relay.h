@@ -67,4 +67,20 @@ bool stdio_relay_output_open(const struct stdio_relay *relay);
 /* Ends the relay; restores the caller's terminal settings. */
 void stdio_relay_clear(struct stdio_relay *relay);
 
+/* Where ocirun does not stay to relay (create, exec --detach), or for an
+ * OCI caller handing pipes it made (exec ID): whether a caller's fd may be
+ * a container process's stdio as it is (a pipe, a socket, /dev/null and
+ * its kin; never a terminal or a file: stdio_relay.c says why). */
+bool stdio_relay_may_hand_over(int fd);
+/* The same for 0, 1, 2 of a process: an error naming `what` and the first
+ * descriptor refused, and what to give instead. */
+int stdio_relay_check_hand_over(const int fd[3], const char *what, oci_error_t *err);
+/* In a container's process, once its root is the container's: a null
+ * device among 0, 1, 2 handed over by the caller is the host's inode,
+ * which a root process with CAP_FOWNER or CAP_CHOWN could chmod or chown
+ * through its fd (the host's /dev/null made unusable): each is replaced by
+ * the container's own node of that device, opened with the same access,
+ * found in the root without leaving it. Fails when the container has none. */
+int stdio_relay_own_null_devices(oci_error_t *err);
+
 #endif

@@ -10,7 +10,7 @@
 
 ROOT=$OCIRUN_ROOT
 PARENT=/sys/fs/cgroup/ocirun
-oci() { "$OCIRUN" --root "$ROOT" "$@"; }
+oci() { oci_root "$ROOT" "$@"; }
 BASE=$TEST_TMP/base
 mkdir -p "$BASE/rootfs" && busybox_rootfs "$BASE/rootfs" &&
   oci spec --bundle "$BASE" || { not_ok "a busybox bundle"; exit 0; }

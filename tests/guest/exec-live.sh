@@ -31,7 +31,7 @@ verdict "exec is in pid 1's cgroup, seen from the run's cgroup namespace ($(last
   [ "$(last_out | sort -u | wc -l)" -eq 1 ]
 verdict "exec is in the run's cgroup namespace" \
   [ "$("$OCIRUN" exec web readlink /proc/self/ns/cgroup)" = "$(readlink /proc/$pid1/ns/cgroup)" ]
-expect_exit 0 "exec runs a detached sleep" "$OCIRUN" exec -d --pid-file "$TEST_TMP/exec.pid" web sleep "$m_end"
+expect_exit 0 "exec runs a detached sleep" with_pipes "$OCIRUN" exec -d --pid-file "$TEST_TMP/exec.pid" web sleep "$m_end"
 exec_pid=$(cat "$TEST_TMP/exec.pid")
 verdict "the exec'd process is in the run's slice (host view)" \
   [ "$(cat /proc/$exec_pid/cgroup)" = "0::/ocirun/web" ]
@@ -105,7 +105,7 @@ verdict "rootless: exec sees the run's hostname, is uid 0 of the run's user name
   [ "$(head -2 "$TEST_TMP/out" | tr '\n' ' ')" = "rlhost 0 " ]
 verdict "rootless: the same uid map as the run's pid 1" \
   [ "$(tail -1 "$TEST_TMP/out")" = "$(tr -s ' ' ' ' </proc/$rl_pid1/uid_map)" ]
-as_user "$OCIRUN" exec -d --pid-file "$store/exec.pid" rl sleep "$m_rl" >/dev/null 2>"$TEST_TMP/err"
+with_pipes as_user "$OCIRUN" exec -d --pid-file "$store/exec.pid" rl sleep "$m_rl" >/dev/null 2>"$TEST_TMP/err"
 rl_exec=$(cat "$store/exec.pid" 2>/dev/null)
 verdict "rootless: the exec'd process is in the run's slice" \
   [ -n "$rl_exec" ] && [ "$(cat /proc/$rl_exec/cgroup)" = "$(cat /proc/$rl_pid1/cgroup)" ]

@@ -10,7 +10,7 @@
 
 ROOT=$OCIRUN_ROOT
 PARENT=/sys/fs/cgroup/ocirun
-oci() { "$OCIRUN" --root "$ROOT" "$@"; }
+oci() { oci_root "$ROOT" "$@"; }
 # bundle DIR ARGS_JSON [EXTRA_PYTHON]: busybox's layers as DIR/rootfs, and
 # `ocirun spec`'s config.json with process.args replaced.
 bundle() {
@@ -133,7 +133,7 @@ expect_exit 1 "create with a failing createRuntime hook fails" oci create --bund
 check "... naming the hook" grep -q "createRuntime\[0\]" "$TEST_TMP/err"
 check "... and leaves no slice" test ! -e "$PARENT/c3"
 check "... and no state" test ! -e "$ROOT/containers/c3"
-expect_exit 1 "create of an existing id fails" sh -c "'$OCIRUN' --root '$ROOT' create --bundle '$B2' c4 </dev/null && '$OCIRUN' --root '$ROOT' create --bundle '$B2' c4 </dev/null"
+expect_exit 1 "create of an existing id fails" eval "oci create --bundle '$B2' c4 </dev/null && oci create --bundle '$B2' c4 </dev/null"
 oci delete --force c4 >/dev/null 2>&1
 check "and that left nothing either" test ! -e "$PARENT/c4"
 
@@ -143,7 +143,7 @@ check "and that left nothing either" test ! -e "$PARENT/c4"
 B5=$TEST_TMP/bundle5
 check "a bundle whose seccomp profile denies openat2" bundle "$B5" '["sh", "-c", "echo seccomp-ok"]' \
   'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["openat2"], "action": "SCMP_ACT_ERRNO"}]}'
-expect_exit 0 "create c5 (openat2 denied to the workload)" sh -c "'$OCIRUN' --root '$ROOT' create --bundle '$B5' c5 </dev/null >'$TEST_TMP/c5.out' 2>&1"
+expect_exit 0 "create c5 (openat2 denied to the workload)" eval "oci create --bundle '$B5' c5 </dev/null >'$TEST_TMP/c5.out' 2>&1"
 expect_exit 0 "start c5" oci start c5
 for _ in $(seq 50); do [ "$(status_of c5)" = stopped ] && break; sleep 0.1; done
 check "... the command ran (its output on create's stdout)" grep -qx seccomp-ok "$TEST_TMP/c5.out"
@@ -156,7 +156,8 @@ oci delete --force c5 >/dev/null 2>&1
 U=$(mktemp -d /tmp/ocirun-userns.XXXXXX) && chmod 0755 "$U"
 check "a bundle with a user namespace mapping 0 to host 100000" bundle "$U/b" '["sh", "-c", "id -u; cat /proc/self/uid_map"]' \
   'c["linux"]["namespaces"].append({"type": "user"}); c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 100000, "size": 65536}]; c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
-expect_exit 0 "create c6 (host root unmapped; /dev tmpfs, devpts gid=5)" sh -c "'$OCIRUN' --root '$ROOT' create --bundle '$U/b' c6 </dev/null >'$TEST_TMP/c6.out' 2>&1"
+expect_exit 0 "create c6 (host root unmapped; /dev tmpfs, devpts gid=5)" eval "oci create --bundle '$U/b' c6 </dev/null >'$TEST_TMP/c6.out' 2>&1"
+sed 's/^/# c6: /' "$TEST_TMP/c6.out"
 expect_exit 0 "start c6" oci start c6
 for _ in $(seq 50); do [ "$(status_of c6)" = stopped ] && break; sleep 0.1; done
 check "... the command ran as the namespace's root" sh -c "head -1 '$TEST_TMP/c6.out' | grep -qx 0"
@@ -169,7 +170,7 @@ rm -rf "$U"
 B7=$TEST_TMP/bundle7
 check "a bundle with linux.devices 10:666 and deny-all device rules" bundle "$B7" '["sh", "-c", "ls -ln /dev/test1; cat /dev/test1 2>&1 | grep -q \"not permitted\" && echo open-denied"]' \
   'c["linux"]["devices"] = [{"path": "/dev/test1", "type": "c", "major": 10, "minor": 666, "fileMode": 432, "uid": 0, "gid": 0}]; c["linux"].setdefault("resources", {})["devices"] = [{"allow": False, "access": "rwm"}]'
-expect_exit 0 "create c7 (a device node under deny-all rules)" sh -c "'$OCIRUN' --root '$ROOT' create --bundle '$B7' c7 </dev/null >'$TEST_TMP/c7.out' 2>&1"
+expect_exit 0 "create c7 (a device node under deny-all rules)" eval "oci create --bundle '$B7' c7 </dev/null >'$TEST_TMP/c7.out' 2>&1"
 expect_exit 0 "start c7" oci start c7
 for _ in $(seq 50); do [ "$(status_of c7)" = stopped ] && break; sleep 0.1; done
 check "... /dev/test1 is c 10, 666 with mode 0660" grep -Eq '^crw-rw---- .* 10, +666 .*/dev/test1' "$TEST_TMP/c7.out"

@@ -1,11 +1,29 @@
 /* sysprobe: attempts the actions named on its command line and prints one
  * line each ("NAME errno=EPERM", "NAME errno=0", "caps CapEff=..."), exit 0.
- * Linked statically, so it runs in any image; the tests read its output. */
+ * Linked statically, so it runs in any image; the tests read its output.
+ *
+ *   unix-connect=PATH        connects a unix stream socket to PATH (which
+ *                            may be /proc/self/fd/N) and sends a line
+ *   foreign-exe=SECONDS      for SECONDS, watches /proc for a process whose
+ *                            executable is no file of this process's root
+ *                            (a runtime's binary, seen from a container),
+ *                            holds it open, and once nothing runs it any
+ *                            more opens it for writing and appends a
+ *                            marker (errno=0: it did; ETIMEDOUT: nothing
+ *                            was found or it stayed unwritable)
+ *   securebits               prints "securebits N", PR_GET_SECUREBITS's value
+ *   flood=SIGNAL             ignores SIGNAL, leaves its session and sends it
+ *                            to pid 1 as fast as it can, until killed
+ *   seize-foreign=SECONDS    the same watch; attaches to that process with
+ *                            PTRACE_SEIZE (which does not stop it; the
+ *                            tracee is let go when this exits) and prints
+ *                            its effective capabilities */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +34,13 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef AF_VSOCK
@@ -110,6 +133,117 @@ static long probe_socket(const char *door, const char *arg)
   if (ret >= 0)
     close((int)ret);
   return ret;
+}
+
+static long probe_unix_connect(const char *path)
+{
+  struct sockaddr_un address = {.sun_family = AF_UNIX};
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  long ret;
+
+  if (fd < 0 || path == NULL)
+    return -1;
+  snprintf(address.sun_path, sizeof(address.sun_path), "%s", path);
+  ret = connect(fd, (struct sockaddr *)&address, sizeof(address));
+  if (ret == 0 && write(fd, "sysprobe-connected\n", 19) != 19)
+    ret = -1;
+  close(fd);
+  return ret;
+}
+
+/* The held executable of a process whose exe is not the file of that path
+ * in this process's root (or no file there at all), or -1; *pid is that
+ * process. */
+static int hold_foreign_exe(int *pid)
+{
+  DIR *proc = opendir("/proc");
+  struct dirent *entry;
+  int held = -1;
+
+  while (proc != NULL && held < 0 && (entry = readdir(proc)) != NULL) {
+    char link[64], target[512];
+    struct stat exe, here;
+    ssize_t n;
+    int fd;
+
+    if (atoi(entry->d_name) <= 0 || atoi(entry->d_name) == getpid())
+      continue;
+    snprintf(link, sizeof(link), "/proc/%.32s/exe", entry->d_name);
+    n = readlink(link, target, sizeof(target) - 1);
+    if (n <= 0)
+      continue;
+    target[n] = '\0';
+    if (strncmp(target, "/memfd:", 7) == 0)
+      continue;
+    fd = open(link, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    if (fstat(fd, &exe) == 0 &&
+        (stat(target, &here) < 0 || here.st_dev != exe.st_dev || here.st_ino != exe.st_ino)) {
+      printf("foreign-exe held %s (pid %s)\n", target, entry->d_name);
+      held = fd;
+      *pid = atoi(entry->d_name);
+    } else {
+      close(fd);
+    }
+  }
+  if (proc != NULL)
+    closedir(proc);
+  return held;
+}
+
+/* What a tracer sees of a process it attached to at once: its effective
+ * capabilities. 0 when attached (the tracee is let go when this exits). */
+static int seize_and_show(int pid)
+{
+  char path[64], line[256];
+  FILE *status;
+
+  if (ptrace(PTRACE_SEIZE, pid, NULL, NULL) < 0)
+    return -1;
+  snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  status = fopen(path, "re");
+  while (status != NULL && fgets(line, sizeof(line), status) != NULL)
+    if (strncmp(line, "CapEff:", 7) == 0)
+      printf("seized pid %d %s", pid, line);
+  if (status != NULL)
+    fclose(status);
+  return 0;
+}
+
+static long probe_foreign_exe(const char *arg, bool seize)
+{
+  time_t deadline = time(NULL) + (arg != NULL ? atoi(arg) : 10);
+  int held = -1, pid = 0, saved = ETIMEDOUT;
+
+  while (time(NULL) < deadline) {
+    if (held < 0) {
+      held = hold_foreign_exe(&pid);
+      /* at once: the process runs ocirun's code for a few milliseconds */
+      if (held >= 0 && seize) {
+        if (seize_and_show(pid) == 0)
+          return 0;
+        saved = errno;
+        printf("seize pid %d errno=%s\n", pid, strerrorname_np(saved));
+        close(held);
+        held = -1;
+      }
+    } else {
+      char path[64];
+      int fd;
+
+      snprintf(path, sizeof(path), "/proc/self/fd/%d", held);
+      fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+      if (fd >= 0) {
+        long ret = write(fd, "SYSPROBE-WAS-HERE", 17) == 17 ? 0 : -1;
+        close(fd);
+        return ret;
+      }
+      usleep(1000);
+    }
+  }
+  errno = saved;
+  return -1;
 }
 
 /* Probes that would change this process (or, run unconfined, the host)
@@ -215,6 +349,17 @@ static long probe(const char *name, const char *arg)
     return probe_socket(name, arg);
   if (strcmp(name, "setuid0") == 0)
     return setuid(0);
+  if (strcmp(name, "unix-connect") == 0)
+    return probe_unix_connect(arg);
+  if (strcmp(name, "flood") == 0) {
+    int sig = arg != NULL ? atoi(arg) : SIGHUP;
+    signal(sig, SIG_IGN);
+    setsid();
+    for (;;)
+      kill(1, sig);
+  }
+  if (strcmp(name, "foreign-exe") == 0 || strcmp(name, "seize-foreign") == 0)
+    return probe_foreign_exe(arg, name[0] == 's');
   fprintf(stderr, "sysprobe: unknown action '%s'\n", name);
   exit(2);
 }
@@ -245,6 +390,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[i], "ids") == 0) {
       print_status("ids", ids);
+      continue;
+    }
+    if (strcmp(argv[i], "securebits") == 0) {
+      printf("securebits %d\n", prctl(PR_GET_SECUREBITS));
       continue;
     }
     /* "personality=0x400000": an argument, echoed back in the report */

@@ -101,7 +101,10 @@ static void test_overlay_empty_spec(void)
     is_int(plan.ops[i].kind, MOUNT_OP_BIND_DEVICE, "op %zu binds a device", i);
     is_str(plan.ops[i].target, want[i], "default device %s", want[i]);
     is_str(plan.ops[i].source, want[i], "from the host's %s", want[i]);
-    is_int(plan.ops[i].attr, MOUNT_ATTR_NOSUID, "%s: nosuid only (a device must open)", want[i]);
+    is_int(plan.ops[i].attr, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+           "%s: read-only, nosuid, noexec, not nodev (a device must open; the host's node, which "
+           "a container's root must not chmod)",
+           want[i]);
   }
   is_int(plan.ops[3].rdev, makedev(1, 3), "/dev/null must be 1:3");
   is_int(plan.ops[8].rdev, makedev(5, 0), "/dev/tty must be 5:0");

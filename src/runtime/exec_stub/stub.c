@@ -4,12 +4,19 @@
  * interpreter resolves to) is this sealed file, never ocirun's binary on the
  * host (CVE-2019-5736). Static, no libc: a few raw syscalls, so the seccomp
  * filter already in force needs to allow only fcntl, execveat, execve,
- * write and exit_group. The protocol is in protocol.h. */
-#include <asm/unistd.h>
+ * write and exit_group. Run as "ocirun-exec-spawn" it first makes the
+ * exec'd process of `ocirun exec` (clone, setsid, ioctl too); as
+ * "ocirun-init" it is the init of an `ocirun run` (init.c). The protocol
+ * is in protocol.h. */
+#include <asm/ioctls.h>
 #include <linux/errno.h>
 #include <linux/fcntl.h>
+#include <linux/sched.h>
 
 #include "runtime/exec_stub/protocol.h"
+#include "runtime/exec_stub/sys.h"
+
+#define SIGNAL_CHILD 17
 
 #if defined(__x86_64__)
 __asm__(".text\n"
@@ -20,19 +27,6 @@ __asm__(".text\n"
         "  and $-16, %rsp\n"
         "  call stub_main\n"
         "  hlt\n");
-
-static long syscall5(long n, long a, long b, long c, long d, long e)
-{
-  register long r10 __asm__("r10") = d;
-  register long r8 __asm__("r8") = e;
-  long ret;
-
-  __asm__ volatile("syscall"
-                   : "=a"(ret)
-                   : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
-                   : "rcx", "r11", "memory");
-  return ret;
-}
 #elif defined(__aarch64__)
 __asm__(".text\n"
         ".global _start\n"
@@ -43,33 +37,9 @@ __asm__(".text\n"
         "  and sp, x0, #-16\n"
         "  bl stub_main\n"
         "  brk #0\n");
-
-static long syscall5(long n, long a, long b, long c, long d, long e)
-{
-  register long x8 __asm__("x8") = n;
-  register long x0 __asm__("x0") = a;
-  register long x1 __asm__("x1") = b;
-  register long x2 __asm__("x2") = c;
-  register long x3 __asm__("x3") = d;
-  register long x4 __asm__("x4") = e;
-
-  __asm__ volatile("svc 0"
-                   : "+r"(x0)
-                   : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4)
-                   : "memory", "cc");
-  return x0;
-}
-#else
-#error "ocirun's exec stub: no raw syscall entry for this architecture yet"
 #endif
 
 _Noreturn void stub_main(long *stack);
-
-static _Noreturn void exit_group(int status)
-{
-  for (;;)
-    syscall5(__NR_exit_group, status, 0, 0, 0, 0);
-}
 
 /* glibc's wording, so a message reads as it did when ocirun exec'd the
  * command itself; only what execve can return is listed. */
@@ -122,48 +92,40 @@ static void append_number(struct text *t, unsigned long n)
   append(t, digits + i);
 }
 
-static int same(const char *a, const char *b)
-{
-  while (*a != '\0' && *a == *b) {
-    a++;
-    b++;
-  }
-  return *a == *b;
-}
-
 static int parse_fd(const char *s)
 {
-  long n = 0;
+  long n = parse_number(s);
 
-  if (*s == '\0')
-    return -1;
-  for (; *s != '\0'; s++) {
-    if (*s < '0' || *s > '9' || n > 1000000)
-      return -1;
-    n = n * 10 + (*s - '0');
-  }
-  return (int)n;
+  return n > 1000000 ? -1 : (int)n;
 }
 
-/* The exec failed: the same report the child would have written, then the
- * exit code docker gives (127 not found, 126 cannot run). */
-static _Noreturn void report_and_exit(int report_fd, const char *command, int error)
+/* A report in the child's own layout, then exit: the exec failed (the exit
+ * code docker gives: 127 not found, 126 cannot run), or, with a step named,
+ * spawning the process did (125). */
+static _Noreturn void report_and_exit(int report_fd, const char *step, const char *command,
+                                      int error)
 {
   /* static: zeroed without a memset, which there is no libc to provide */
   static struct exec_stub_report report;
   struct text t = {report.message, report.message + sizeof(report.message) - 1};
   const char *text = 0;
 
-  report.kind = EXEC_STUB_REPORT_EXEC_FAILED;
+  report.kind = step != 0 ? EXEC_STUB_REPORT_SETUP_FAILED : EXEC_STUB_REPORT_EXEC_FAILED;
   report.errno_value = error;
 
   for (unsigned i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
     if (errors[i].number == error)
       text = errors[i].text;
   }
-  append(&t, "exec '");
-  append(&t, command);
-  append(&t, "': ");
+  if (step != 0) {
+    append(&t, "exec: ");
+    append(&t, step);
+    append(&t, ": ");
+  } else {
+    append(&t, "exec '");
+    append(&t, command);
+    append(&t, "': ");
+  }
   if (text != 0) {
     append(&t, text);
   } else {
@@ -171,33 +133,17 @@ static _Noreturn void report_and_exit(int report_fd, const char *command, int er
     append_number(&t, (unsigned long)error);
   }
   syscall5(__NR_write, report_fd, (long)&report, sizeof(report), 0, 0);
-  exit_group(error == ENOENT ? 127 : 126);
+  exit_group(step != 0 ? 125 : error == ENOENT ? 127 : 126);
 }
 
-_Noreturn void stub_main(long *stack)
+/* Execs the workload from fd; returns only with a report written. */
+static _Noreturn void exec_workload(int fd, int report_fd, const char *path, char **argv,
+                                    char **envp)
 {
-  long argc = stack[0];
-  char **argv = (char **)(stack + 1);
-  char **envp = argv + argc + 1;
-  const char *path;
-  int fd, report_fd;
-  long r;
-
-  /* Run any other way (as a "#!/proc/self/exe" interpreter, say), it does
-   * nothing: it only ever stood in for ocirun's binary. */
-  if (argc <= EXEC_STUB_ARG_WORKLOAD || !same(argv[0], EXEC_STUB_NAME) ||
-      (fd = parse_fd(argv[EXEC_STUB_ARG_FD])) < 0 ||
-      (report_fd = parse_fd(argv[EXEC_STUB_ARG_REPORT_FD])) < 0) {
-    static const char usage[] = "ocirun-exec-stub: not a program: it stands in for ocirun's "
-                                "binary as /proc/self/exe while a container starts\n";
-    syscall5(__NR_write, 2, (long)usage, sizeof(usage) - 1, 0, 0);
-    exit_group(126);
-  }
-  path = argv[EXEC_STUB_ARG_PATH];
-  argv += EXEC_STUB_ARG_WORKLOAD;
   /* Neither the command's fd nor the report pipe may reach the workload;
    * the report pipe's closing at exec is how ocirun learns it succeeded. */
-  r = syscall5(__NR_fcntl, fd, F_SETFD, FD_CLOEXEC, 0, 0);
+  long r = syscall5(__NR_fcntl, fd, F_SETFD, FD_CLOEXEC, 0, 0);
+
   if (r == 0)
     r = syscall5(__NR_fcntl, report_fd, F_SETFD, FD_CLOEXEC, 0, 0);
   if (r == 0) {
@@ -212,5 +158,71 @@ _Noreturn void stub_main(long *stack)
     if (r == -ENOENT)
       r = syscall5(__NR_execve, (long)path, (long)argv, (long)envp, 0, 0);
   }
-  report_and_exit(report_fd, argv[0], (int)-r);
+  report_and_exit(report_fd, 0, argv[0], (int)-r);
+}
+
+/* `ocirun exec`: this process (ocirun's joiner, already confined as the
+ * workload, outside the container's pid namespace) makes the process in
+ * it, a child of its own parent's (CLONE_PARENT: `ocirun exec` waits for
+ * it), tells its pid, and exits. So nothing that enters the container's
+ * pid namespace ever runs ocirun's binary or holds more than the workload:
+ * a process of the container with CAP_SYS_PTRACE finds only this sealed
+ * file, confined. The child leads a session of its own, and takes its pty
+ * as its controlling terminal when it has one. */
+static _Noreturn void spawn_main(long argc, char **argv, char **envp)
+{
+  int fd, report_fd, pid_fd, terminal;
+  long pid;
+
+  if (argc <= EXEC_STUB_SPAWN_ARG_WORKLOAD || (fd = parse_fd(argv[EXEC_STUB_ARG_FD])) < 0 ||
+      (report_fd = parse_fd(argv[EXEC_STUB_ARG_REPORT_FD])) < 0 ||
+      (pid_fd = parse_fd(argv[EXEC_STUB_SPAWN_ARG_PID_FD])) < 0)
+    exit_group(126);
+  terminal = same(argv[EXEC_STUB_SPAWN_ARG_TERMINAL], "t");
+  pid = syscall5(__NR_clone, CLONE_PARENT | SIGNAL_CHILD, 0, 0, 0, 0);
+  if (pid < 0)
+    report_and_exit(report_fd, "clone the process into the container", 0, (int)-pid);
+  if (pid == 0) {
+    long r = syscall5(__NR_close, pid_fd, 0, 0, 0, 0);
+
+    (void)r;
+    r = syscall5(__NR_setsid, 0, 0, 0, 0, 0);
+    if (r < 0)
+      report_and_exit(report_fd, "setsid", 0, (int)-r);
+    if (terminal && (r = syscall5(__NR_ioctl, 0, TIOCSCTTY, 0, 0, 0)) < 0)
+      report_and_exit(report_fd, "make the pty the controlling terminal", 0, (int)-r);
+    exec_workload(fd, report_fd, argv[EXEC_STUB_ARG_PATH], argv + EXEC_STUB_SPAWN_ARG_WORKLOAD,
+                  envp);
+  }
+  {
+    int child = (int)pid;
+
+    if (syscall5(__NR_write, pid_fd, (long)&child, sizeof(child), 0, 0) != sizeof(child))
+      exit_group(125);
+  }
+  exit_group(0);
+}
+
+_Noreturn void stub_main(long *stack)
+{
+  long argc = stack[0];
+  char **argv = (char **)(stack + 1);
+  char **envp = argv + argc + 1;
+  int fd, report_fd;
+
+  if (argc > 0 && same(argv[0], INIT_STUB_NAME))
+    init_main(argc, argv);
+  if (argc > 0 && same(argv[0], EXEC_STUB_SPAWN_NAME))
+    spawn_main(argc, argv, envp);
+  /* Run any other way (as a "#!/proc/self/exe" interpreter, say), it does
+   * nothing: it only ever stood in for ocirun's binary. */
+  if (argc <= EXEC_STUB_ARG_WORKLOAD || !same(argv[0], EXEC_STUB_NAME) ||
+      (fd = parse_fd(argv[EXEC_STUB_ARG_FD])) < 0 ||
+      (report_fd = parse_fd(argv[EXEC_STUB_ARG_REPORT_FD])) < 0) {
+    static const char usage[] = "ocirun-exec-stub: not a program: it stands in for ocirun's "
+                                "binary as /proc/self/exe while a container starts\n";
+    syscall5(__NR_write, 2, (long)usage, sizeof(usage) - 1, 0, 0);
+    exit_group(126);
+  }
+  exec_workload(fd, report_fd, argv[EXEC_STUB_ARG_PATH], argv + EXEC_STUB_ARG_WORKLOAD, envp);
 }
