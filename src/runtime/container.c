@@ -212,19 +212,6 @@ static cJSON *hooks_to_json(const struct spec_hook *hooks, size_t n)
   return array;
 }
 
-static cJSON *annotations_to_json(const struct container *container)
-{
-  cJSON *object = cJSON_CreateObject();
-
-  for (size_t i = 0; object != NULL && i < container->n_annotations; i++)
-    if (cJSON_AddStringToObject(object, container->annotations[i].key,
-                                container->annotations[i].value) == NULL) {
-      cJSON_Delete(object);
-      return NULL;
-    }
-  return object;
-}
-
 static char *record_to_json(const struct container *container, oci_error_t *err)
 {
   cleanup_cjson cJSON *json = cJSON_CreateObject();
@@ -241,7 +228,9 @@ static char *record_to_json(const struct container *container, oci_error_t *err)
        cJSON_AddStringToObject(json, "cgroupPath", container->cgroup_path)) &&
       cJSON_AddStringToObject(json, "created", container->created) &&
       cJSON_AddNumberToObject(json, "owner", container->owner) &&
-      cJSON_AddItemToObject(json, "annotations", annotations_to_json(container)) &&
+      cJSON_AddItemToObject(
+          json, "annotations",
+          container_annotations_json(container->annotations, container->n_annotations)) &&
       (hooks = cJSON_AddObjectToObject(json, "hooks")) != NULL &&
       cJSON_AddItemToObject(hooks, "poststart",
                             hooks_to_json(container->poststart, container->n_poststart)) &&
@@ -584,49 +573,19 @@ enum container_status container_status(const struct container_handle *handle,
   return cgroup_frozen(container) ? CONTAINER_PAUSED : CONTAINER_RUNNING;
 }
 
-const char *container_status_name(enum container_status status)
-{
-  static const char *const names[] = {
-      [CONTAINER_CREATING] = "creating", [CONTAINER_CREATED] = "created",
-      [CONTAINER_RUNNING] = "running",   [CONTAINER_PAUSED] = "paused",
-      [CONTAINER_STOPPED] = "stopped",
-  };
-  return names[status];
-}
-
 char *container_state_json(const struct container *container, enum container_status status,
                            bool pretty, oci_error_t *err)
 {
-  cleanup_cjson cJSON *json = cJSON_CreateObject();
-  char *text = NULL;
-  /* The spec wants pid while the process exists (created, running);
-   * hooks of a create in progress get it too, as they need it. */
-  bool with_pid = container->pid > 0 && status != CONTAINER_STOPPED;
-
-  if (json != NULL && cJSON_AddStringToObject(json, "ociVersion", container->oci_version) &&
-      cJSON_AddStringToObject(json, "id", container->id) &&
-      cJSON_AddStringToObject(json, "status", container_status_name(status)) &&
-      (!with_pid || cJSON_AddNumberToObject(json, "pid", container->pid)) &&
-      cJSON_AddStringToObject(json, "bundle", container->bundle) &&
-      cJSON_AddItemToObject(json, "annotations", annotations_to_json(container)))
-    text = pretty ? cJSON_Print(json) : cJSON_PrintUnformatted(json);
-  if (text == NULL)
-    oci_error_set(err, ENOMEM, "container '%s': build the state", container->id);
-  return text;
-}
-
-char *container_state_json_for_spec(const struct spec *spec, const char *id, const char *bundle,
-                                    pid_t pid, enum container_status status, oci_error_t *err)
-{
-  struct container view = {
-      .id = (char *)id,
-      .oci_version = spec->oci_version,
-      .bundle = (char *)bundle,
-      .pid = pid,
-      .annotations = spec->annotations,
-      .n_annotations = spec->n_annotations,
+  struct container_state state = {
+      .oci_version = container->oci_version,
+      .id = container->id,
+      .status = status,
+      .pid = container->pid,
+      .bundle = container->bundle,
+      .annotations = container->annotations,
+      .n_annotations = container->n_annotations,
   };
-  return container_state_json(&view, status, false, err);
+  return container_state_document(&state, pretty, err);
 }
 
 /* ---- signals ---- */

@@ -11,17 +11,8 @@
 #include <sys/types.h>
 
 #include "oci/error.h"
+#include "runtime/container_state.h"
 #include "runtime/spec.h"
-
-/* The spec's statuses (runtime.md "State"), plus paused (runc's, which
- * podman and containerd expect from `state` after `pause`). */
-enum container_status {
-  CONTAINER_CREATING,
-  CONTAINER_CREATED,
-  CONTAINER_RUNNING,
-  CONTAINER_PAUSED,
-  CONTAINER_STOPPED,
-};
 
 /* What create records; everything else (the status) is computed live. */
 struct container {
@@ -99,23 +90,15 @@ bool container_exec_fifo_exists(const struct container_handle *handle);
  * create holds the lock, else stopped (a create that died). */
 enum container_status container_status(const struct container_handle *handle,
                                        const struct container *container);
-const char *container_status_name(enum container_status status);
 
-/* The spec's state document (ociVersion, id, status, pid, bundle,
- * annotations), unformatted JSON (caller frees): `state` prints it and
- * hooks read it on stdin. */
+/* The spec's state document of the container (container_state.h), JSON
+ * (caller frees): `state` prints it and hooks read it on stdin. */
 char *container_state_json(const struct container *container, enum container_status status,
                            bool pretty, oci_error_t *err);
 
 /* A pidfd of the recorded process, opened and then checked to be that
  * process (its start time): ESRCH when it is gone or the pid was reused. */
 int container_pidfd(const struct container *container, oci_error_t *err);
-/* The same document for a container that has no record yet: what the
- * runtime hands its own hooks (createContainer, startContainer, and
- * prestart/createRuntime when it runs them) from the spec it was given. */
-char *container_state_json_for_spec(const struct spec *spec, const char *id, const char *bundle,
-                                    pid_t pid, enum container_status status, oci_error_t *err);
-
 /* Sends sig to the recorded process through a pidfd, after checking that
  * the pidfd's process started when the record says (a reused pid is never
  * signalled). ESRCH when it is gone. */

@@ -47,7 +47,7 @@
 #include "runtime/cgroup_devices.h"
 #include "runtime/exec_stub.h"
 #include "runtime/exec_stub/protocol.h"
-#include "runtime/container.h"
+#include "runtime/container_state.h"
 #include "runtime/exit_codes.h"
 #include "runtime/hooks.h"
 #include "runtime/in_root.h"
