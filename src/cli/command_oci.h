@@ -13,7 +13,7 @@
 
 #include "cli/ocirun.h"
 #include "oci/options.h"
-#include "runtime/container.h"
+#include "container/record.h"
 
 enum { OCI_EXIT_FAILURE = EXIT_FAILURE_GENERIC };
 

@@ -19,7 +19,7 @@
 #include "cli/command_oci.h"
 #include "oci/cleanup.h"
 #include "oci/remove_tree.h"
-#include "runtime/container.h"
+#include "container/record.h"
 #include "runtime/hooks.h"
 #include "runtime/capabilities.h"
 #include "runtime/run_state.h"

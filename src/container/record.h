@@ -3,8 +3,8 @@
  * process without ever hitting a reused pid, freezing and listing its
  * cgroup. The runtime command line (create, start, state, kill, delete,
  * pause, resume, ps, update) is built on this file. */
-#ifndef CONTAINER_H
-#define CONTAINER_H
+#ifndef CONTAINER_RECORD_H
+#define CONTAINER_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
  * it is read from /proc and the cgroup each time it is asked for. */
 #include "config.h"
 
-#include "runtime/container.h"
+#include "container/record.h"
 
 #include <ctype.h>
 #include <errno.h>
