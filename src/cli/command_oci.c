@@ -1,15 +1,13 @@
 /* The OCI runtime verbs that read or poke a container without changing
- * its lifecycle: state, kill, ps, pause, resume; and what every OCI verb
- * shares (command_oci.h). */
+ * its lifecycle: state, kill, ps, pause, resume (their options and
+ * messages; the library does the work); and what every OCI verb shares
+ * (command_oci.h). */
 #include "config.h"
 
 #include "cli/command_oci.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,9 +16,7 @@
 #include <unistd.h>
 
 #include "cli/log.h"
-#include "oci/atomic_file.h"
 #include "oci/cleanup.h"
-#include "runtime/run_state.h"
 
 int oci_usage_error(const char *verb, const char *fmt, ...)
 {
@@ -63,95 +59,22 @@ const char *oci_take_id(const char *verb, int argc, char **argv)
   return argv[optind];
 }
 
-int oci_container_load(const char *root, const char *id, bool lock, struct container_handle *handle,
-                       struct container *container, oci_error_t *err)
+/* The events of the lifecycle library, as the log lines the verbs wrote
+ * before it had a sink: the detail is the line. */
+static void log_event(void *context, const struct oci_event *event)
 {
-  memset(container, 0, sizeof(*container));
-  if ((lock ? container_open(root, id, handle, err)
-            : container_open_unlocked(root, id, handle, err)) < 0)
-    return -1;
-  if (container_load(handle, container, err) < 0) {
-    if (*err != NULL && (*err)->errno_value == ENOENT) {
-      oci_error_free(err);
-      oci_error_set(err, 0,
-                    "container '%s' has no state yet: its create is still running, or died "
-                    "(then 'ocirun delete %s' removes what is left)",
-                    id, id);
-    }
-    container_close(handle);
-    return -1;
-  }
-  return 0;
+  const char *level = event->kind == OCI_EVENT_WARNING     ? "warning"
+                      : event->kind == OCI_EVENT_HOOK_LINE ? "info"
+                                                           : "debug";
+
+  (void)context;
+  log_message(level, "%s", event->detail != NULL ? event->detail : event->what);
 }
 
-int oci_refuse_run(const char *verb, const char *root, const char *id, oci_error_t *err)
+const struct oci_event_sink *oci_log_events(void)
 {
-  struct run_record run;
-  cleanup_free char *config = NULL;
-  oci_error_t run_err = NULL;
-  int found;
-
-  /* `run --name` names begin with a letter or a digit; an id that does not
-   * is no run's (and run_state would refuse it as a name). */
-  if (*err == NULL || (*err)->errno_value != ENOENT || !isalnum((unsigned char)id[0]))
-    return -1;
-  found = run_state_find_live(root, id, &run, &config, &run_err);
-  if (found == 0)
-    return -1;
-  oci_error_free(err);
-  if (found > 0)
-    oci_error_set(err, 0,
-                  "%s: '%s' is not an OCI container but a live run ('ocirun run --name %s', "
-                  "runner pid %d): the OCI verbs act on containers of 'ocirun create' only. "
-                  "A run ends with its runner: signal it (kill -TERM %d) or let its --timeout "
-                  "expire; 'ocirun exec %s CMD' runs CMD in it",
-                  verb, id, id, run.owner_pid, run.owner_pid, id);
-  else
-    oci_error_set(err, 0,
-                  "%s: '%s' is not an OCI container but the name of a run that is not running "
-                  "(%s): the OCI verbs act on containers of 'ocirun create' only",
-                  verb, id, run_err != NULL && run_err->message ? run_err->message : "?");
-  oci_error_free(&run_err);
-  run_record_clear(&run);
-  return -1;
-}
-
-int oci_verb_container_load(const char *verb, const char *root, const char *id, bool lock,
-                            struct container_handle *handle, struct container *container,
-                            oci_error_t *err)
-{
-  if (oci_container_load(root, id, lock, handle, container, err) < 0)
-    return oci_refuse_run(verb, root, id, err);
-  return 0;
-}
-
-/* The caller's pid file, whole or not at all (conmon and the shim read
- * it as soon as create returns). */
-int oci_write_pid_file(const char *path, pid_t pid, oci_error_t *err)
-{
-  cleanup_free char *dir = strdup(path);
-  cleanup_close int dir_fd = -1;
-  char *slash, text[32], what[PATH_MAX + 16];
-  const char *name = path;
-  struct atomic_file file;
-
-  if (dir == NULL)
-    return oci_error_set(err, ENOMEM, "--pid-file");
-  slash = strrchr(dir, '/');
-  if (slash != NULL) {
-    *slash = '\0';
-    name = slash + 1;
-  }
-  dir_fd = open(slash == NULL ? "." : slash == dir ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0)
-    return oci_error_errno(err, "--pid-file: the directory of '%s'", path);
-  snprintf(what, sizeof(what), "'%s'", path);
-  snprintf(text, sizeof(text), "%d", (int)pid);
-  if (atomic_file_begin(&file, dir_fd, ".ocirun-pid", 0644, what, err) < 0 ||
-      atomic_file_write(&file, text, strlen(text), err) < 0 ||
-      atomic_file_commit(&file, dir_fd, name, ATOMIC_FILE_REPLACE, err) < 0)
-    return oci_error_wrap(err, "--pid-file");
-  return 0;
+  static const struct oci_event_sink sink = {.emit = log_event};
+  return &sink;
 }
 
 /* A verb whose only options are -h/--help: parses them and returns the id
@@ -189,8 +112,6 @@ int command_oci_state(int argc, char **argv, const struct global_options *global
       "status (creating, created, running, paused or stopped, read from the process and\n"
       "its cgroup now), pid (while the process exists), bundle and annotations.\n"
       "Exits 1 when ID does not exist.\n";
-  struct container_handle handle;
-  struct container container;
   cleanup_free char *json = NULL;
   oci_error_t err = NULL;
   int exit_code = EXIT_OK;
@@ -198,11 +119,7 @@ int command_oci_state(int argc, char **argv, const struct global_options *global
 
   if (id == NULL)
     return exit_code;
-  if (oci_verb_container_load("state", global->root, id, false, &handle, &container, &err) < 0)
-    return oci_fail(&err);
-  json = container_state_json(&container, container_status(&handle, &container), true, &err);
-  container_clear(&container);
-  container_close(&handle);
+  json = container_state_now(global->root, id, &err);
   if (json == NULL)
     return oci_fail(&err);
   printf("%s\n", json);
@@ -224,12 +141,9 @@ int command_oci_kill(int argc, char **argv, const struct global_options *global)
       "  -a, --all   signal every process of the container's cgroup\n";
   static const struct option options[] = {
       {"all", no_argument, NULL, 'a'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  struct container_handle handle;
-  struct container container;
-  enum container_status status;
   oci_error_t err = NULL;
   bool all = false;
-  int c, sig = SIGTERM, ret;
+  int c, sig = SIGTERM;
   const char *id;
 
   while ((c = options_next(argc, argv, "+ah", options, &err)) != -1) {
@@ -254,24 +168,11 @@ int command_oci_kill(int argc, char **argv, const struct global_options *global)
     if (sig < 0)
       return oci_usage_error("kill", "unknown signal '%s'", argv[optind + 1]);
   }
-  if (oci_verb_container_load("kill", global->root, id, false, &handle, &container, &err) < 0)
+  if (container_kill(global->root, id, sig, all, &err) < 0)
     return oci_fail(&err);
-  status = container_status(&handle, &container);
-  if (status != CONTAINER_CREATED && status != CONTAINER_RUNNING && status != CONTAINER_PAUSED) {
-    oci_error_set(&err, 0, "kill: container '%s' is %s, not created or running", id,
-                  container_status_name(status));
-    ret = -1;
-  } else if (all && container.cgroup_path != NULL) {
-    ret = container_signal_all(&container, sig, &err);
-  } else {
-    ret = container_signal(&container, sig, &err);
-  }
-  if (ret == 0)
-    log_message("debug", "kill: signal %d to container '%s'%s", sig, id,
-                all ? " (all processes)" : "");
-  container_clear(&container);
-  container_close(&handle);
-  return ret < 0 ? oci_fail(&err) : EXIT_OK;
+  log_message("debug", "kill: signal %d to container '%s'%s", sig, id,
+              all ? " (all processes)" : "");
+  return EXIT_OK;
 }
 
 /* ---- ps ---- */
@@ -311,14 +212,12 @@ int command_oci_ps(int argc, char **argv, const struct global_options *global)
   static const struct option options[] = {{"format", required_argument, NULL, 'f'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
-  struct container_handle handle;
-  struct container container;
   cleanup_free pid_t *pids = NULL;
   oci_error_t err = NULL;
   bool json = false;
   size_t n = 0;
   const char *id;
-  int c, ret;
+  int c;
 
   while ((c = options_next(argc, argv, "+f:h", options, &err)) != -1) {
     switch (c) {
@@ -337,16 +236,7 @@ int command_oci_ps(int argc, char **argv, const struct global_options *global)
   id = oci_take_id("ps", argc, argv);
   if (id == NULL)
     return EXIT_USAGE;
-  if (oci_verb_container_load("ps", global->root, id, false, &handle, &container, &err) < 0)
-    return oci_fail(&err);
-  if (container.cgroup_path == NULL)
-    ret = oci_error_set(&err, 0,
-                        "ps: container '%s' has no cgroup, so its processes cannot be listed", id);
-  else
-    ret = container_cgroup_pids(&container, &pids, &n, &err);
-  container_clear(&container);
-  container_close(&handle);
-  if (ret < 0)
+  if (container_ps(global->root, id, &pids, &n, &err) < 0)
     return oci_fail(&err);
   if (json) {
     printf("[");
@@ -376,29 +266,16 @@ static int freeze_verb(int argc, char **argv, const struct global_options *globa
   static const char resume_usage[] = "Usage: ocirun resume ID\n"
                                      "\n"
                                      "Thaws paused container ID (cgroup.freeze).\n";
-  const char *verb = frozen ? "pause" : "resume";
-  enum container_status want = frozen ? CONTAINER_RUNNING : CONTAINER_PAUSED, status;
-  struct container_handle handle;
-  struct container container;
   oci_error_t err = NULL;
-  int exit_code = EXIT_OK, ret;
+  int exit_code = EXIT_OK;
   const char *id = simple_verb(argc, argv, frozen ? pause_usage : resume_usage, &exit_code);
 
   if (id == NULL)
     return exit_code;
-  if (oci_verb_container_load(verb, global->root, id, true, &handle, &container, &err) < 0)
+  if ((frozen ? container_pause(global->root, id, &err)
+              : container_resume(global->root, id, &err)) < 0)
     return oci_fail(&err);
-  status = container_status(&handle, &container);
-  if (status != want)
-    ret = oci_error_set(&err, 0, "%s: container '%s' is %s, not %s", verb, id,
-                        container_status_name(status), container_status_name(want));
-  else if (container.cgroup_path == NULL)
-    ret = oci_error_set(&err, 0, "%s: container '%s' has no cgroup to freeze", verb, id);
-  else
-    ret = container_cgroup_freeze(&container, frozen, &err);
-  container_clear(&container);
-  container_close(&handle);
-  return ret < 0 ? oci_fail(&err) : EXIT_OK;
+  return EXIT_OK;
 }
 
 int command_oci_pause(int argc, char **argv, const struct global_options *global)

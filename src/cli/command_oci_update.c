@@ -1,8 +1,7 @@
 /* `ocirun update`: new limits for a live container. The document (a
- * linux.resources object from --resources, then the flags on top) is read
- * by the spec parser itself, so it is checked exactly as create checks
- * config.json, and turned into cgroup files by the same builder the
- * runtime uses (cgroup_limits_build), then written by its one loop. */
+ * linux.resources object from --resources, then the flags on top) is built
+ * here; the library checks it with the spec parser itself, exactly as
+ * create checks config.json, and writes it (container_update). */
 #include "config.h"
 
 #include <errno.h>
@@ -16,8 +15,6 @@
 #include "cli/log.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
-#include "runtime/cgroup.h"
-#include "runtime/spec.h"
 
 #define RESOURCES_MAX_SIZE (1 << 20)
 
@@ -123,66 +120,6 @@ static cJSON *read_resources(const char *source, oci_error_t *err)
   return json;
 }
 
-/* The spec parser reads linux.resources inside a configuration: give it
- * the smallest one that holds the document, and take its resources. */
-static int parse_resources(cJSON *resources, struct spec *spec, oci_error_t *err)
-{
-  cleanup_cjson cJSON *config = cJSON_CreateObject();
-  cJSON *root, *linux_object;
-
-  if (config == NULL || !cJSON_AddStringToObject(config, "ociVersion", SPEC_OCI_VERSION) ||
-      (root = cJSON_AddObjectToObject(config, "root")) == NULL ||
-      !cJSON_AddStringToObject(root, "path", "rootfs") ||
-      (linux_object = cJSON_AddObjectToObject(config, "linux")) == NULL)
-    return oci_error_set(err, ENOMEM, "update");
-  cJSON_AddItemReferenceToObject(linux_object, "resources", resources);
-  if (spec_parse(config, spec, err) < 0)
-    return oci_error_wrap(err, "update");
-  if (spec->resources.n_devices > 0) {
-    spec_clear(spec);
-    return oci_error_set(err, 0,
-                         "update: linux.resources.devices: the device rules are fixed at "
-                         "create; ocirun does not update them");
-  }
-  return 0;
-}
-
-static int update(const char *root, const char *id, cJSON *resources, oci_error_t *err)
-{
-  struct container_handle handle;
-  struct container container;
-  struct spec spec = {0};
-  struct cgroup_limits limits = {0};
-  enum container_status status;
-  cleanup_close int cgroup_fd = -1;
-  int ret = -1;
-
-  if (parse_resources(resources, &spec, err) < 0)
-    return -1;
-  if (cgroup_limits_build(&spec.resources, &limits, err) < 0) {
-    spec_clear(&spec);
-    return oci_error_wrap(err, "update");
-  }
-  if (oci_verb_container_load("update", root, id, true, &handle, &container, err) < 0)
-    goto out_limits;
-  status = container_status(&handle, &container);
-  if (status == CONTAINER_STOPPED || status == CONTAINER_CREATING)
-    oci_error_set(err, 0, "update: container '%s' is %s", id, container_status_name(status));
-  else if (container.cgroup_path == NULL)
-    oci_error_set(err, 0, "update: container '%s' has no cgroup", id);
-  else if ((cgroup_fd = container_cgroup_open(&container, err)) >= 0 &&
-           cgroup_limits_write(cgroup_fd, &limits, err) == 0)
-    ret = 0;
-  if (ret == 0)
-    log_message("debug", "update: %zu cgroup files written for container '%s'", limits.n, id);
-  container_clear(&container);
-  container_close(&handle);
-out_limits:
-  cgroup_limits_clear(&limits);
-  spec_clear(&spec);
-  return ret;
-}
-
 int command_oci_update(int argc, char **argv, const struct global_options *global)
 {
   static const char usage[] =
@@ -208,6 +145,7 @@ int command_oci_update(int argc, char **argv, const struct global_options *globa
   const char *resources_source = NULL;
   cleanup_cjson cJSON *resources = NULL;
   oci_error_t err = NULL;
+  size_t n_files;
   const char *id;
   int c;
 
@@ -237,7 +175,8 @@ int command_oci_update(int argc, char **argv, const struct global_options *globa
   for (size_t i = 0; i < N_FLAGS; i++)
     if (values[i] != NULL && set_flag(resources, &flags[i], values[i], &err) < 0)
       return oci_fail(&err);
-  if (update(global->root, id, resources, &err) < 0)
+  if (container_update(global->root, id, resources, &n_files, &err) < 0)
     return oci_fail(&err);
+  log_message("debug", "update: %zu cgroup files written for container '%s'", n_files, id);
   return EXIT_OK;
 }

@@ -227,15 +227,3 @@ void log_error_message(const char *fmt, ...)
   va_end(ap);
   error_line(message != NULL ? message : "out of memory");
 }
-
-static void hook_line(void *context, bool warning, const char *message)
-{
-  (void)context;
-  emit(warning ? "warning" : "info", message);
-}
-
-const struct hook_log *log_hook_sink(void)
-{
-  static const struct hook_log sink = {.line = hook_line};
-  return &sink;
-}

@@ -8,7 +8,6 @@
 #include <stdbool.h>
 
 #include "oci/error.h"
-#include "runtime/hooks.h"
 
 enum log_format { LOG_FORMAT_TEXT, LOG_FORMAT_JSON };
 
@@ -26,7 +25,5 @@ void log_message(const char *level, const char *fmt, ...) __attribute__((format(
 void log_error(oci_error_t *err);
 /* The same for a message of the command line's own (usage errors). */
 void log_error_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Where hooks' output and warnings go: the log. */
-const struct hook_log *log_hook_sink(void);
 
 #endif

@@ -1,8 +1,8 @@
 /* An OCI container's state on disk ($ROOT/containers/<id>/state.json) and
  * the live questions about it: which status it is in, signalling its
  * process without ever hitting a reused pid, freezing and listing its
- * cgroup. The runtime command line (create, start, state, kill, delete,
- * pause, resume, ps, update) is built on this file. */
+ * cgroup. The lifecycle library's verbs (container.h) are built on this
+ * file; it is the library's own, not its face. */
 #ifndef CONTAINER_RECORD_H
 #define CONTAINER_RECORD_H
 
@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "container/container.h"
 #include "oci/error.h"
 #include "runtime/container_state.h"
 #include "runtime/spec.h"
@@ -43,10 +44,6 @@ struct container_handle {
   int dir_fd;        /* $ROOT/containers/<id> */
   bool locked;       /* this process holds the container's lock */
 };
-
-/* runc's rule: letters, digits, '_', '.', '-'; not "." or ".."; at most
- * 200 bytes (it names a directory and a cgroup). */
-bool container_id_valid(const char *id);
 
 /* Creates $ROOT/containers/<id> (0700, the store's ownership rules) and
  * takes its lock; fails with EEXIST when the id is taken. */
@@ -120,8 +117,5 @@ int container_cgroup_open(const struct container *container, oci_error_t *err);
 
 /* Removes $ROOT/containers/<id> (the caller holds the lock). */
 int container_remove(struct container_handle *handle, oci_error_t *err);
-
-/* "TERM", "SIGTERM", "sigterm", "15" -> 15; -1 when unknown. */
-int container_signal_from_name(const char *name);
 
 #endif

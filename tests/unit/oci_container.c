@@ -1,4 +1,4 @@
-/* Unit tests of the OCI container state (src/runtime/container.c), the
+/* Unit tests of the OCI container state (src/container/record.c), the
  * hook runner (src/runtime/hooks.c) and `ocirun spec`'s document: ids,
  * signal names, the record's round trip, the status read live (a reused
  * pid is stopped and never signalled), the spec's state JSON, and hooks'
@@ -16,9 +16,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli/command_oci.h"
 #include "oci/cleanup.h"
 #include "oci/remove_tree.h"
+#include "container/container.h"
+#include "container/lifecycle.h"
 #include "container/record.h"
 #include "runtime/hooks.h"
 #include "runtime/capabilities.h"
@@ -347,8 +348,8 @@ static bool has_namespace(const cJSON *config, const char *type)
 
 static void test_default_config(void)
 {
-  cleanup_cjson cJSON *config = oci_default_config(false, 0, 0);
-  cleanup_cjson cJSON *rootless = oci_default_config(true, 1000, 1001);
+  cleanup_cjson cJSON *config = container_default_config(false, 0, 0);
+  cleanup_cjson cJSON *rootless = container_default_config(true, 1000, 1001);
   const cJSON *mapping;
 
   ok(config != NULL && rootless != NULL, "both default configurations build");
@@ -413,7 +414,7 @@ static bool in_list(const cJSON *array, const char *value)
 
 static void test_features(void)
 {
-  cleanup_cjson cJSON *features = oci_features();
+  cleanup_cjson cJSON *features = container_features();
   const cJSON *linux_object = at(features, "linux"), *item;
   bool all;
   char fragment[512];
@@ -426,7 +427,7 @@ static void test_features(void)
   all = true;
   for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++)
     all = all && in_list(at(features, "hooks"), spec_hook_kind_name((enum spec_hook_kind)kind)) ==
-                     oci_hook_kind_supported((enum spec_hook_kind)kind);
+                     container_hook_kind_supported((enum spec_hook_kind)kind);
   ok(all && cJSON_GetArraySize(at(features, "hooks")) == SPEC_HOOK_KIND_COUNT,
      "hooks: every kind of the spec, which ocirun runs");
   all = true;
