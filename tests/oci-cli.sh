@@ -97,6 +97,10 @@ expect_exit 2 "kill with signal 0 is a usage error" oci kill nope 0
 expect_exit 2 "kill with two signals is a usage error" oci kill nope TERM KILL
 expect_exit 1 "update with a bad --memory is an error naming it" oci update --memory 12q nope
 check "... --memory" grep -q -- "--memory: '12q' is not a number" "$TEST_TMP/err"
+expect_exit 1 "update reads sizes as run does (one parser): 64mb and 1.5g pass, then no container" \
+  oci update --memory 64mb --memory-swap 1.5g nope
+check "... refused only for the missing container" grep -q "container 'nope' does not exist" "$TEST_TMP/err"
+check "... no size refused" sh -c '! grep -q "is not a number" "$1"' sh "$TEST_TMP/err"
 expect_exit 1 "update --resources with a value the parser refuses names the field" \
   oci update --resources - nope <<<'{"memory": {"limit": "x"}}'
 check "... linux.resources.memory.limit" grep -q "linux.resources.memory.limit" "$TEST_TMP/err"

@@ -15,6 +15,7 @@
 #include "cli/log.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
+#include "oci/size.h"
 
 #define RESOURCES_MAX_SIZE (1 << 20)
 
@@ -24,7 +25,7 @@ struct resource_flag {
   const char *section; /* "memory", "cpu", "pids" */
   const char *key;
   bool is_string; /* cpuset lists */
-  bool size;      /* accepts k, m, g suffixes (powers of 1024) */
+  bool size;      /* a size: k, m, g units (oci/size.h), or -1 */
 };
 
 static const struct resource_flag flags[] = {
@@ -40,36 +41,25 @@ static const struct resource_flag flags[] = {
 };
 enum { N_FLAGS = sizeof(flags) / sizeof(flags[0]) };
 
-/* "-1", "1024", "512m": a whole number, the size suffixes when allowed. */
+/* A size flag: a size (oci/size.h), or -1 for unlimited; any other flag a
+ * whole number, at most 2^53 (what a JSON number holds exactly). */
 static int parse_number(const char *text, bool size, double *out)
 {
   char *end;
   long long value;
-  long long multiplier = 1;
+  int64_t bytes;
 
+  if (size && strcmp(text, "-1") != 0) {
+    if (oci_size_parse(text, &bytes) < 0)
+      return -1;
+    *out = (double)bytes;
+    return 0;
+  }
   errno = 0;
   value = strtoll(text, &end, 10);
-  if (errno != 0 || end == text)
+  if (errno != 0 || end == text || *end != '\0' || value > OCI_SIZE_MAX)
     return -1;
-  if (size && *end != '\0' && end[1] == '\0') {
-    switch (*end | 0x20) {
-    case 'k':
-      multiplier = 1LL << 10;
-      break;
-    case 'm':
-      multiplier = 1LL << 20;
-      break;
-    case 'g':
-      multiplier = 1LL << 30;
-      break;
-    default:
-      return -1;
-    }
-    end++;
-  }
-  if (*end != '\0' || (value > 0 && value > (1LL << 53) / multiplier))
-    return -1;
-  *out = (double)(value * multiplier);
+  *out = (double)value;
   return 0;
 }
 

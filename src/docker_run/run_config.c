@@ -22,6 +22,7 @@
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
 #include "oci/options.h"
+#include "oci/size.h"
 
 #define CPU_PERIOD_US 100000
 /* docker refuses memory limits below 6 MiB: the runtime itself needs that. */
@@ -104,54 +105,20 @@ static int replace_string(char **slot, const char *value, oci_error_t *err)
   return 0;
 }
 
-/* "12", "1.5g", "512m", "100k", "7b" (docker's units, binary multiples). */
+/* A size (oci/size.h: docker's units, binary multiples), at least a byte. */
 static int parse_bytes(const char *option, const char *text, int64_t *out, oci_error_t *err)
 {
-  char *end;
-  double value, multiplier = 1;
+  int64_t bytes;
 
-  errno = 0;
-  if (!isdigit((unsigned char)text[0]))
-    goto bad;
-  value = strtod(text, &end);
-  if (errno != 0 || end == text)
-    goto bad;
-  switch (tolower((unsigned char)*end)) {
-  case '\0':
-    break;
-  case 'b':
-    end++;
-    break;
-  case 'k':
-    multiplier = 1024.0;
-    end++;
-    break;
-  case 'm':
-    multiplier = 1024.0 * 1024;
-    end++;
-    break;
-  case 'g':
-    multiplier = 1024.0 * 1024 * 1024;
-    end++;
-    break;
-  default:
-    goto bad;
+  if (oci_size_parse(text, &bytes) < 0 || bytes < 1) {
+    oci_error_set(err, 0,
+                  "%s '%s': invalid size: a positive number with an optional unit b, k, m or g "
+                  "is expected",
+                  option, text);
+    return -1;
   }
-  /* docker also accepts "kb", "mb", "gb" */
-  if (multiplier > 1 && tolower((unsigned char)*end) == 'b')
-    end++;
-  if (*end != '\0')
-    goto bad;
-  value *= multiplier;
-  if (!(value >= 1) || value > (double)INT64_MAX / 2)
-    goto bad;
-  *out = (int64_t)value;
+  *out = bytes;
   return 0;
-bad:
-  return oci_error_set(err, 0,
-                       "%s '%s': invalid size: a positive number with an optional unit "
-                       "b, k, m or g is expected",
-                       option, text);
 }
 
 /* A decimal number with nothing after it. */
