@@ -421,7 +421,7 @@ oci delete --force tty1 >/dev/null 2>&1
 # container's other processes: a daemon pid 1 started outlives delete
 # --force, still in the container's mount namespace. OPEN: create
 # --unsafe-no-cgroup should require a new pid namespace
-# (command_oci_create.c, beside its linux.resources refusal).
+# (src/container/create.c, beside its linux.resources refusal).
 daemon_of() { pgrep -f "^sleep $1\$"; }
 DB=$TEST_TMP/daemon-bundle
 mk "$DB" "c['process']['args'] = ['sh', '-c', '(setsid sleep 996 &); exec sleep 1000']"
