@@ -242,13 +242,8 @@ int container_create(const char *root, const char *id,
            container.pid);
   ret = 0;
 out:
-  if (ret < 0 && made) {
-    oci_error_t cleanup_err = NULL;
-    if (container_destroy(&handle, &container, events, &cleanup_err) < 0)
-      oci_emit(events, OCI_EVENT_WARNING, "clean up", id, "create: clean up: %s",
-               cleanup_err != NULL ? cleanup_err->message : "failed");
-    oci_error_free(&cleanup_err);
-  }
+  if (ret < 0 && made)
+    container_destroy_failed(&handle, &container, "create", events);
   container_close(&handle);
   container_clear(&container);
   spec_clear(&spec);

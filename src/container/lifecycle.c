@@ -177,6 +177,17 @@ int container_destroy(struct container_handle *handle, const struct container *c
   return 0;
 }
 
+void container_destroy_failed(struct container_handle *handle, const struct container *container,
+                              const char *verb, const struct oci_event_sink *events)
+{
+  oci_error_t err = NULL;
+
+  if (container_destroy(handle, container, events, &err) < 0)
+    oci_emit(events, OCI_EVENT_WARNING, "clean up", handle->id, "%s: clean up: %s", verb,
+             err != NULL ? err->message : "failed");
+  oci_error_free(&err);
+}
+
 /* ---- start ---- */
 
 /* The process create left waits, blocked opening the exec FIFO for
@@ -267,13 +278,8 @@ int container_start(const char *root, const char *id, const struct oci_event_sin
   /* The spec (runtime.md "Lifecycle", step 7): a failing startContainer
    * hook stops the container and the lifecycle goes on at its destruction
    * and the poststop hooks, as delete --force would. */
-  if (failed) {
-    oci_error_t cleanup_err = NULL;
-    if (container_destroy(&handle, &container, events, &cleanup_err) < 0)
-      oci_emit(events, OCI_EVENT_WARNING, "clean up", id, "start: clean up: %s",
-               cleanup_err != NULL ? cleanup_err->message : "failed");
-    oci_error_free(&cleanup_err);
-  }
+  if (failed)
+    container_destroy_failed(&handle, &container, "start", events);
   container_clear(&container);
   container_close(&handle);
   return ret;

@@ -40,6 +40,11 @@ int container_load_for_verb(const char *verb, const char *root, const char *id, 
  * once, when the container is gone. */
 int container_destroy(struct container_handle *handle, const struct container *container,
                       const struct oci_event_sink *events, oci_error_t *err);
+/* container_destroy after verb (create, start) failed: the verb's own
+ * error is what the caller returns, so the destroyer's is a warning event
+ * ("VERB: clean up: ..."). */
+void container_destroy_failed(struct container_handle *handle, const struct container *container,
+                              const char *verb, const struct oci_event_sink *events);
 /* Runs the recorded poststart or poststop hooks with the container's state
  * in status; failures are warnings. */
 void container_run_post_hooks(const struct container *container, enum spec_hook_kind kind,

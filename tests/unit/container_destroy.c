@@ -114,6 +114,18 @@ fail:
   return -1;
 }
 
+/* A child that waits for a signal: the container's process. */
+static pid_t sleeper(void)
+{
+  pid_t child = fork();
+
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  return child;
+}
+
 static void test_live_process(const char *root)
 {
   char marker[512], script[1024];
@@ -123,13 +135,9 @@ static void test_live_process(const char *root)
   struct oci_event_sink sink = {.emit = capture, .context = &seen};
   oci_error_t err = NULL;
   cleanup_cjson cJSON *state = NULL;
-  pid_t child = fork();
+  pid_t child = sleeper();
   int status = 0;
 
-  if (child == 0) {
-    pause();
-    _exit(0);
-  }
   snprintf(marker, sizeof(marker), "%s/live.poststop", root);
   ok(make_container(root, "live", child, marker, &handle, &c, script, sizeof(script)) == 0,
      "a recorded container whose process lives");
@@ -162,13 +170,9 @@ static void test_process_gone(const char *root)
   struct container c;
   oci_error_t err = NULL;
   cleanup_cjson cJSON *state = NULL;
-  pid_t child = fork();
+  pid_t child = sleeper();
   int made;
 
-  if (child == 0) {
-    pause();
-    _exit(0);
-  }
   snprintf(marker, sizeof(marker), "%s/gone.poststop", root);
   made = make_container(root, "gone", child, marker, &handle, &c, script, sizeof(script));
   kill(child, SIGKILL);
