@@ -4,7 +4,8 @@
  * removed, then the poststop hooks with the state "stopped", their output
  * and failures as events; a step that fails stops it with the record kept
  * and no poststop hook run, so that a later delete finishes the work and
- * the hooks run once. */
+ * the hooks run once; after a failed create or start
+ * (container_destroy_failed) its failure is a warning event. */
 #include "config.h"
 
 #include <errno.h>
@@ -191,6 +192,8 @@ static void test_failure_stops(const char *root)
   char marker[512], script[1024];
   struct container_handle handle;
   struct container c;
+  struct seen seen = {0};
+  struct oci_event_sink sink = {.emit = capture, .context = &seen};
   oci_error_t err = NULL;
   cleanup_cjson cJSON *state = NULL;
 
@@ -204,6 +207,12 @@ static void test_failure_stops(const char *root)
   oci_error_free(&err);
   ok(container_exists(root, "stuck"), "... the record stays, for a later delete");
   ok(access(marker, F_OK) < 0, "... and no poststop hook ran: the container is not gone");
+  container_destroy_failed(&handle, &c, "create", &sink);
+  ok(seen_event(&seen, OCI_EVENT_WARNING, "create: clean up: ") &&
+         seen_event(&seen, OCI_EVENT_WARNING, "not under /sys/fs/cgroup"),
+     "after a failed create, the destroyer's failure is a warning event naming the verb and why");
+  ok(container_exists(root, "stuck") && access(marker, F_OK) < 0,
+     "... the record stays, no poststop hook ran");
   c.cgroup_path = NULL;
   ok(container_destroy(&handle, &c, NULL, &err) == 0, "once the cause is gone, destroy finishes");
   oci_error_free(&err);
