@@ -23,7 +23,7 @@
 #include "cli/log.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "runtime/hooks.h"
 #include "runtime/run_state.h"
 #include "runtime/runtime.h"

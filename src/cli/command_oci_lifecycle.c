@@ -16,7 +16,7 @@
 #include "cli/command_oci.h"
 #include "cli/log.h"
 #include "oci/cleanup.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "runtime/hooks.h"
 
 /* How long delete waits for a killed container's process to exit. */

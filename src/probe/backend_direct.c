@@ -16,7 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "probe/host_observer.h"
 #include "oci/cleanup.h"
 #include "oci/digest.h"

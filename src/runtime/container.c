@@ -33,7 +33,7 @@
 #include "oci/file_read.h"
 #include "oci/oci.h"
 #include "oci/remove_tree.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "runtime/run_state.h"
 
 #define STATE_FILE "state.json"

@@ -34,7 +34,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"

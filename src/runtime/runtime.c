@@ -42,9 +42,9 @@
 
 #include "runtime/capabilities.h"
 #include "runtime/clean_state.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "runtime/console.h"
-#include "runtime/cgroup_devices.h"
+#include "runtime/cgroup/devices.h"
 #include "runtime/exec_stub.h"
 #include "runtime/exec_stub/protocol.h"
 #include "runtime/container.h"

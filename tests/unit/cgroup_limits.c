@@ -1,4 +1,4 @@
-/* Unit tests of linux.resources as cgroup v2 files (src/runtime/cgroup.c):
+/* Unit tests of linux.resources as cgroup v2 files (src/runtime/cgroup/limits.c, slice.c):
  * every conversion, every refusal naming its field, the unified keys that
  * are refused, the slice's path from linux.cgroupsPath, and the one write
  * loop against a directory of plain files. */
@@ -17,8 +17,8 @@
 #include <linux/magic.h>
 
 #include "oci/cleanup.h"
-#include "runtime/cgroup.h"
-#include "runtime/cgroup_devices.h"
+#include "runtime/cgroup/slice.h"
+#include "runtime/cgroup/devices.h"
 #include "unit.h"
 
 static struct spec_resources none(void)

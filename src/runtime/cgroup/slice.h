@@ -1,14 +1,14 @@
-/* The run's cgroup v2 slice: its limits as data (built from the spec's
- * linux.resources), created before the process starts (clone3
- * CLONE_INTO_CGROUP takes its fd), frozen and listed, killed and removed after. */
-#ifndef CGROUP_H
-#define CGROUP_H
+/* The run's cgroup v2 slice: where it is, created before the process starts
+ * (clone3 CLONE_INTO_CGROUP takes its fd), frozen and listed, killed and
+ * removed after (slice.c makes it, processes.c acts on what is in it). */
+#ifndef CGROUP_SLICE_H
+#define CGROUP_SLICE_H
 
 #include <stdbool.h>
-#include <stdio.h>
 #include <sys/types.h>
 
 #include "oci/error.h"
+#include "runtime/cgroup/limits.h"
 #include "runtime/spec.h"
 
 #define CGROUP_DEFAULT_PARENT "/sys/fs/cgroup/ocirun"
@@ -19,31 +19,6 @@ struct cgroup_slice {
   char *path; /* absolute, e.g. /sys/fs/cgroup/ocirun/<name> */
   int dir_fd; /* O_PATH|O_DIRECTORY fd for CLONE_INTO_CGROUP, -1 when none */
 };
-
-struct cgroup_limit {
-  char *file;  /* "memory.max": a plain file name of the slice's directory */
-  char *value; /* "536870912" */
-};
-struct cgroup_limits {
-  struct cgroup_limit *items;
-  size_t n;
-};
-
-/* The (file, value) pairs linux.resources means on cgroup v2, built once:
- * written by one loop, printed by --dry-run, reused by `ocirun update`.
- * Refuses (naming the field) values the kernel would refuse or that mean
- * something else than asked, and unified keys that are not a plain
- * "controller.file", that could move or kill processes, or that repeat a
- * file a converted field already sets. *out is cleared first; on failure
- * it is left empty. resources may be NULL (no limits). */
-int cgroup_limits_build(const struct spec_resources *resources, struct cgroup_limits *out,
-                        oci_error_t *err);
-/* One "file: value" line per pair ("(none)" when empty). */
-void cgroup_limits_print(const struct cgroup_limits *limits, FILE *out, const char *indent);
-void cgroup_limits_clear(struct cgroup_limits *limits);
-/* Writes every pair into the cgroup directory dir_fd, in order; the error
- * names the file and the value. */
-int cgroup_limits_write(int dir_fd, const struct cgroup_limits *limits, oci_error_t *err);
 
 /* Fails with a clear message unless the parent is on cgroup v2 and memory,
  * cpu and pids can be enabled for it (hybrid v1 hosts fail here). */
