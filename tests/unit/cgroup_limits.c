@@ -514,7 +514,8 @@ static int kernel_main(void)
   ok(mkdir(inner, 0755) == 0, "kernel: a cgroup inside the slice");
   outer_pid = start_in(path);
   inner_pid = start_in(inner);
-  if (ok(cgroup_list_pids(path, &pids, &n, &err) == 0, "kernel: list the slice's pids")) {
+  if (ok(cgroup_list_pids(slice.dir_fd, path, &pids, &n, &err) == 0,
+         "kernel: list the slice's pids")) {
     for (size_t i = 0; i < n; i++) {
       found_outer |= pids[i] == outer_pid;
       found_inner |= pids[i] == inner_pid;
@@ -524,11 +525,11 @@ static int kernel_main(void)
   }
   free(pids);
   oci_error_free(&err);
-  ok(cgroup_freeze(path, true, &err) == 0, "kernel: freeze");
+  ok(cgroup_freeze(slice.dir_fd, path, true, &err) == 0, "kernel: freeze");
   oci_error_free(&err);
   is_str(read_at(path, "cgroup.freeze"), "1", "kernel: cgroup.freeze is 1");
   ok(strstr(events_of(path), "frozen 1\n") != NULL, "kernel: cgroup.events says frozen 1");
-  ok(cgroup_freeze(path, false, &err) == 0, "kernel: thaw");
+  ok(cgroup_freeze(slice.dir_fd, path, false, &err) == 0, "kernel: thaw");
   oci_error_free(&err);
   is_str(read_at(path, "cgroup.freeze"), "0", "kernel: cgroup.freeze is 0");
   ok(strstr(events_of(path), "frozen 0\n") != NULL, "kernel: cgroup.events says frozen 0");

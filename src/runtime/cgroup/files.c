@@ -1,62 +1,102 @@
-/* The files of one cgroup directory, read and written by its fd, and the
- * small parsers of what they hold: shared by runtime/cgroup/'s files. */
+/* The files of one cgroup directory, read and written through the
+ * directory's fd, and the parsers of what they hold: see files.h. */
 #include "config.h"
 
 #include "runtime/cgroup/files.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "oci/cleanup.h"
+#include "oci/file_read.h"
 
-/* Reads a small cgroup file (whole content, NUL-terminated). */
-int cgroup_file_read_small(int dir_fd, const char *dir_path, const char *file, char *buf,
-                           size_t size, oci_error_t *err)
+/* The bound of a file read whole: above what any pid_max can fill in
+ * cgroup.procs (4194304 pids of 8 bytes). */
+#define CGROUP_FILE_MAX (64u << 20)
+
+int cgroup_file_read(int dir_fd, const char *dir_path, const char *file, char **out,
+                     oci_error_t *err)
 {
   cleanup_close int fd = openat(dir_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  ssize_t n;
-  size_t total = 0;
+  char what[PATH_MAX + 32];
 
+  *out = NULL;
   if (fd < 0)
     return oci_error_errno(err, "cgroup: open '%s/%s'", dir_path, file);
-  while (total + 1 < size) {
-    n = read(fd, buf + total, size - 1 - total);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return oci_error_errno(err, "cgroup: read '%s/%s'", dir_path, file);
-    if (n == 0)
-      break;
-    total += (size_t)n;
-  }
-  buf[total] = '\0';
-  return 0;
+  snprintf(what, sizeof(what), "cgroup file '%s/%s'", dir_path, file);
+  return oci_file_read_fd(fd, what, CGROUP_FILE_MAX, out, NULL, err);
 }
 
 int cgroup_file_write(int dir_fd, const char *dir_path, const char *file, const char *value,
                       oci_error_t *err)
 {
   cleanup_close int fd = openat(dir_fd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  const char *in = dir_path != NULL ? "' in '" : "";
+  const char *dir = dir_path != NULL ? dir_path : "";
   size_t len = strlen(value);
   ssize_t n;
 
   if (fd < 0)
-    return oci_error_errno(err, "cgroup: open '%s/%s'", dir_path, file);
+    return oci_error_errno(err, "cgroup: set %s to '%s%s%s': open%s", file, value, in, dir,
+                           errno != ENOENT                    ? ""
+                           : strncmp(file, "cgroup.", 7) == 0 ? " (this kernel does not have it)"
+                                                              : " (its controller is not enabled "
+                                                                "here, or this kernel does not "
+                                                                "have it)");
   do
     n = write(fd, value, len);
   while (n < 0 && errno == EINTR);
   if (n < 0)
-    return oci_error_errno(err, "cgroup: write '%s' to '%s/%s'", value, dir_path, file);
+    return oci_error_errno(err, "cgroup: set %s to '%s%s%s'", file, value, in, dir);
   if ((size_t)n != len)
-    return oci_error_set(err, EIO, "cgroup: short write of '%s' to '%s/%s'", value, dir_path, file);
+    return oci_error_set(err, EIO, "cgroup: set %s to '%s%s%s': short write", file, value, in, dir);
   return 0;
 }
 
-/* Whether a space-separated controller list names `controller`. */
+static int append_pid(struct cgroup_pid_list *list, pid_t pid, oci_error_t *err)
+{
+  if (list->n == list->capacity) {
+    size_t grown_capacity = list->capacity ? list->capacity * 2 : 16;
+    pid_t *grown = realloc(list->pids, grown_capacity * sizeof(*list->pids));
+    if (grown == NULL)
+      return oci_error_errno(err, "cgroup: allocate");
+    list->pids = grown;
+    list->capacity = grown_capacity;
+  }
+  list->pids[list->n++] = pid;
+  return 0;
+}
+
+int cgroup_procs_parse(const char *content, const char *what, struct cgroup_pid_list *list,
+                       oci_error_t *err)
+{
+  size_t before = list->n, line = 1;
+
+  for (const char *p = content; *p != '\0'; line++) {
+    size_t digits = strspn(p, "0123456789");
+    long long pid = 0;
+
+    for (size_t i = 0; i < digits && pid <= INT_MAX; i++)
+      pid = pid * 10 + (p[i] - '0');
+    if (digits == 0 || pid <= 0 || pid > INT_MAX || (p[digits] != '\n' && p[digits] != '\0')) {
+      list->n = before;
+      return oci_error_set(err, 0, "%s: line %zu is not a pid", what, line);
+    }
+    if (append_pid(list, (pid_t)pid, err) < 0) {
+      list->n = before;
+      return -1;
+    }
+    p += digits + (p[digits] == '\n');
+  }
+  return 0;
+}
+
 bool cgroup_list_has_word(const char *list, const char *word)
 {
   size_t len = strlen(word);
@@ -72,7 +112,6 @@ bool cgroup_list_has_word(const char *list, const char *word)
   return false;
 }
 
-/* Copies path and strips its last component ("/a/b" -> "/a", "/a" -> "/"). */
 void cgroup_path_parent(char *path)
 {
   char *slash = strrchr(path, '/');
@@ -100,7 +139,6 @@ const char *cgroup_filesystem_name(long type)
   }
 }
 
-/* The value of `key` in a flat-keyed file ("key value" lines), or -1. */
 long long cgroup_flat_key_value(const char *content, const char *key)
 {
   size_t len = strlen(key);

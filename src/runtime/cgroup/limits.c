@@ -7,7 +7,6 @@
 #include "runtime/cgroup/limits.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -15,9 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "oci/cleanup.h"
+#include "runtime/cgroup/files.h"
 
 /* Appends (file, value); value is formatted. */
 static int __attribute__((format(printf, 4, 5)))
@@ -285,27 +283,17 @@ int cgroup_limits_write(int dir_fd, const struct cgroup_limits *limits, oci_erro
 {
   for (size_t i = 0; i < limits->n; i++) {
     const char *file = limits->items[i].file, *value = limits->items[i].value;
-    cleanup_close int fd = openat(dir_fd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-    size_t len = strlen(value);
-    ssize_t n;
 
-    if (fd < 0) {
-      /* Without swap accounting the file is absent: fine only when
-       * unlimited, which is what absent means. */
-      if (errno == ENOENT && strcmp(file, "memory.swap.max") == 0 && strcmp(value, "max") == 0)
-        continue;
-      return oci_error_errno(err, "cgroup: set %s to '%s': open%s", file, value,
-                             errno == ENOENT ? " (its controller is not enabled here, or "
-                                               "this kernel does not have it)"
-                                             : "");
+    if (cgroup_file_write(dir_fd, NULL, file, value, err) == 0)
+      continue;
+    /* Without swap accounting the file is absent: fine only when unlimited,
+     * which is what absent means. */
+    if (*err != NULL && (*err)->errno_value == ENOENT && strcmp(file, "memory.swap.max") == 0 &&
+        strcmp(value, "max") == 0) {
+      oci_error_free(err);
+      continue;
     }
-    do
-      n = write(fd, value, len);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-      return oci_error_errno(err, "cgroup: set %s to '%s'", file, value);
-    if ((size_t)n != len)
-      return oci_error_set(err, EIO, "cgroup: set %s to '%s': short write", file, value);
+    return -1;
   }
   return 0;
 }

@@ -9,11 +9,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "oci/cleanup.h"
@@ -65,7 +67,8 @@ static int cgroup_mount_root(const char *existing, char *root, size_t size, oci_
 
 int cgroup_check_host(const char *parent, oci_error_t *err)
 {
-  char existing[PATH_MAX], root[PATH_MAX], controllers[512];
+  char existing[PATH_MAX], root[PATH_MAX];
+  cleanup_free char *controllers = NULL;
   struct statfs fs;
   cleanup_close int root_fd = -1;
 
@@ -88,8 +91,7 @@ int cgroup_check_host(const char *parent, oci_error_t *err)
   root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0)
     return oci_error_errno(err, "cgroup: open '%s'", root);
-  if (cgroup_file_read_small(root_fd, root, "cgroup.controllers", controllers, sizeof(controllers),
-                             err) < 0)
+  if (cgroup_file_read(root_fd, root, "cgroup.controllers", &controllers, err) < 0)
     return -1;
   if (!list_has_required(controllers)) {
     cleanup_free char *what = NULL;
@@ -102,7 +104,7 @@ int cgroup_check_host(const char *parent, oci_error_t *err)
 }
 
 /* The caller's own cgroup: the "0::" line of /proc/self/cgroup, under the
- * cgroup2 mount at /sys/fs/cgroup. */
+ * cgroup2 mount at CGROUP_MOUNT. */
 static int own_cgroup(char *out, size_t size, oci_error_t *err)
 {
   cleanup_fclose FILE *f = fopen("/proc/self/cgroup", "re");
@@ -114,7 +116,7 @@ static int own_cgroup(char *out, size_t size, oci_error_t *err)
     if (strncmp(line, "0::/", 4) != 0)
       continue;
     line[strcspn(line, "\n")] = '\0';
-    if ((size_t)snprintf(out, size, "/sys/fs/cgroup%s",
+    if ((size_t)snprintf(out, size, CGROUP_MOUNT "%s",
                          strcmp(line + 3, "/") == 0 ? "" : line + 3) >= size)
       return oci_error_set(err, ENAMETOOLONG, "cgroup: own cgroup '%s'", line + 3);
     return 0;
@@ -130,7 +132,7 @@ int cgroup_resolve_parent(const char *requested, bool rootless, char **parent, o
     if (own_cgroup(own, sizeof(own), err) < 0)
       return -1;
     /* The root cgroup has no parent; it is never delegated either. */
-    if (strcmp(own, "/sys/fs/cgroup") != 0)
+    if (strcmp(own, CGROUP_MOUNT) != 0)
       cgroup_path_parent(own);
     requested = own;
   }
@@ -175,10 +177,9 @@ static int check_delegated(const char *parent, oci_error_t *err)
 
 /* --- the slice's path --- */
 
-/* Appends a relative cgroup path to base, refusing what is not a plain
- * name per component. */
-static int join_cgroup_path(const char *base, const char *relative, const char *field, char **path,
-                            oci_error_t *err)
+/* Refuses a relative cgroup path that is not plain names joined by single
+ * slashes; field begins the message. */
+static int check_plain_path(const char *relative, const char *field, oci_error_t *err)
 {
   const char *p = relative;
 
@@ -197,6 +198,17 @@ static int join_cgroup_path(const char *base, const char *relative, const char *
     if (*p == '/' && *++p == '\0')
       return oci_error_set(err, 0, "%s: '%s' ends with '/'", field, relative);
   }
+  return 0;
+}
+
+/* Appends a relative cgroup path to base, refusing what is not a plain
+ * name per component. */
+static int join_cgroup_path(const char *base, const char *relative, const char *field, char **path,
+                            oci_error_t *err)
+{
+  *path = NULL;
+  if (check_plain_path(relative, field, err) < 0)
+    return -1;
   if (asprintf(path, "%s/%s", base, relative) < 0) {
     *path = NULL;
     return oci_error_errno(err, "cgroup: allocate path");
@@ -245,6 +257,37 @@ int cgroup_slice_path(const char *cgroups_path, const char *id, bool rootless, c
   if (id == NULL || strchr(id, '/') != NULL)
     return oci_error_set(err, 0, "cgroup: invalid container id '%s'", id ? id : "");
   return join_cgroup_path(parent, id, "container id", path, err);
+}
+
+int cgroup_open_path(const char *path, oci_error_t *err)
+{
+  static const char prefix[] = CGROUP_MOUNT "/";
+  struct open_how how = {
+      .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+      .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+  };
+  cleanup_close int mount_fd = -1, fd = -1;
+  char field[PATH_MAX + 16];
+  struct statfs fs;
+
+  if (path == NULL || strncmp(path, prefix, strlen(prefix)) != 0)
+    return oci_error_set(err, EINVAL, "cgroup '%s' is not under " CGROUP_MOUNT,
+                         path != NULL ? path : "");
+  snprintf(field, sizeof(field), "cgroup '%s'", path);
+  if (check_plain_path(path + strlen(prefix), field, err) < 0)
+    return -1;
+  mount_fd = open(CGROUP_MOUNT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (mount_fd < 0)
+    return oci_error_errno(err, "cgroup: open " CGROUP_MOUNT);
+  fd = (int)syscall(SYS_openat2, mount_fd, path + strlen(prefix), &how, sizeof(how));
+  if (fd < 0)
+    return oci_error_errno(err, "cgroup '%s'", path);
+  if (fstatfs(fd, &fs) < 0)
+    return oci_error_errno(err, "cgroup '%s': statfs", path);
+  if (fs.f_type != CGROUP2_SUPER_MAGIC)
+    return oci_error_set(err, EINVAL, "cgroup '%s' is %s, not a cgroup2 directory", path,
+                         cgroup_filesystem_name(fs.f_type));
+  return steal_fd(&fd);
 }
 
 /* --- controllers --- */
@@ -298,17 +341,17 @@ static void controllers_for(const struct cgroup_limits *limits, struct controlle
 static int enable_controllers(int dir_fd, const char *path, const struct controllers *c,
                               oci_error_t *err)
 {
-  char enabled[512], available[512], request[512] = "";
+  cleanup_free char *enabled = NULL, *available = NULL;
+  char request[512] = "";
   size_t used = 0;
 
-  if (cgroup_file_read_small(dir_fd, path, "cgroup.subtree_control", enabled, sizeof(enabled),
-                             err) < 0)
+  if (cgroup_file_read(dir_fd, path, "cgroup.subtree_control", &enabled, err) < 0)
     return -1;
   for (size_t i = 0; i < c->n; i++) {
     if (cgroup_list_has_word(enabled, c->names[i]))
       continue;
-    if (used == 0 && cgroup_file_read_small(dir_fd, path, "cgroup.controllers", available,
-                                            sizeof(available), err) < 0)
+    if (available == NULL &&
+        cgroup_file_read(dir_fd, path, "cgroup.controllers", &available, err) < 0)
       return -1;
     if (!cgroup_list_has_word(available, c->names[i])) {
       available[strcspn(available, "\n")] = '\0';
@@ -350,12 +393,15 @@ static void remove_created_parents(const char *path, const char *first_created)
 }
 
 /* Creates `parent` (and missing ancestors) below its cgroup2 mount root and
- * enables the controllers down to it. first_created gets the topmost
- * directory made here ("" when none), for undoing it. */
-static int prepare_parent(const char *parent, const struct controllers *c, char *first_created,
-                          oci_error_t *err)
+ * enables the controllers down to it, walking from the root by fd (each
+ * level opened from the one above, never through a symlink). *parent_fd
+ * gets the parent's fd; first_created the topmost directory made here (""
+ * when none), for undoing it. */
+static int prepare_parent(const char *parent, const struct controllers *c, int *parent_fd,
+                          char *first_created, oci_error_t *err)
 {
   char existing[PATH_MAX], root[PATH_MAX], partial[PATH_MAX];
+  cleanup_close int fd = -1;
   struct stat st;
   size_t root_len;
 
@@ -374,32 +420,44 @@ static int prepare_parent(const char *parent, const struct controllers *c, char 
                          root);
   /* Walk from the mount root down: enable in each level, then descend. */
   snprintf(partial, sizeof(partial), "%s", root);
+  fd = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return oci_error_errno(err, "cgroup: open '%s'", root);
   const char *rest = parent + root_len;
   for (;;) {
-    cleanup_close int fd = open(partial, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-      return oci_error_errno(err, "cgroup: open '%s'", partial);
+    char name[NAME_MAX + 1];
+    int child_fd;
+
     if (enable_controllers(fd, partial, c, err) < 0)
       return -1;
     while (*rest == '/')
       rest++;
-    if (*rest == '\0')
+    if (*rest == '\0') {
+      *parent_fd = steal_fd(&fd);
       return 0;
+    }
     size_t len = strcspn(rest, "/");
     size_t used = strlen(partial);
-    if (used + 1 + len >= sizeof(partial))
+    if (len > NAME_MAX || used + 1 + len >= sizeof(partial))
       return oci_error_set(err, ENAMETOOLONG, "cgroup parent '%s'", parent);
+    memcpy(name, rest, len);
+    name[len] = '\0';
     if (strcmp(partial, "/") != 0)
       partial[used++] = '/';
     memcpy(partial + used, rest, len);
     partial[used + len] = '\0';
     rest += len;
-    if (mkdir(partial, 0755) == 0) {
+    if (mkdirat(fd, name, 0755) == 0) {
       if (first_created[0] == '\0')
         snprintf(first_created, PATH_MAX, "%s", partial);
     } else if (errno != EEXIST) {
       return oci_error_errno(err, "cgroup: mkdir '%s'", partial);
     }
+    child_fd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (child_fd < 0)
+      return oci_error_errno(err, "cgroup: open '%s'", partial);
+    close(fd);
+    fd = child_fd;
   }
 }
 
@@ -408,7 +466,7 @@ int cgroup_slice_create(const char *path, bool rootless, const struct cgroup_lim
                         struct cgroup_slice *slice, oci_error_t *err)
 {
   cleanup_free char *own_path = NULL;
-  cleanup_close int dir_fd = -1;
+  cleanup_close int parent_fd = -1, dir_fd = -1;
   char parent[PATH_MAX], first_created[PATH_MAX] = "";
   struct controllers controllers = {0};
   const char *name;
@@ -434,8 +492,6 @@ int cgroup_slice_create(const char *path, bool rootless, const struct cgroup_lim
     return -1;
   controllers_for(limits, &controllers);
   if (rootless) {
-    cleanup_close int parent_fd = -1;
-
     if (check_delegated(parent, err) < 0)
       goto out;
     parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -450,27 +506,27 @@ int cgroup_slice_create(const char *path, bool rootless, const struct cgroup_lim
                      parent);
       goto out;
     }
-  } else if (prepare_parent(parent, &controllers, first_created, err) < 0) {
+  } else if (prepare_parent(parent, &controllers, &parent_fd, first_created, err) < 0) {
     remove_created_parents(parent, first_created);
     goto out;
   }
   /* The slice is the run's own: an existing one means a name clash or a
    * crashed runner's leftover (ocirun sweep), never something to share. */
-  if (mkdir(path, 0755) < 0) {
+  if (mkdirat(parent_fd, name, 0755) < 0) {
     oci_error_errno(err, "cgroup: mkdir '%s'", path);
     remove_created_parents(parent, first_created);
     goto out;
   }
-  dir_fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  dir_fd = openat(parent_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   /* The device program goes on before any process can be in the slice.
    * Rootless: no program (an unprivileged user cannot attach one); the user
-   * namespace stands in for it (see cgroup_devices.c). */
+   * namespace stands in for it (see devices.c). */
   if (dir_fd < 0 || (limits != NULL && cgroup_limits_write(dir_fd, limits, err) < 0) ||
       (device_rules != NULL &&
        cgroup_devices_attach(dir_fd, path, device_rules, n_device_rules, err) < 0)) {
     if (dir_fd < 0)
       oci_error_errno(err, "cgroup: open '%s'", path);
-    if (rmdir(path) < 0)
+    if (unlinkat(parent_fd, name, AT_REMOVEDIR) < 0)
       oci_error_wrap(err, "cgroup: (also could not remove '%s': %s) ", path, strerror(errno));
     else
       remove_created_parents(parent, first_created);
