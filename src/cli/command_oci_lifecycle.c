@@ -75,7 +75,7 @@ static int remove_cgroup(const struct container *container, oci_error_t *err)
     }
     return -1;
   }
-  return cgroup_remove_path(container->cgroup_path, err);
+  return cgroup_remove(fd, container->cgroup_path, err);
 }
 
 /* The spec's step 12 and 13 for a container whose processes are gone:
