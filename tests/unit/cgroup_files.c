@@ -22,15 +22,6 @@
 #include "runtime/cgroup/slice.h"
 #include "unit.h"
 
-static bool write_file(int dir_fd, const char *name, const char *content)
-{
-  int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  bool done = fd >= 0 && write(fd, content, strlen(content)) == (ssize_t)strlen(content);
-  if (fd >= 0)
-    close(fd);
-  return done;
-}
-
 /* "1,2,3" for the parsed pids, or "ERROR: message" (then "+N" when the
  * refusal left the list with N pids: it must leave what it found). */
 static const char *parsed(const char *content)
@@ -113,12 +104,12 @@ static void test_read_write(int dir_fd, const char *dir)
 
   memset(big, '7', sizeof(big) - 1);
   big[sizeof(big) - 1] = '\0';
-  write_file(dir_fd, "cgroup.procs", big);
+  unit_write_file(dir_fd, "cgroup.procs", big);
   ok(cgroup_file_read(dir_fd, dir, "cgroup.procs", &text, &err) == 0 && strcmp(text, big) == 0,
      "read: a file of 10000 bytes is read whole (no fixed buffer)");
   free(text);
   text = NULL;
-  write_file(dir_fd, "memory.max", "max\n");
+  unit_write_file(dir_fd, "memory.max", "max\n");
   ok(cgroup_file_read(dir_fd, dir, "memory.max", &text, &err) == 0 && strcmp(text, "max\n") == 0,
      "read: the content as the file has it");
   ok(symlinkat("memory.max", dir_fd, "memory.link") == 0, "make a symlink");
@@ -170,17 +161,17 @@ static void test_list_tree(int dir_fd, const char *dir)
   char many[16 * 2000 + 1];
   size_t used = 0;
 
-  write_file(dir_fd, "cgroup.procs", "11\n12\n");
+  unit_write_file(dir_fd, "cgroup.procs", "11\n12\n");
   mkdirat(dir_fd, "inner", 0755);
   inner = openat(dir_fd, "inner", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  write_file(inner, "cgroup.procs", "13\n");
+  unit_write_file(inner, "cgroup.procs", "13\n");
   mkdirat(inner, "deeper", 0755);
   deeper = openat(inner, "deeper", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  write_file(deeper, "cgroup.procs", "14\n");
-  write_file(dir_fd, "cgroup.events", "populated 1\n");
+  unit_write_file(deeper, "cgroup.procs", "14\n");
+  unit_write_file(dir_fd, "cgroup.events", "populated 1\n");
   if (mkdtemp(outside) != NULL) {
     int outside_fd = open(outside, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    write_file(outside_fd, "cgroup.procs", "99\n");
+    unit_write_file(outside_fd, "cgroup.procs", "99\n");
     close(outside_fd);
     symlinkat(outside, dir_fd, "link");
   }
@@ -202,13 +193,13 @@ static void test_list_tree(int dir_fd, const char *dir)
   /* More than the 4 KiB the old fallback read: every pid. */
   for (int i = 0; i < 2000; i++)
     used += (size_t)snprintf(many + used, sizeof(many) - used, "%d\n", 100000 + i);
-  write_file(deeper, "cgroup.procs", many);
+  unit_write_file(deeper, "cgroup.procs", many);
   ok(cgroup_list_pids(dir_fd, "label", &pids, &n, &err) == 0 && n == 2003,
      "list: a cgroup.procs of %zu bytes is read whole (2000 pids and the 3 above it)", used);
   free(pids);
   pids = NULL;
 
-  write_file(deeper, "cgroup.procs", "14\nbogus\n");
+  unit_write_file(deeper, "cgroup.procs", "14\nbogus\n");
   ok(cgroup_list_pids(dir_fd, "label", &pids, &n, &err) < 0 && n == 0 && pids == NULL &&
          strstr(err->message, "label/inner/deeper") != NULL &&
          strstr(err->message, "line 2 is not a pid") != NULL,

@@ -269,15 +269,6 @@ static void test_all_and_print(void)
   is_int(limits.n, 0, "clear empties the list");
 }
 
-static bool write_file(int dir_fd, const char *name, const char *content)
-{
-  int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  bool done = fd >= 0 && write(fd, content, strlen(content)) == (ssize_t)strlen(content);
-  if (fd >= 0)
-    close(fd);
-  return done;
-}
-
 static const char *read_file(int dir_fd, const char *name)
 {
   static char buf[256];
@@ -304,8 +295,8 @@ static void test_write(void)
     ok(false, "make a scratch directory");
     return;
   }
-  write_file(dir_fd, "memory.max", "max");
-  write_file(dir_fd, "pids.max", "");
+  unit_write_file(dir_fd, "memory.max", "max");
+  unit_write_file(dir_fd, "pids.max", "");
   is_int(cgroup_limits_write(dir_fd, &(struct cgroup_limits){items, 2}, &err), 0,
          "write: every pair written");
   is_str(read_file(dir_fd, "memory.max"), "1048576", "write: memory.max has its value");
