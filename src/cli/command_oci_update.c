@@ -16,7 +16,7 @@
 #include "cli/log.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
-#include "runtime/cgroup/slice.h"
+#include "runtime/cgroup/limits.h"
 #include "runtime/spec.h"
 
 #define RESOURCES_MAX_SIZE (1 << 20)
