@@ -22,7 +22,7 @@
 #include "container/container.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "runtime/run_state.h"
 
 /* How long the destroyer waits for a killed container's process to exit. */
@@ -161,7 +161,7 @@ static int remove_cgroup(const struct container *container, oci_error_t *err)
     }
     return -1;
   }
-  return cgroup_remove_path(container->cgroup_path, err);
+  return cgroup_remove(fd, container->cgroup_path, err);
 }
 
 int container_destroy(struct container_handle *handle, const struct container *container,

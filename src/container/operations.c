@@ -10,7 +10,7 @@
 #include "container/container.h"
 #include "container/lifecycle.h"
 #include "oci/cleanup.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/limits.h"
 #include "runtime/spec.h"
 
 char *container_state_now(const char *root, const char *id, oci_error_t *err)

@@ -11,8 +11,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,8 +19,6 @@
 #include <sys/file.h>
 #include <sys/pidfd.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,12 +29,11 @@
 #include "oci/file_read.h"
 #include "oci/oci.h"
 #include "oci/remove_tree.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "runtime/run_state.h"
 
 #define STATE_FILE "state.json"
 #define EXEC_FIFO "exec.fifo"
-#define CGROUP_ROOT "/sys/fs/cgroup"
 #define STATE_MAX_SIZE (4 << 20)
 
 bool container_id_valid(const char *id)
@@ -502,55 +497,24 @@ static bool process_alive(const struct container *container)
 
 int container_cgroup_open(const struct container *container, oci_error_t *err)
 {
-  static const char prefix[] = CGROUP_ROOT "/";
-  struct open_how how = {
-      .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-      .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-  };
-  cleanup_close int base_fd = -1;
-  const char *path = container->cgroup_path;
-  struct statfs fs;
   int fd;
 
-  if (path == NULL)
+  if (container->cgroup_path == NULL)
     return oci_error_set(err, ENOENT, "container '%s' has no cgroup", container->id);
-  if (strncmp(path, prefix, strlen(prefix)) != 0)
-    return oci_error_set(err, EINVAL, "container '%s': cgroup '%s' is not under " CGROUP_ROOT,
-                         container->id, path);
-  base_fd = open(CGROUP_ROOT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (base_fd < 0)
-    return oci_error_errno(err, "open " CGROUP_ROOT);
-  fd = (int)syscall(SYS_openat2, base_fd, path + strlen(prefix), &how, sizeof(how));
+  fd = cgroup_open_path(container->cgroup_path, err);
   if (fd < 0)
-    return oci_error_errno(err, "container '%s': cgroup '%s'", container->id, path);
-  if (fstatfs(fd, &fs) < 0 || fs.f_type != CGROUP2_SUPER_MAGIC) {
-    close(fd);
-    return oci_error_set(err, EINVAL, "container '%s': '%s' is not a cgroup2 directory",
-                         container->id, path);
-  }
+    return oci_error_wrap(err, "container '%s'", container->id);
   return fd;
-}
-
-/* Reads a small cgroup file into buf; -1 with errno on failure. */
-static int cgroup_read(int dir_fd, const char *file, char *buf, size_t size)
-{
-  cleanup_close int fd = openat(dir_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  ssize_t n;
-
-  if (fd < 0 || (n = read(fd, buf, size - 1)) < 0)
-    return -1;
-  buf[n] = '\0';
-  return 0;
 }
 
 static bool cgroup_frozen(const struct container *container)
 {
   oci_error_t err = NULL;
   cleanup_close int fd = container_cgroup_open(container, &err);
-  char buf[16];
+  bool frozen = fd >= 0 && cgroup_is_frozen(fd, container->cgroup_path, &err) == 1;
 
   oci_error_free(&err);
-  return fd >= 0 && cgroup_read(fd, "cgroup.freeze", buf, sizeof(buf)) == 0 && buf[0] == '1';
+  return frozen;
 }
 
 enum container_status container_status(const struct container_handle *handle,
@@ -655,15 +619,15 @@ int container_wait_gone(const struct container *container, int timeout_ms, oci_e
 int container_cgroup_pids(const struct container *container, pid_t **pids, size_t *n,
                           oci_error_t *err)
 {
-  /* The recorded path is checked (a cgroup2 directory under /sys/fs/cgroup,
-   * no symlink on the way) before the cgroup code reads it. */
+  /* The recorded path is checked (a cgroup2 directory under CGROUP_MOUNT,
+   * no symlink on the way) and then used only through that fd. */
   cleanup_close int fd = container_cgroup_open(container, err);
 
   *pids = NULL;
   *n = 0;
   if (fd < 0)
     return -1;
-  if (cgroup_list_pids(container->cgroup_path, pids, n, err) < 0)
+  if (cgroup_list_pids(fd, container->cgroup_path, pids, n, err) < 0)
     return oci_error_wrap(err, "container '%s'", container->id);
   return 0;
 }
@@ -696,7 +660,7 @@ int container_cgroup_freeze(const struct container *container, bool frozen, oci_
 
   if (fd < 0)
     return -1;
-  if (cgroup_freeze(container->cgroup_path, frozen, err) < 0)
+  if (cgroup_freeze(fd, container->cgroup_path, frozen, err) < 0)
     return oci_error_wrap(err, "container '%s'", container->id);
   return 0;
 }

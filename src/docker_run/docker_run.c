@@ -14,7 +14,7 @@
 
 #include "oci/cleanup.h"
 #include "docker_run/run_spec.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "runtime/exit_codes.h"
 #include "runtime/spec.h"
 #include "runtime/userns.h"

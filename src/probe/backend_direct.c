@@ -16,7 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "probe/host_observer.h"
 #include "oci/cleanup.h"
 #include "oci/digest.h"
@@ -201,7 +201,7 @@ static void host_watch_close(struct host_watch *watch)
 static int host_cgroup_version(void)
 {
   struct statfs fs;
-  if (statfs("/sys/fs/cgroup", &fs) < 0)
+  if (statfs(CGROUP_MOUNT, &fs) < 0)
     return 0;
   if (fs.f_type == CGROUP2_SUPER_MAGIC)
     return 2;

@@ -19,6 +19,7 @@
 
 #include "probe/host_observer.h"
 #include "oci/cleanup.h"
+#include "runtime/cgroup/slice.h"
 
 /* /proc files of one process are small; mountinfo of a container too. */
 #define PROC_FILE_MAX 65536
@@ -177,15 +178,15 @@ static cJSON *network_interfaces(int proc_fd)
 }
 
 /* The process's cgroup v2 directory, from "0::PATH" in /proc/<pid>/cgroup,
- * opened under /sys/fs/cgroup without following a symlink; -1 if none. */
+ * opened below CGROUP_MOUNT without following a symlink (cgroup_open_path);
+ * -1 if none. */
 static int cgroup_dir_of(int proc_fd)
 {
   cleanup_free char *cgroup = read_small_at(proc_fd, "cgroup");
-  cleanup_close int root = -1;
   const char *path = NULL;
-  char relative[4096];
-  struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+  char absolute[4096];
+  oci_error_t err = NULL;
+  int fd;
 
   for (const char *line = cgroup; line != NULL && *line != '\0';
        line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
@@ -193,12 +194,10 @@ static int cgroup_dir_of(int proc_fd)
       path = line + 4;
   if (path == NULL)
     return -1;
-  snprintf(relative, sizeof(relative), "%.*s", (int)strcspn(path, "\n"), path);
-  if (relative[0] == '\0')
-    snprintf(relative, sizeof(relative), ".");
-  if ((root = open("/sys/fs/cgroup", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-    return -1;
-  return (int)syscall(SYS_openat2, root, relative, &how, sizeof(how));
+  snprintf(absolute, sizeof(absolute), CGROUP_MOUNT "/%.*s", (int)strcspn(path, "\n"), path);
+  fd = cgroup_open_path(absolute, &err);
+  oci_error_free(&err);
+  return fd;
 }
 
 static cJSON *cgroup_value(int cgroup_fd, const char *name)

@@ -88,13 +88,8 @@ static int exec_clean_state(struct launch *launch, int pidfd, int cgroup_fd, int
  * the stub spawns inherits it. */
 static int exec_join_cgroup(int cgroup_fd, oci_error_t *err)
 {
-  cleanup_close int procs = -1;
-
-  if (cgroup_fd < 0)
-    return 0;
-  procs = openat(cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-  if (procs < 0 || oci_write_all(procs, "0", 1) < 0)
-    return oci_error_errno(err, "exec: join the container's cgroup");
+  if (cgroup_fd >= 0 && cgroup_join(cgroup_fd, NULL, err) < 0)
+    return oci_error_wrap(err, "exec: join the container's cgroup");
   return 0;
 }
 
@@ -195,9 +190,9 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
   if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
     return oci_error_errno(err, "exec: the container's process %d", (int)exec->pid);
   if (exec->cgroup_path != NULL) {
-    cgroup_fd = open(exec->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    cgroup_fd = cgroup_open_path(exec->cgroup_path, err);
     if (cgroup_fd < 0)
-      return oci_error_errno(err, "exec: the container's cgroup '%s'", exec->cgroup_path);
+      return oci_error_wrap(err, "exec: the container's cgroup");
   }
   if (joined.seccomp != NULL &&
       seccomp_filter_build_oci(joined.seccomp, joined.process.cap_effective, exec->state_root,

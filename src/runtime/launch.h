@@ -12,7 +12,7 @@
 
 #include "oci/error.h"
 #include "runtime/capabilities.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "runtime/mount_plan.h"
 #include "runtime/runtime.h"
 #include "runtime/seccomp_filter.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/cgroup_devices.h"
+#include "runtime/cgroup/devices.h"
 #include "oci/cleanup.h"
 
 static void print_capabilities(const char *set, uint64_t mask, FILE *out)

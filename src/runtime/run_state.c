@@ -34,7 +34,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/slice.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
@@ -48,7 +48,6 @@
 #define TEMP_PREFIX ".tmp"
 /* The lock of a name: $ROOT/run/.lock-<name> (a name never starts with '.'). */
 #define LOCK_PREFIX ".lock-"
-#define CGROUP_ROOT "/sys/fs/cgroup"
 /* The configuration a run was built from: $ROOT/run/<name>/config.json. */
 #define RUN_CONFIG "config.json"
 /* A configuration with docker's seccomp profile is some 100 KiB. */
@@ -499,47 +498,25 @@ static int remove_run_dir(int run_fd, const char *root, const char *name, oci_er
 }
 
 /* The cgroup a record names is used only in the shape ocirun gives a slice:
- * an absolute path under /sys/fs/cgroup of plain components, the last one
+ * an absolute path under CGROUP_MOUNT of plain components, the last one
  * exactly the run's name (a --cgroup-parent may be anywhere in the
  * hierarchy, so the parent itself is the record's word: the record is
  * trusted that far because the store passed the ownership check, and the
  * kernel's own permissions bound what a rootless caller can kill). It is
- * then looked up from /sys/fs/cgroup without following a symlink and must
- * be a cgroup2 directory. Returns 1 when it exists, 0 when it is gone. */
+ * then opened from CGROUP_MOUNT without following a symlink and must be a
+ * cgroup2 directory (cgroup_open_path). Returns its fd, or -1 with ENOENT
+ * in the error when it is gone. */
 static int recorded_cgroup(const char *path, const char *name, oci_error_t *err)
 {
-  static const char prefix[] = CGROUP_ROOT "/";
-  struct open_how how = {
-      .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-      .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-  };
-  cleanup_close int base_fd = -1;
-  cleanup_close int fd = -1;
-  const char *relative = path + strlen(prefix), *last = strrchr(path, '/');
-  struct statfs fs;
+  static const char prefix[] = CGROUP_MOUNT "/";
+  const char *last = strrchr(path, '/');
 
   if (strncmp(path, prefix, strlen(prefix)) != 0 || strcmp(last + 1, name) != 0)
     return oci_error_set(err, 0,
-                         "recorded cgroup '%s' is not cgroup2 slice " CGROUP_ROOT "/.../%s of "
+                         "recorded cgroup '%s' is not cgroup2 slice " CGROUP_MOUNT "/.../%s of "
                          "this run; not touching it",
                          path, name);
-  for (const char *c = relative; *c != '\0'; c = strchr(c, '/') ? strchr(c, '/') + 1 : "") {
-    size_t len = strcspn(c, "/");
-    if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
-      return oci_error_set(err, 0, "recorded cgroup '%s' is not a plain path; not touching it",
-                           path);
-  }
-  base_fd = open(CGROUP_ROOT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (base_fd < 0)
-    return errno == ENOENT ? 0 : oci_error_errno(err, "open " CGROUP_ROOT);
-  fd = (int)syscall(SYS_openat2, base_fd, relative, &how, sizeof(how));
-  if (fd < 0)
-    return errno == ENOENT ? 0 : oci_error_errno(err, "recorded cgroup '%s'", path);
-  if (fstatfs(fd, &fs) < 0)
-    return oci_error_errno(err, "recorded cgroup '%s': statfs", path);
-  if (fs.f_type != CGROUP2_SUPER_MAGIC)
-    return oci_error_set(err, 0, "recorded cgroup '%s' is not cgroup2; not touching it", path);
-  return 1;
+  return cgroup_open_path(path, err);
 }
 
 /* How long sweep waits for a killed pid 1 to be gone. */
@@ -597,7 +574,8 @@ static int sweep_record(int run_fd, const char *root, const char *name,
   char file[256], external[512] = "";
   struct stat st;
   bool had_dir = fstatat(run_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-  int cgroup = 0, killed;
+  cleanup_close int cgroup_fd = -1;
+  int killed;
 
   /* The record stays when that cannot be removed: a later sweep finishes
    * the job. */
@@ -614,8 +592,10 @@ static int sweep_record(int run_fd, const char *root, const char *name,
   if (killed < 0)
     return oci_error_wrap(err, "sweep '%s': record kept for a later sweep", name);
   if (record->cgroup_path != NULL) {
-    cgroup = recorded_cgroup(record->cgroup_path, name, err);
-    if (cgroup < 0 || (cgroup > 0 && cgroup_remove_path(record->cgroup_path, err) < 0))
+    cgroup_fd = recorded_cgroup(record->cgroup_path, name, err);
+    if (cgroup_fd < 0 && *err != NULL && (*err)->errno_value == ENOENT)
+      oci_error_free(err); /* gone already */
+    else if (cgroup_fd < 0 || cgroup_remove(cgroup_fd, record->cgroup_path, err) < 0)
       return oci_error_wrap(err, "sweep '%s'", name);
   }
   if (remove_run_dir(run_fd, root, name, err) < 0)
@@ -632,7 +612,7 @@ static int sweep_record(int run_fd, const char *root, const char *name,
     printf("%s%s", separator, external);
     separator = ", ";
   }
-  if (cgroup > 0) {
+  if (cgroup_fd >= 0) {
     printf("%scgroup %s", separator, record->cgroup_path);
     separator = ", ";
   }
@@ -886,7 +866,7 @@ static bool process_in_slice(int pid, const char *slice)
   char path[64];
   cleanup_free char *text = NULL;
   oci_error_t err = NULL;
-  size_t length, slice_length = strlen(slice), root_length = strlen(CGROUP_ROOT);
+  size_t length, slice_length = strlen(slice), root_length = strlen(CGROUP_MOUNT);
   const char *line;
 
   snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
@@ -901,7 +881,7 @@ static bool process_in_slice(int pid, const char *slice)
 
     if (strncmp(line, "0::", 3) != 0)
       continue;
-    return strncmp(slice, CGROUP_ROOT, root_length) == 0 && n >= slice_length - root_length &&
+    return strncmp(slice, CGROUP_MOUNT, root_length) == 0 && n >= slice_length - root_length &&
            strncmp(relative, slice + root_length, slice_length - root_length) == 0 &&
            (n == slice_length - root_length || relative[slice_length - root_length] == '/');
   }

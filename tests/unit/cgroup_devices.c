@@ -1,4 +1,4 @@
-/* Unit tests of the device rules' decision (src/runtime/cgroup_devices.c):
+/* Unit tests of the device rules' decision (src/runtime/cgroup/devices.c):
  * docker's default allowlist as spec rules, the spec's order (later rules
  * win, per access bit), 'a' and wildcards, and the printed rules. */
 #include "config.h"
@@ -15,7 +15,7 @@
 #include <linux/magic.h>
 
 #include "oci/cleanup.h"
-#include "runtime/cgroup_devices.h"
+#include "runtime/cgroup/devices.h"
 #include "unit.h"
 
 #define ANY -1

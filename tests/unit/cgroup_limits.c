@@ -1,4 +1,4 @@
-/* Unit tests of linux.resources as cgroup v2 files (src/runtime/cgroup.c):
+/* Unit tests of linux.resources as cgroup v2 files (src/runtime/cgroup/limits.c, slice.c):
  * every conversion, every refusal naming its field, the unified keys that
  * are refused, the slice's path from linux.cgroupsPath, and the one write
  * loop against a directory of plain files. */
@@ -17,8 +17,8 @@
 #include <linux/magic.h>
 
 #include "oci/cleanup.h"
-#include "runtime/cgroup.h"
-#include "runtime/cgroup_devices.h"
+#include "runtime/cgroup/slice.h"
+#include "runtime/cgroup/devices.h"
 #include "unit.h"
 
 static struct spec_resources none(void)
@@ -269,15 +269,6 @@ static void test_all_and_print(void)
   is_int(limits.n, 0, "clear empties the list");
 }
 
-static bool write_file(int dir_fd, const char *name, const char *content)
-{
-  int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  bool done = fd >= 0 && write(fd, content, strlen(content)) == (ssize_t)strlen(content);
-  if (fd >= 0)
-    close(fd);
-  return done;
-}
-
 static const char *read_file(int dir_fd, const char *name)
 {
   static char buf[256];
@@ -304,8 +295,8 @@ static void test_write(void)
     ok(false, "make a scratch directory");
     return;
   }
-  write_file(dir_fd, "memory.max", "max");
-  write_file(dir_fd, "pids.max", "");
+  unit_write_file(dir_fd, "memory.max", "max");
+  unit_write_file(dir_fd, "pids.max", "");
   is_int(cgroup_limits_write(dir_fd, &(struct cgroup_limits){items, 2}, &err), 0,
          "write: every pair written");
   is_str(read_file(dir_fd, "memory.max"), "1048576", "write: memory.max has its value");
@@ -514,7 +505,8 @@ static int kernel_main(void)
   ok(mkdir(inner, 0755) == 0, "kernel: a cgroup inside the slice");
   outer_pid = start_in(path);
   inner_pid = start_in(inner);
-  if (ok(cgroup_list_pids(path, &pids, &n, &err) == 0, "kernel: list the slice's pids")) {
+  if (ok(cgroup_list_pids(slice.dir_fd, path, &pids, &n, &err) == 0,
+         "kernel: list the slice's pids")) {
     for (size_t i = 0; i < n; i++) {
       found_outer |= pids[i] == outer_pid;
       found_inner |= pids[i] == inner_pid;
@@ -524,11 +516,11 @@ static int kernel_main(void)
   }
   free(pids);
   oci_error_free(&err);
-  ok(cgroup_freeze(path, true, &err) == 0, "kernel: freeze");
+  ok(cgroup_freeze(slice.dir_fd, path, true, &err) == 0, "kernel: freeze");
   oci_error_free(&err);
   is_str(read_at(path, "cgroup.freeze"), "1", "kernel: cgroup.freeze is 1");
   ok(strstr(events_of(path), "frozen 1\n") != NULL, "kernel: cgroup.events says frozen 1");
-  ok(cgroup_freeze(path, false, &err) == 0, "kernel: thaw");
+  ok(cgroup_freeze(slice.dir_fd, path, false, &err) == 0, "kernel: thaw");
   oci_error_free(&err);
   is_str(read_at(path, "cgroup.freeze"), "0", "kernel: cgroup.freeze is 0");
   ok(strstr(events_of(path), "frozen 0\n") != NULL, "kernel: cgroup.events says frozen 0");

@@ -4,11 +4,13 @@
 #ifndef UNIT_H
 #define UNIT_H
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int unit_count, unit_failed;
 
@@ -69,6 +71,17 @@ static inline bool unit_check(bool pass, const char *what, const char *file, int
     (argv)[unit_argc_] = NULL;                                                                     \
     unit_argc_;                                                                                    \
   })
+
+/* Creates or replaces dir_fd/name holding content; whether it was written
+ * whole. */
+static inline bool unit_write_file(int dir_fd, const char *name, const char *content)
+{
+  int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  bool done = fd >= 0 && write(fd, content, strlen(content)) == (ssize_t)strlen(content);
+  if (fd >= 0)
+    close(fd);
+  return done;
+}
 
 /* Prints the plan; the exit status for main's return. */
 static inline int unit_done(void)

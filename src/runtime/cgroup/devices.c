@@ -12,7 +12,7 @@
  * namespace. */
 #include "config.h"
 
-#include "runtime/cgroup_devices.h"
+#include "runtime/cgroup/devices.h"
 
 #include <errno.h>
 #include <fcntl.h>
