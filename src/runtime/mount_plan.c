@@ -35,7 +35,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "runtime/in_root.h"
+#include "oci/in_root.h"
 #include "oci/cleanup.h"
 
 #define RO_NOSUID_NODEV_NOEXEC                                                                     \

@@ -50,7 +50,7 @@
 #include "runtime/container.h"
 #include "runtime/exit_codes.h"
 #include "runtime/hooks.h"
-#include "runtime/in_root.h"
+#include "oci/in_root.h"
 #include "runtime/mount_plan.h"
 #include "runtime/network.h"
 #include "oci/cleanup.h"

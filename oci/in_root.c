@@ -1,7 +1,7 @@
 /* Opening and creating paths inside a root an image controls (in_root.h). */
 #include "config.h"
 
-#include "runtime/in_root.h"
+#include "in_root.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "oci/cleanup.h"
+#include "cleanup.h"
 
 int in_root_open(int root_fd, const char *path, int flags)
 {

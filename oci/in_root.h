@@ -4,8 +4,8 @@
  * the image nor a /proc magic link (/proc/self/fd/N, /proc/self/exe) can
  * lead outside it. The one place the mount plan, the working directory and
  * the account files resolve such paths. */
-#ifndef IN_ROOT_H
-#define IN_ROOT_H
+#ifndef OCI_IN_ROOT_H
+#define OCI_IN_ROOT_H
 
 /* path's leading slashes are dropped ("/" is the root itself); O_CLOEXEC is
  * added to flags. -1 with errno on failure. */
