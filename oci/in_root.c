@@ -1,4 +1,5 @@
-/* Opening and creating paths inside a root an image controls (in_root.h). */
+/* Opening and creating paths inside a root an image controls, and the one
+ * openat2 call (in_root.h). */
 #include "config.h"
 
 #include "in_root.h"
@@ -15,18 +16,29 @@
 
 #include "cleanup.h"
 
+/* How often a resolution that raced is tried again before EAGAIN is
+ * returned: a race needs a rename or mount at that very moment, so a
+ * few tries suffice unless someone keeps renaming on purpose. */
+enum { OPENAT2_ATTEMPTS = 16 };
+
+int oci_openat2(int dir_fd, const char *path, int flags, uint64_t resolve)
+{
+  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .resolve = resolve};
+  int attempts = 0;
+  int fd;
+
+  do
+    fd = (int)syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
+  while (fd < 0 && errno == EAGAIN && ++attempts < OPENAT2_ATTEMPTS);
+  return fd;
+}
+
 int in_root_open(int root_fd, const char *path, int flags)
 {
-  struct open_how how = {
-      .flags = (uint64_t)(flags | O_CLOEXEC),
-      .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-  };
-
   while (*path == '/')
     path++;
-  if (*path == '\0')
-    path = ".";
-  return (int)syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+  return oci_openat2(root_fd, *path != '\0' ? path : ".", flags,
+                     RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 }
 
 int in_root_open_parent(int root_fd, const char *path, const char **last)

@@ -1071,16 +1071,13 @@ static bool lies_at(int root_fd, const char *top, unsigned long magic, const cha
 {
   cleanup_close int top_fd = in_root_open(root_fd, top, O_PATH | O_DIRECTORY | O_NOFOLLOW);
   cleanup_close int at = -1;
-  struct open_how how = {
-      .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-      .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-  };
   struct statfs fs;
   struct stat a, b;
 
   if (top_fd < 0 || fstatfs(top_fd, &fs) < 0 || (unsigned long)fs.f_type != magic)
     return false;
-  at = (int)syscall(SYS_openat2, top_fd, rest, &how, sizeof(how));
+  at = oci_openat2(top_fd, rest, O_PATH | O_NOFOLLOW,
+                   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
   if (at < 0 || fstat(at, &a) < 0 || fstat(fd, &b) < 0)
     return false;
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;

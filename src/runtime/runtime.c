@@ -509,13 +509,10 @@ _Static_assert(sizeof(struct child_report) == sizeof(struct exec_stub_report) &&
  * exec.LookPath does for docker). */
 static int open_command(int root_fd, const char *path)
 {
-  struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
   struct stat st;
-  int fd;
+  int fd = path[0] == '/' ? in_root_open(root_fd, path, O_PATH)
+                          : oci_openat2(AT_FDCWD, path, O_PATH, RESOLVE_NO_MAGICLINKS);
 
-  if (path[0] == '/')
-    how.resolve |= RESOLVE_IN_ROOT;
-  fd = (int)syscall(SYS_openat2, path[0] == '/' ? root_fd : AT_FDCWD, path, &how, sizeof(how));
   if (fd < 0)
     return -1;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0)
