@@ -51,7 +51,7 @@
 #include "runtime/exit_codes.h"
 #include "runtime/hooks.h"
 #include "oci/in_root.h"
-#include "runtime/mount_plan.h"
+#include "runtime/mount/mount_plan.h"
 #include "runtime/network.h"
 #include "oci/cleanup.h"
 #include "oci/io.h"

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "oci/error.h"
-#include "runtime/mount_plan.h"
+#include "runtime/mount/mount_plan.h"
 #include "runtime/spec.h"
 #include "runtime/stdio_relay.h"
 

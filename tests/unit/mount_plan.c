@@ -7,7 +7,7 @@
 #include <sys/mount.h>
 #include <sys/sysmacros.h>
 
-#include "runtime/mount_plan.h"
+#include "runtime/mount/mount_plan.h"
 #include "unit.h"
 
 static const struct mount_root overlay_root = {.root_fd = 7,

@@ -1,8 +1,8 @@
 /* The container's mounts as data: a table of operations built from the OCI
  * configuration (root, mounts, devices, masked and read-only paths), printed
  * by --dry-run, and applied in order by one loop in the child. */
-#ifndef MOUNT_PLAN_H
-#define MOUNT_PLAN_H
+#ifndef RUNTIME_MOUNT_MOUNT_PLAN_H
+#define RUNTIME_MOUNT_MOUNT_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
