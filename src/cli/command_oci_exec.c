@@ -28,7 +28,7 @@
 #include "runtime/console.h"
 #include "runtime/run_state.h"
 #include "runtime/runtime.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 #include "runtime/stdio_relay.h"
 
 struct exec_options {

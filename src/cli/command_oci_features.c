@@ -15,7 +15,7 @@
 #include "oci/cleanup.h"
 #include "runtime/capabilities.h"
 #include "runtime/seccomp_rules.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* The oldest configuration version the parser accepts (it takes any 1.x). */
 #define OCI_VERSION_MIN "1.0.0"

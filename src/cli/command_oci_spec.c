@@ -18,7 +18,7 @@
 #include "cli/log.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 static cJSON *strings(const char *const *values)
 {

@@ -17,7 +17,7 @@
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
 #include "runtime/cgroup.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 #define RESOURCES_MAX_SIZE (1 << 20)
 

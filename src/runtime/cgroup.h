@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 #define CGROUP_DEFAULT_PARENT "/sys/fs/cgroup/ocirun"
 /* Where an absolute linux.cgroupsPath is rooted. */

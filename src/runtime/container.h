@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* The spec's statuses (runtime.md "State"), plus paused (runc's, which
  * podman and containerd expect from `state` after `pause`). */

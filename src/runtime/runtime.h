@@ -11,7 +11,7 @@
 
 #include "oci/error.h"
 #include "runtime/mount/mount_plan.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 #include "runtime/stdio_relay.h"
 
 struct hook_log;

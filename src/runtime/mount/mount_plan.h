@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 enum mount_op_kind {
   MOUNT_OP_MAKE_PRIVATE,   /* the whole inherited tree rprivate (rslave for a slave
