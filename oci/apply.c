@@ -144,7 +144,8 @@ struct applier {
   struct path_set created;
   struct dir_time *dir_times;
   size_t n_dir_times, dir_times_capacity, dir_times_bytes;
-  char path[PATH_MAX]; /* the current entry's normalised name */
+  char normal[PATH_MAX + 1]; /* the current entry's name in normal form, "/a/b" */
+  const char *path;          /* the same relative to the rootfs: "a/b", "" for the rootfs */
   const char *raw_name;
   char shown_name[1024]; /* raw_name made safe for a one-line message */
 };
@@ -175,37 +176,20 @@ static int entry_error(struct applier *applier, oci_error_t *err, int errno_valu
                        applier->shown_name, step);
 }
 
-/* Rewrites name as a relative path without empty, "." or ".." components
- * (".." drops the previous one and stops at the root). "" means the root. */
-static int path_normalize(const char *name, char out[PATH_MAX])
+/* How tar reads an entry's name: relative to the rootfs, with ".." stopping
+ * at it (an absolute name is taken from it too). */
+#define TAR_NAME_RULES                                                                             \
+  (IN_ROOT_ALLOW_RELATIVE | IN_ROOT_ALLOW_ROOT | IN_ROOT_CLAMP_DOT_DOT | IN_ROOT_CHECK_NAME_MAX)
+
+/* name in normal form in normal ("/a/b"); returned relative to the rootfs,
+ * past its "/" ("a/b", "" for the rootfs itself). NULL when it is longer
+ * than PATH_MAX or a component than NAME_MAX. */
+static char *entry_path(const char *name, char normal[PATH_MAX + 1])
 {
-  size_t length = 0;
-
-  out[0] = '\0';
-  while (*name != '\0') {
-    const char *end = strchrnul(name, '/');
-    size_t component = (size_t)(end - name);
-
-    if (component == 0 || (component == 1 && name[0] == '.')) {
-      /* empty or "." */
-    } else if (component == 2 && name[0] == '.' && name[1] == '.') {
-      char *slash = memrchr(out, '/', length);
-      length = slash ? (size_t)(slash - out) : 0;
-      out[length] = '\0';
-    } else {
-      if (component > NAME_MAX)
-        return -ENAMETOOLONG;
-      if (length + (length ? 1 : 0) + component >= PATH_MAX)
-        return -ENAMETOOLONG;
-      if (length)
-        out[length++] = '/';
-      memcpy(out + length, name, component);
-      length += component;
-      out[length] = '\0';
-    }
-    name = *end ? end + 1 : end;
-  }
-  return 0;
+  if (in_root_path_normalize(name[0] != '\0' ? name : ".", TAR_NAME_RULES, normal, PATH_MAX + 1) !=
+      IN_ROOT_PATH_NORMAL)
+    return NULL;
+  return normal + 1;
 }
 
 /* Rootless: records that directory `path` must end with `mode` (see struct
@@ -594,11 +578,12 @@ static int apply_hardlink(struct applier *applier, int parent_fd, const char *na
                           const char *raw_target, oci_error_t *err)
 {
   char shown[1024];
-  char target[PATH_MAX];
+  char normal[PATH_MAX + 1];
+  char *target = entry_path(raw_target, normal);
   cleanup_close int target_parent_fd = -1;
   const char *slash, *target_name;
 
-  if (path_normalize(raw_target, target) < 0)
+  if (target == NULL)
     return entry_error(applier, err, ENAMETOOLONG, "hardlink target");
   if (target[0] == '\0')
     return entry_error(applier, err, 0, "hardlink to the rootfs itself");
@@ -725,7 +710,8 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
     text_printable(applier->raw_name, applier->shown_name, sizeof(applier->shown_name));
   if (applier->raw_name == NULL)
     return oci_error_set(err, 0, "layer %s: an entry has no usable name", applier->layer_name);
-  if (path_normalize(applier->raw_name, applier->path) < 0)
+  applier->path = entry_path(applier->raw_name, applier->normal);
+  if (applier->path == NULL)
     return entry_error(applier, err, ENAMETOOLONG, "name");
   if (applier->path[0] == '\0')
     return apply_root_entry(applier, entry, err);

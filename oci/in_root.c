@@ -1,11 +1,12 @@
-/* Opening and creating paths inside a root an image controls, and the one
- * openat2 call (in_root.h). */
+/* Paths inside a root an image controls: their one normal form, opening and
+ * creating them from the root's fd, and the one openat2 call (in_root.h). */
 #include "config.h"
 
 #include "in_root.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +16,46 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+
+enum in_root_path_verdict in_root_path_normalize(const char *given, unsigned rules, char *out,
+                                                 size_t size)
+{
+  size_t length = 0; /* out[0, length) is "" or "/a/b" */
+
+  if (given[0] == '\0')
+    return IN_ROOT_PATH_EMPTY;
+  if (given[0] != '/' && !(rules & IN_ROOT_ALLOW_RELATIVE))
+    return IN_ROOT_PATH_NOT_ABSOLUTE;
+  for (const char *p = given; *p != '\0';) {
+    const char *end = strchrnul(p, '/');
+    size_t n = (size_t)(end - p);
+
+    if (n == 2 && p[0] == '.' && p[1] == '.') {
+      if (!(rules & IN_ROOT_CLAMP_DOT_DOT))
+        return IN_ROOT_PATH_DOT_DOT;
+      while (length > 0 && out[--length] != '/')
+        ; /* the last component goes, and its "/" */
+    } else if (n > 0 && !(n == 1 && p[0] == '.')) {
+      if ((rules & IN_ROOT_CHECK_NAME_MAX) && n > NAME_MAX)
+        return IN_ROOT_PATH_TOO_LONG;
+      if (length + 1 + n >= size)
+        return IN_ROOT_PATH_TOO_LONG;
+      out[length++] = '/';
+      memcpy(out + length, p, n);
+      length += n;
+    }
+    p = *end != '\0' ? end + 1 : end;
+  }
+  if (length == 0) {
+    if (!(rules & IN_ROOT_ALLOW_ROOT))
+      return IN_ROOT_PATH_IS_ROOT;
+    if (size < 2)
+      return IN_ROOT_PATH_TOO_LONG;
+    out[length++] = '/';
+  }
+  out[length] = '\0';
+  return IN_ROOT_PATH_NORMAL;
+}
 
 /* How often a resolution that raced is tried again before EAGAIN is
  * returned: a race needs a rename or mount at that very moment, so a

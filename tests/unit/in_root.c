@@ -1,5 +1,7 @@
-/* Unit tests of the one opener under a root and the one openat2 call
- * (oci/in_root.c): a path of the tree never leads outside it, through an
+/* Unit tests of oci/in_root.c: the one normaliser of a path inside a tree
+ * (its rules for the root, "..", relative paths and lengths, for each
+ * caller's set of rules), and the one opener under a root with the one
+ * openat2 call: a path of the tree never leads outside it, through an
  * absolute symlink, a climbing one or a /proc magic link; the fd is
  * close-on-exec; a resolution the kernel asks to retry (EAGAIN) is retried,
  * a bounded number of times. Each hole is first shown open to a plain
@@ -10,6 +12,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -44,6 +47,98 @@ long syscall(long number, ...)
   if (real == NULL)
     real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
   return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* The callers' rules: the mount plan's masked paths and --tmpfs; a mount
+ * destination in config.json; a device path; a tar entry's name. */
+#define PLAN 0u
+#define DESTINATION (IN_ROOT_ALLOW_RELATIVE | IN_ROOT_ALLOW_ROOT)
+#define DEVICE IN_ROOT_ALLOW_ROOT
+#define TAR                                                                                        \
+  (IN_ROOT_ALLOW_RELATIVE | IN_ROOT_ALLOW_ROOT | IN_ROOT_CLAMP_DOT_DOT | IN_ROOT_CHECK_NAME_MAX)
+
+static const struct {
+  const char *given;
+  unsigned rules;
+  enum in_root_path_verdict verdict;
+  const char *normal;
+} path_cases[] = {
+    {"/a//b/./c/", PLAN, IN_ROOT_PATH_NORMAL, "/a/b/c"},
+    {"/tmp", PLAN, IN_ROOT_PATH_NORMAL, "/tmp"},
+    {"/a/.../b", PLAN, IN_ROOT_PATH_NORMAL, "/a/.../b"},
+    {"/..a/b..", PLAN, IN_ROOT_PATH_NORMAL, "/..a/b.."},
+    {"/", PLAN, IN_ROOT_PATH_IS_ROOT, NULL},
+    {"//", PLAN, IN_ROOT_PATH_IS_ROOT, NULL},
+    {"/.", PLAN, IN_ROOT_PATH_IS_ROOT, NULL},
+    {"/./", PLAN, IN_ROOT_PATH_IS_ROOT, NULL},
+    {"/.//", PLAN, IN_ROOT_PATH_IS_ROOT, NULL},
+    {"/..", PLAN, IN_ROOT_PATH_DOT_DOT, NULL},
+    {"/../", PLAN, IN_ROOT_PATH_DOT_DOT, NULL},
+    {"/./..", PLAN, IN_ROOT_PATH_DOT_DOT, NULL},
+    {"/tmp/..", PLAN, IN_ROOT_PATH_DOT_DOT, NULL},
+    {"/proc/../etc", PLAN, IN_ROOT_PATH_DOT_DOT, NULL},
+    {"relative", PLAN, IN_ROOT_PATH_NOT_ABSOLUTE, NULL},
+    {"./x", PLAN, IN_ROOT_PATH_NOT_ABSOLUTE, NULL},
+    {"a/..", PLAN, IN_ROOT_PATH_NOT_ABSOLUTE, NULL},
+    {"", PLAN, IN_ROOT_PATH_EMPTY, NULL},
+    {"data//./x/", DESTINATION, IN_ROOT_PATH_NORMAL, "/data/x"},
+    {"/", DESTINATION, IN_ROOT_PATH_NORMAL, "/"},
+    {"//./", DESTINATION, IN_ROOT_PATH_NORMAL, "/"},
+    {".", DESTINATION, IN_ROOT_PATH_NORMAL, "/"},
+    {"/a/../b", DESTINATION, IN_ROOT_PATH_DOT_DOT, NULL},
+    {"", DESTINATION, IN_ROOT_PATH_EMPTY, NULL},
+    {"/dev//fuse", DEVICE, IN_ROOT_PATH_NORMAL, "/dev/fuse"},
+    {"dev/x", DEVICE, IN_ROOT_PATH_NOT_ABSOLUTE, NULL},
+    {"/dev/../x", DEVICE, IN_ROOT_PATH_DOT_DOT, NULL},
+    {"./etc/passwd", TAR, IN_ROOT_PATH_NORMAL, "/etc/passwd"},
+    {"/etc/passwd", TAR, IN_ROOT_PATH_NORMAL, "/etc/passwd"},
+    {"../../etc/shadow", TAR, IN_ROOT_PATH_NORMAL, "/etc/shadow"},
+    {"/a/b/../c", TAR, IN_ROOT_PATH_NORMAL, "/a/c"},
+    {"a/../../b", TAR, IN_ROOT_PATH_NORMAL, "/b"},
+    {"a/b/../../..", TAR, IN_ROOT_PATH_NORMAL, "/"},
+    {"./", TAR, IN_ROOT_PATH_NORMAL, "/"},
+};
+
+static void test_normal_form(void)
+{
+  char out[64];
+
+  for (size_t i = 0; i < sizeof(path_cases) / sizeof(path_cases[0]); i++) {
+    const char *given = path_cases[i].given;
+    enum in_root_path_verdict got =
+        in_root_path_normalize(given, path_cases[i].rules, out, sizeof(out));
+
+    is_int(got, path_cases[i].verdict, "'%s' under rules %#x: verdict %d", given,
+           path_cases[i].rules, (int)path_cases[i].verdict);
+    if (path_cases[i].normal != NULL && got == IN_ROOT_PATH_NORMAL)
+      is_str(out, path_cases[i].normal, "'%s' is '%s'", given, path_cases[i].normal);
+  }
+}
+
+static void test_lengths(void)
+{
+  char name[NAME_MAX + 3], out[NAME_MAX + 8], small[10];
+
+  memset(name, 'n', NAME_MAX + 1);
+  name[0] = '/';
+  name[NAME_MAX + 1] = '\0'; /* "/" and NAME_MAX bytes */
+  is_int(in_root_path_normalize(name, TAR, out, sizeof(out)), IN_ROOT_PATH_NORMAL,
+         "a component of NAME_MAX bytes is a name");
+  strcat(name, "n");
+  is_int(in_root_path_normalize(name, TAR, out, sizeof(out)), IN_ROOT_PATH_TOO_LONG,
+         "one byte more: too long for a tar name");
+  is_int(in_root_path_normalize(name, PLAN, out, sizeof(out)), IN_ROOT_PATH_NORMAL,
+         "... which only the tar rules check (the kernel refuses it later)");
+  memset(small, 'x', sizeof(small));
+  is_int(in_root_path_normalize("/abcdefgh", PLAN, small, 9), IN_ROOT_PATH_TOO_LONG,
+         "a normal form of 9 bytes and a NUL does not fit in 9");
+  ok(small[9] == 'x', "... and nothing was written past the 9 bytes");
+  is_int(in_root_path_normalize("/abcdefg", PLAN, small, 9), IN_ROOT_PATH_NORMAL,
+         "8 bytes and a NUL fit in 9");
+  is_int(in_root_path_normalize("relative/./name", DESTINATION, out, strlen("relative/./name") + 2),
+         IN_ROOT_PATH_NORMAL, "strlen + 2 is room enough for a relative path's normal form");
+  is_int(in_root_path_normalize("/", DESTINATION, small, 1), IN_ROOT_PATH_TOO_LONG,
+         "the root does not fit in 1 byte");
 }
 
 static char top[] = "/tmp/ocirun-unit-in-root-XXXXXX";
@@ -246,6 +341,8 @@ int main(void)
   int root_fd;
   char command[512];
 
+  test_normal_form();
+  test_lengths();
   make_tree();
   root_fd = open(tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0) {

@@ -25,6 +25,7 @@
 #include <sys/sysmacros.h>
 
 #include "oci/cleanup.h"
+#include "oci/in_root.h"
 #include "runtime/mount/internal.h"
 
 #define RO_NOSUID_NODEV_NOEXEC                                                                     \
@@ -136,46 +137,41 @@ static int set_what(struct mount_op *op, oci_error_t *err, const char *fmt, ...)
   return 0;
 }
 
-/* A path inside the container as the config gives it, made canonical: "//"
- * and "." components dropped, no trailing "/". A ".." component is refused
- * (it means nothing inside a root and everything outside one), and so is
- * any spelling of the root itself. relative_ok: a mount destination may be
- * relative, and then means relative to "/" (config.md, deprecated). */
-static int container_path(const char *path, bool relative_ok, const char *what, char **out,
-                          oci_error_t *err)
+/* Nothing is mounted over the root itself, in any spelling. */
+static int refuse_root(const char *what, const char *path, oci_error_t *err)
 {
-  cleanup_free char *copy = NULL;
-  char *result, *save = NULL;
-  size_t used = 0;
+  return oci_error_set(err, 0, "config.json: %s: '%s' is the root itself: refused", what, path);
+}
+
+/* A path the config gives as it is (a masked or read-only path, the run's
+ * own files) in its one normal form (oci/in_root.c): absolute, no ".."
+ * (it means nothing inside a root and everything outside one), never the
+ * root itself. A mount destination and a device path come normal from
+ * spec_parse, which allows the root (refused where they are added). */
+static int container_path(const char *path, const char *what, char **out, oci_error_t *err)
+{
+  size_t size = (path != NULL ? strlen(path) : 0) + 2;
+  cleanup_free char *normal = malloc(size);
 
   *out = NULL;
-  if (path == NULL || path[0] == '\0')
-    return oci_error_set(err, 0, "config.json: %s: the path is empty", what);
-  if (path[0] != '/' && !relative_ok)
-    return oci_error_set(err, 0, "config.json: %s: '%s' is not an absolute path", what, path);
-  copy = strdup(path);
-  result = malloc(strlen(path) + 2);
-  if (copy == NULL || result == NULL) {
-    free(result);
+  if (normal == NULL)
     return oci_error_errno(err, "mount plan: allocate");
+  switch (in_root_path_normalize(path != NULL ? path : "", 0, normal, size)) {
+  case IN_ROOT_PATH_NORMAL:
+    *out = steal_pointer(&normal);
+    return 0;
+  case IN_ROOT_PATH_EMPTY:
+    return oci_error_set(err, 0, "config.json: %s: the path is empty", what);
+  case IN_ROOT_PATH_NOT_ABSOLUTE:
+    return oci_error_set(err, 0, "config.json: %s: '%s' is not an absolute path", what, path);
+  case IN_ROOT_PATH_DOT_DOT:
+    return oci_error_set(err, 0, "config.json: %s: '%s' has a '..' component: refused", what, path);
+  case IN_ROOT_PATH_IS_ROOT:
+    return refuse_root(what, path, err);
+  case IN_ROOT_PATH_TOO_LONG:
+    break;
   }
-  result[0] = '\0';
-  for (char *c = strtok_r(copy, "/", &save); c != NULL; c = strtok_r(NULL, "/", &save)) {
-    if (strcmp(c, ".") == 0)
-      continue;
-    if (strcmp(c, "..") == 0) {
-      free(result);
-      return oci_error_set(err, 0, "config.json: %s: '%s' has a '..' component: refused", what,
-                           path);
-    }
-    used += (size_t)sprintf(result + used, "/%s", c);
-  }
-  if (used == 0) {
-    free(result);
-    return oci_error_set(err, 0, "config.json: %s: '%s' is the root itself: refused", what, path);
-  }
-  *out = result;
-  return 0;
+  return oci_error_set(err, ENAMETOOLONG, "config.json: %s: '%s'", what, path);
 }
 
 /* MS_* options of a mount split into what mount_setattr/fsmount take
@@ -316,7 +312,6 @@ static int add_spec_mount(struct mount_plan *plan, const struct spec_mount *m, s
                           const struct mount_root *root, oci_error_t *err)
 {
   char what[64];
-  cleanup_free char *target = NULL;
   cleanup_free char *source = NULL;
   cleanup_free char *data = NULL;
   const char *fstype = NULL;
@@ -324,8 +319,8 @@ static int add_spec_mount(struct mount_plan *plan, const struct spec_mount *m, s
   uint64_t set, clr;
 
   snprintf(what, sizeof(what), "mounts[%zu].destination", index);
-  if (container_path(m->destination, true, what, &target, err) < 0)
-    return -1;
+  if (strcmp(m->destination, "/") == 0)
+    return refuse_root(what, m->destination, err);
   if (m->bind) {
     if (bind_source(m, index, root, &source, err) < 0)
       return -1;
@@ -350,8 +345,8 @@ static int add_spec_mount(struct mount_plan *plan, const struct spec_mount *m, s
   if (!m->bind && strcmp(fstype, "devpts") != 0 && !(clr & MOUNT_ATTR_NODEV))
     set |= MOUNT_ATTR_NODEV;
   op = add_op(plan, m->bind ? MOUNT_OP_BIND : MOUNT_OP_FILESYSTEM,
-              m->bind ? source : (m->source != NULL ? m->source : fstype), target, fstype, set,
-              data, err);
+              m->bind ? source : (m->source != NULL ? m->source : fstype), m->destination, fstype,
+              set, data, err);
   if (op == NULL)
     return -1;
   op->attr_clr = clr;
@@ -386,16 +381,7 @@ static bool has_device(const struct spec *spec, const char *path)
 static bool binds_dev(const struct spec *spec)
 {
   for (size_t i = 0; i < spec->n_mounts; i++) {
-    cleanup_free char *target = NULL;
-    oci_error_t ignored = NULL;
-
-    if (!spec->mounts[i].bind)
-      continue;
-    if (container_path(spec->mounts[i].destination, true, "", &target, &ignored) < 0) {
-      oci_error_free(&ignored);
-      continue;
-    }
-    if (strcmp(target, "/dev") == 0)
+    if (spec->mounts[i].bind && strcmp(spec->mounts[i].destination, "/dev") == 0)
       return true;
   }
   return false;
@@ -439,14 +425,13 @@ static int add_spec_device(struct mount_plan *plan, const struct spec_device *d,
                            bool user_namespace, oci_error_t *err)
 {
   char what[64], data[96], host[64];
-  cleanup_free char *target = NULL;
   struct mount_op *op;
   char type;
   mode_t mode = d->file_mode_set ? d->file_mode & 07777 : 0666;
 
   snprintf(what, sizeof(what), "linux.devices[%zu].path", index);
-  if (container_path(d->path, false, what, &target, err) < 0)
-    return -1;
+  if (strcmp(d->path, "/") == 0)
+    return refuse_root(what, d->path, err);
   switch (d->type) {
   case 'c':
   case 'u':
@@ -477,9 +462,9 @@ static int add_spec_device(struct mount_plan *plan, const struct spec_device *d,
     snprintf(host, sizeof(host), "/dev/%s/%" PRId64 ":%" PRId64, type == 'c' ? "char" : "block",
              d->major, d->minor);
     snprintf(data, sizeof(data), "%c %" PRId64 ":%" PRId64, type, d->major, d->minor);
-    op = add_op(plan, MOUNT_OP_BIND_DEVICE, host, target, NULL, HOST_DEVICE_ATTR, data, err);
+    op = add_op(plan, MOUNT_OP_BIND_DEVICE, host, d->path, NULL, HOST_DEVICE_ATTR, data, err);
   } else {
-    op = add_op(plan, MOUNT_OP_MAKE_DEVICE, NULL, target, NULL, MOUNT_ATTR_NOSUID, data, err);
+    op = add_op(plan, MOUNT_OP_MAKE_DEVICE, NULL, d->path, NULL, MOUNT_ATTR_NOSUID, data, err);
   }
   if (op == NULL)
     return -1;
@@ -501,7 +486,7 @@ static int add_paths(struct mount_plan *plan, char *const *paths, const char *na
     struct mount_op *op;
 
     snprintf(what, sizeof(what), "linux.%s[%zu]", name, i);
-    if (container_path(paths[i], false, what, &target, err) < 0)
+    if (container_path(paths[i], what, &target, err) < 0)
       return -1;
     op = add_op(plan, kind, kind == MOUNT_OP_MASK ? "/dev/null" : NULL, target, NULL,
                 RO_NOSUID_NODEV_NOEXEC, NULL, err);
@@ -620,7 +605,7 @@ int mount_plan_build(const struct spec *spec, const struct mount_root *root, boo
   for (size_t i = 0; i < root->n_files; i++) {
     cleanup_free char *target = NULL;
 
-    if (container_path(root->files[i].path, false, "root file", &target, err) < 0 ||
+    if (container_path(root->files[i].path, "root file", &target, err) < 0 ||
         add_op(plan, MOUNT_OP_WRITE_FILE, NULL, target, NULL, 0, root->files[i].content, err) ==
             NULL)
       goto fail;

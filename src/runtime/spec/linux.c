@@ -131,11 +131,8 @@ static int parse_device(const cJSON *item, const char *path, struct spec_device 
   device->type = type[0];
   if (spec_get_string(item, path, "path", true, &given_path, err) < 0)
     return -1;
-  if (given_path[0] != '/')
-    return spec_fail(err, spec_join_key(field_path, path, "path"), "'%s' is not an absolute path",
-                     given_path);
-  if (spec_normalize_path(given_path, spec_join_key(field_path, path, "path"), &device->path, err) <
-      0)
+  if (spec_container_path(given_path, IN_ROOT_ALLOW_ROOT, spec_join_key(field_path, path, "path"),
+                          &device->path, err) < 0)
     return -1;
   if (device->type == 'p') {
     device->major = device->minor = 0;

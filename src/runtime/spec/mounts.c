@@ -187,37 +187,6 @@ static int apply_mount_option(struct spec_mount *mount, const char *option, cons
   return 0;
 }
 
-/* An absolute path inside the container, without "." or empty components;
- * a relative one is taken from "/" (the spec allows it, deprecated), and
- * ".." is refused rather than resolved against a tree not yet built. */
-int spec_normalize_path(const char *given, const char *path, char **out, oci_error_t *err)
-{
-  cleanup_free char *copy = strdup(given);
-  cleanup_free char *normal = NULL;
-  size_t length = 0;
-  char *saveptr = NULL;
-
-  if (copy == NULL || (normal = malloc(strlen(given) + 2)) == NULL)
-    return spec_out_of_memory(err, path);
-  if (given[0] == '\0')
-    return spec_fail(err, path, "empty");
-  for (char *part = strtok_r(copy, "/", &saveptr); part != NULL;
-       part = strtok_r(NULL, "/", &saveptr)) {
-    if (strcmp(part, ".") == 0)
-      continue;
-    if (strcmp(part, "..") == 0)
-      return spec_fail(err, path, "'%s' contains '..'", given);
-    normal[length++] = '/';
-    memcpy(normal + length, part, strlen(part));
-    length += strlen(part);
-  }
-  if (length == 0)
-    normal[length++] = '/';
-  normal[length] = '\0';
-  *out = steal_pointer(&normal);
-  return 0;
-}
-
 static int parse_mount(const cJSON *item, const char *path, struct spec_mount *mount,
                        oci_error_t *err)
 {
@@ -229,8 +198,9 @@ static int parse_mount(const cJSON *item, const char *path, struct spec_mount *m
   if (spec_expect_object(item, path, err) < 0 ||
       SPEC_REFUSE_TABLE(item, path, mount_unsupported, err) < 0 ||
       spec_get_string(item, path, "destination", true, &destination, err) < 0 ||
-      spec_normalize_path(destination, spec_join_key(option_path, path, "destination"),
-                          &mount->destination, err) < 0 ||
+      spec_container_path(destination, IN_ROOT_ALLOW_RELATIVE | IN_ROOT_ALLOW_ROOT,
+                          spec_join_key(option_path, path, "destination"), &mount->destination,
+                          err) < 0 ||
       spec_get_string(item, path, "type", false, &mount->type, err) < 0 ||
       spec_get_string(item, path, "source", false, &mount->source, err) < 0)
     return -1;

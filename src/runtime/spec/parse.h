@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "oci/error.h"
+#include "oci/in_root.h"
 #include "runtime/spec/spec.h"
 
 /* A JSON path ("linux.resources.devices[3].access") fits here; a longer one
@@ -78,8 +79,12 @@ int spec_refuse_unsupported(const cJSON *object, const char *parent,
 
 /* "NAME=VALUE" with a non-empty NAME, as environ(7) has them (process.c). */
 int spec_check_env(char **env, const char *path, oci_error_t *err);
-/* An absolute path inside the container, normalised (mounts.c). */
-int spec_normalize_path(const char *given, const char *path, char **out, oci_error_t *err);
+/* given as a path inside the container in its one normal form
+ * (in_root_path_normalize under rules: the spec allows a relative mount
+ * destination, taken from "/", deprecated); ".." is refused rather than
+ * resolved against a tree not yet built. The refusal names path. */
+int spec_container_path(const char *given, unsigned rules, const char *path, char **out,
+                        oci_error_t *err);
 /* A propagation option by name ("rslave": MS_SLAVE | MS_REC); -1 for any
  * other name (mounts.c). */
 int spec_propagation_from_name(const char *name, unsigned long *propagation);

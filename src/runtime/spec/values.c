@@ -295,6 +295,35 @@ int spec_get_string_map(const cJSON *object, const char *parent, const char *key
   return 0;
 }
 
+int spec_container_path(const char *given, unsigned rules, const char *path, char **out,
+                        oci_error_t *err)
+{
+  size_t size = strlen(given) + 2;
+  cleanup_free char *normal = malloc(size);
+
+  if (normal == NULL)
+    return spec_out_of_memory(err, path);
+  switch (in_root_path_normalize(given, rules, normal, size)) {
+  case IN_ROOT_PATH_NORMAL:
+    *out = steal_pointer(&normal);
+    return 0;
+  case IN_ROOT_PATH_EMPTY:
+    /* where a relative path is taken from "/", "" is still none */
+    if (rules & IN_ROOT_ALLOW_RELATIVE)
+      return spec_fail(err, path, "empty");
+    __attribute__((fallthrough));
+  case IN_ROOT_PATH_NOT_ABSOLUTE:
+    return spec_fail(err, path, "'%s' is not an absolute path", given);
+  case IN_ROOT_PATH_DOT_DOT:
+    return spec_fail(err, path, "'%s' contains '..'", given);
+  case IN_ROOT_PATH_IS_ROOT:
+    return spec_fail(err, path, "'%s' is the root itself", given);
+  case IN_ROOT_PATH_TOO_LONG:
+    break;
+  }
+  return spec_fail(err, path, "'%s' is too long", given);
+}
+
 /* --- properties the spec defines and ocirun does not implement ------------ */
 
 static bool asks_for_something(const cJSON *item, enum spec_refusal when)
