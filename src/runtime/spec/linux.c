@@ -12,20 +12,6 @@
 #include "runtime/seccomp_rules.h"
 #include "runtime/spec/parse.h"
 
-static const struct spec_unsupported linux_unsupported[] = {
-    {"intelRdt", REFUSE_PRESENT, "no resctrl support"},
-    {"personality", REFUSE_PRESENT, "personality(2) is not implemented"},
-    {"timeOffsets", REFUSE_NONEMPTY, "time namespace offsets are not implemented"},
-    {"mountLabel", REFUSE_NONEMPTY, "no SELinux support"},
-    {"memoryPolicy", REFUSE_PRESENT, "NUMA memory policies are not implemented"},
-    {"netDevices", REFUSE_NONEMPTY, "moving network devices is not implemented"},
-};
-
-static const struct spec_unsupported seccomp_unsupported[] = {
-    {"listenerPath", REFUSE_NONEMPTY, "no seccomp notify agent support"},
-    {"listenerMetadata", REFUSE_NONEMPTY, "no seccomp notify agent support"},
-};
-
 /* --- linux: namespaces, id mappings, devices ------------------------------- */
 
 static const char *const namespace_names[SPEC_NS_COUNT] = {
@@ -39,15 +25,17 @@ const char *spec_namespace_name(enum spec_namespace_type type)
   return (unsigned)type < SPEC_NS_COUNT ? namespace_names[type] : NULL;
 }
 
-static int parse_namespaces(const cJSON *linux_section, struct spec *spec, oci_error_t *err)
+static int parse_namespaces(const cJSON *array, const char *array_path, void *target,
+                            oci_error_t *err)
 {
-  const cJSON *array = spec_member(linux_section, "namespaces"), *item;
+  struct spec *spec = target;
   char path[SPEC_PATH_MAX], field_path[SPEC_PATH_MAX];
+  const cJSON *item;
   size_t index = 0;
 
   if (array == NULL)
     return 0;
-  if (spec_expect_array(array, "linux.namespaces", err) < 0)
+  if (spec_expect_array(array, array_path, err) < 0)
     return -1;
   cJSON_ArrayForEach(item, array)
   {
@@ -55,7 +43,7 @@ static int parse_namespaces(const cJSON *linux_section, struct spec *spec, oci_e
     cleanup_free char *ns_path = NULL;
     int found = -1;
 
-    spec_join_index(path, "linux.namespaces", index++);
+    spec_join_index(path, array_path, index++);
     if (spec_expect_object(item, path, err) < 0 ||
         spec_get_string(item, path, "type", true, &type, err) < 0 ||
         spec_get_string(item, path, "path", false, &ns_path, err) < 0)
@@ -81,13 +69,12 @@ static int parse_namespaces(const cJSON *linux_section, struct spec *spec, oci_e
   return 0;
 }
 
-static int parse_id_mappings(const cJSON *linux_section, const char *key,
-                             struct spec_id_mapping **out, size_t *n_out, oci_error_t *err)
+static int parse_id_mappings(const cJSON *array, const char *path, struct spec_id_mapping **out,
+                             size_t *n_out, oci_error_t *err)
 {
-  const cJSON *array = spec_member(linux_section, key), *item;
-  char path[SPEC_PATH_MAX], item_path[SPEC_PATH_MAX];
+  char item_path[SPEC_PATH_MAX];
+  const cJSON *item;
 
-  spec_join_key(path, "linux", key);
   if (array == NULL)
     return 0;
   if (spec_expect_array(array, path, err) < 0)
@@ -112,6 +99,20 @@ static int parse_id_mappings(const cJSON *linux_section, const char *key,
     (*n_out)++;
   }
   return 0;
+}
+
+static int parse_uid_mappings(const cJSON *array, const char *path, void *target, oci_error_t *err)
+{
+  struct spec *spec = target;
+
+  return parse_id_mappings(array, path, &spec->uid_mappings, &spec->n_uid_mappings, err);
+}
+
+static int parse_gid_mappings(const cJSON *array, const char *path, void *target, oci_error_t *err)
+{
+  struct spec *spec = target;
+
+  return parse_id_mappings(array, path, &spec->gid_mappings, &spec->n_gid_mappings, err);
 }
 
 static int parse_device(const cJSON *item, const char *path, struct spec_device *device,
@@ -161,25 +162,39 @@ static int parse_device(const cJSON *item, const char *path, struct spec_device 
   return 0;
 }
 
-static int parse_devices(const cJSON *linux_section, struct spec *spec, oci_error_t *err)
+static int parse_devices(const cJSON *array, const char *array_path, void *target, oci_error_t *err)
 {
-  const cJSON *array = spec_member(linux_section, "devices"), *item;
+  struct spec *spec = target;
   char path[SPEC_PATH_MAX];
+  const cJSON *item;
 
   if (array == NULL)
     return 0;
-  if (spec_expect_array(array, "linux.devices", err) < 0)
+  if (spec_expect_array(array, array_path, err) < 0)
     return -1;
   spec->devices = calloc((size_t)cJSON_GetArraySize(array) + 1, sizeof(*spec->devices));
   if (spec->devices == NULL)
-    return spec_out_of_memory(err, "linux.devices");
+    return spec_out_of_memory(err, array_path);
   cJSON_ArrayForEach(item, array)
   {
     spec->n_devices++;
-    if (parse_device(item, spec_join_index(path, "linux.devices", spec->n_devices - 1),
+    if (parse_device(item, spec_join_index(path, array_path, spec->n_devices - 1),
                      &spec->devices[spec->n_devices - 1], err) < 0)
       return -1;
   }
+  return 0;
+}
+
+/* "" is how a Go caller writes "not given". */
+static int parse_cgroups_path(const cJSON *value, const char *path, void *cgroups_path,
+                              oci_error_t *err)
+{
+  char **out = cgroups_path;
+
+  if (spec_field_string(value, path, out, err) < 0)
+    return -1;
+  if (*out != NULL && (*out)[0] == '\0')
+    free(steal_pointer(out));
   return 0;
 }
 
@@ -262,60 +277,91 @@ static cJSON *seccomp_copy(const cJSON *object, const struct seccomp_level level
   return steal_pointer(&copy);
 }
 
-/* The profile is compiled by the runtime (seccomp_profile.c); here only
- * what decides whether it can be run at all is checked, with the path. */
-static int parse_seccomp(const cJSON *linux_section, struct spec *spec, oci_error_t *err)
+static int parse_default_action(const cJSON *value, const char *path, void *unused,
+                                oci_error_t *err)
 {
-  const char *path = "linux.seccomp";
-  const cJSON *seccomp = spec_member(linux_section, "seccomp"), *action, *flags, *item, *syscalls;
-  char item_path[SPEC_PATH_MAX], field_path[SPEC_PATH_MAX];
+  (void)unused;
+  if (value == NULL)
+    return spec_fail(err, path, "required");
+  return check_seccomp_action(value, path, err);
+}
+
+static int parse_seccomp_flags(const cJSON *flags, const char *path, void *unused, oci_error_t *err)
+{
+  char item_path[SPEC_PATH_MAX];
+  const cJSON *item;
   size_t index = 0;
+
+  (void)unused;
+  if (flags == NULL)
+    return 0;
+  if (spec_expect_array(flags, path, err) < 0)
+    return -1;
+  cJSON_ArrayForEach(item, flags)
+  {
+    spec_join_index(item_path, path, index++);
+    if (spec_expect_type(item, item_path, cJSON_String, "a string", err) < 0)
+      return -1;
+    if (seccomp_flag_from_name(item->valuestring) == 0)
+      return oci_error_set(err, 0, "%s: the seccomp flag '%s' is not supported by ocirun",
+                           item_path, item->valuestring);
+  }
+  return 0;
+}
+
+static int parse_seccomp_syscalls(const cJSON *syscalls, const char *path, void *unused,
+                                  oci_error_t *err)
+{
+  char item_path[SPEC_PATH_MAX], field_path[SPEC_PATH_MAX];
+  const cJSON *item, *action;
+  size_t index = 0;
+
+  (void)unused;
+  if (syscalls == NULL)
+    return 0;
+  if (spec_expect_array(syscalls, path, err) < 0)
+    return -1;
+  cJSON_ArrayForEach(item, syscalls)
+  {
+    spec_join_index(item_path, path, index++);
+    if (spec_expect_object(item, item_path, err) < 0 ||
+        spec_required(item, item_path, "action", &action, err) < 0 ||
+        check_seccomp_action(action, spec_join_key(field_path, item_path, "action"), err) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* What decides whether the profile can be run at all; the rest is the
+ * profile compiler's (seccomp_profile.c), from the copy. */
+static const struct spec_field seccomp_fields[] = {
+    SPEC_REFUSED("listenerPath", REFUSE_NONEMPTY, "no seccomp notify agent support"),
+    SPEC_REFUSED("listenerMetadata", REFUSE_NONEMPTY, "no seccomp notify agent support"),
+    SPEC_MEMBER("defaultAction", parse_default_action),
+    SPEC_MEMBER("flags", parse_seccomp_flags),
+    SPEC_MEMBER("syscalls", parse_seccomp_syscalls),
+};
+
+static int parse_seccomp(const cJSON *seccomp, const char *path, void *target, oci_error_t *err)
+{
+  struct spec *spec = target;
 
   if (seccomp == NULL)
     return 0;
   if (spec_expect_object(seccomp, path, err) < 0 ||
-      SPEC_REFUSE_TABLE(seccomp, path, seccomp_unsupported, err) < 0 ||
-      spec_required(seccomp, path, "defaultAction", &action, err) < 0 ||
-      check_seccomp_action(action, "linux.seccomp.defaultAction", err) < 0)
+      SPEC_DISPATCH(seccomp, path, seccomp_fields, spec, err) < 0)
     return -1;
-  flags = spec_member(seccomp, "flags");
-  if (flags != NULL) {
-    if (spec_expect_array(flags, "linux.seccomp.flags", err) < 0)
-      return -1;
-    cJSON_ArrayForEach(item, flags)
-    {
-      spec_join_index(item_path, "linux.seccomp.flags", index++);
-      if (spec_expect_type(item, item_path, cJSON_String, "a string", err) < 0)
-        return -1;
-      if (seccomp_flag_from_name(item->valuestring) == 0)
-        return oci_error_set(err, 0, "%s: the seccomp flag '%s' is not supported by ocirun",
-                             item_path, item->valuestring);
-    }
-  }
-  syscalls = spec_member(seccomp, "syscalls");
-  if (syscalls != NULL) {
-    if (spec_expect_array(syscalls, "linux.seccomp.syscalls", err) < 0)
-      return -1;
-    index = 0;
-    cJSON_ArrayForEach(item, syscalls)
-    {
-      spec_join_index(item_path, "linux.seccomp.syscalls", index++);
-      if (spec_expect_object(item, item_path, err) < 0 ||
-          spec_required(item, item_path, "action", &action, err) < 0 ||
-          check_seccomp_action(action, spec_join_key(field_path, item_path, "action"), err) < 0)
-        return -1;
-    }
-  }
   spec->seccomp = seccomp_copy(seccomp, seccomp_keys, err);
   return spec->seccomp == NULL ? -1 : 0;
 }
 
-static int parse_absolute_paths(const cJSON *linux_section, const char *key, char ***out,
-                                oci_error_t *err)
+/* Kept as given (the mount plan normalises them); only absolute. */
+static int parse_absolute_paths(const cJSON *value, const char *path, void *paths, oci_error_t *err)
 {
-  char path[SPEC_PATH_MAX], item_path[SPEC_PATH_MAX];
-  spec_join_key(path, "linux", key);
-  if (spec_get_strv(linux_section, "linux", key, out, err) < 0)
+  char item_path[SPEC_PATH_MAX];
+  char ***out = paths;
+
+  if (spec_field_strv(value, path, out, err) < 0)
     return -1;
   for (size_t i = 0; *out != NULL && (*out)[i] != NULL; i++)
     if ((*out)[i][0] != '/')
@@ -327,9 +373,13 @@ static int parse_absolute_paths(const cJSON *linux_section, const char *key, cha
 /* A sysctl name becomes a file under /proc/sys: "net.ipv4.ip_forward" or
  * "net/ipv4/ip_forward" (then dots are part of a name, as in sysctl(8));
  * no empty, "." or ".." component may take it elsewhere. */
-static int check_sysctl(const struct spec *spec, oci_error_t *err)
+static int parse_sysctl(const cJSON *value, const char *map_path, void *target, oci_error_t *err)
 {
+  struct spec *spec = target;
   char path[SPEC_PATH_MAX];
+
+  if (spec_string_map(value, map_path, &spec->sysctl, &spec->n_sysctl, err) < 0)
+    return -1;
   for (size_t i = 0; i < spec->n_sysctl; i++) {
     const char *key = spec->sysctl[i].key;
     const char *separator = strchr(key, '/') != NULL ? "/" : ".";
@@ -338,62 +388,64 @@ static int check_sysctl(const struct spec *spec, oci_error_t *err)
     char *saveptr = NULL;
 
     if (copy == NULL)
-      return spec_out_of_memory(err, "linux.sysctl");
+      return spec_out_of_memory(err, map_path);
     for (char *part = strtok_r(copy, separator, &saveptr); part != NULL;
          part = strtok_r(NULL, separator, &saveptr)) {
       if (strcmp(part, ".") == 0 || strcmp(part, "..") == 0)
-        return spec_fail(err, spec_join_key(path, "linux.sysctl", key), "not a sysctl name");
+        return spec_fail(err, spec_join_key(path, map_path, key), "not a sysctl name");
       parts++;
       joined += strlen(part);
     }
     /* the separators between the parts are all there were: none empty */
     if (parts == 0 || joined + parts - 1 != strlen(key))
-      return spec_fail(err, spec_join_key(path, "linux.sysctl", key), "not a sysctl name");
+      return spec_fail(err, spec_join_key(path, map_path, key), "not a sysctl name");
   }
   return 0;
 }
 
-static int parse_rootfs_propagation(const cJSON *linux_section, struct spec *spec, oci_error_t *err)
+/* "" is how a Go caller writes "not given". */
+static int parse_rootfs_propagation(const cJSON *value, const char *path, void *propagation,
+                                    oci_error_t *err)
 {
-  cleanup_free char *value = NULL;
+  cleanup_free char *name = NULL;
 
-  if (spec_get_string(linux_section, "linux", "rootfsPropagation", false, &value, err) < 0)
+  if (spec_field_string(value, path, &name, err) < 0)
     return -1;
-  if (value == NULL || value[0] == '\0')
+  if (name == NULL || name[0] == '\0')
     return 0;
-  if (spec_propagation_from_name(value, &spec->rootfs_propagation) < 0)
-    return spec_fail(err, "linux.rootfsPropagation",
+  if (spec_propagation_from_name(name, propagation) < 0)
+    return spec_fail(err, path,
                      "'%s' is not one of private, rprivate, slave, rslave, shared, rshared, "
                      "unbindable, runbindable",
-                     value);
+                     name);
   return 0;
 }
 
-int spec_parse_linux(const cJSON *config, struct spec *spec, oci_error_t *err)
-{
-  const cJSON *linux_section = spec_member(config, "linux");
-  cleanup_free char *cgroups_path = NULL;
+static const struct spec_field linux_fields[] = {
+    SPEC_REFUSED("intelRdt", REFUSE_PRESENT, "no resctrl support"),
+    SPEC_REFUSED("personality", REFUSE_PRESENT, "personality(2) is not implemented"),
+    SPEC_REFUSED("timeOffsets", REFUSE_NONEMPTY, "time namespace offsets are not implemented"),
+    SPEC_REFUSED("mountLabel", REFUSE_NONEMPTY, "no SELinux support"),
+    SPEC_REFUSED("memoryPolicy", REFUSE_PRESENT, "NUMA memory policies are not implemented"),
+    SPEC_REFUSED("netDevices", REFUSE_NONEMPTY, "moving network devices is not implemented"),
+    SPEC_MEMBER("namespaces", parse_namespaces),
+    SPEC_MEMBER("uidMappings", parse_uid_mappings),
+    SPEC_MEMBER("gidMappings", parse_gid_mappings),
+    SPEC_MEMBER("devices", parse_devices),
+    SPEC_FIELD("cgroupsPath", parse_cgroups_path, struct spec, cgroups_path),
+    SPEC_MEMBER("resources", spec_parse_resources),
+    SPEC_MEMBER("seccomp", parse_seccomp),
+    SPEC_FIELD("maskedPaths", parse_absolute_paths, struct spec, masked_paths),
+    SPEC_FIELD("readonlyPaths", parse_absolute_paths, struct spec, readonly_paths),
+    SPEC_MEMBER("sysctl", parse_sysctl),
+    SPEC_FIELD("rootfsPropagation", parse_rootfs_propagation, struct spec, rootfs_propagation),
+};
 
-  if (linux_section == NULL)
+int spec_parse_linux(const cJSON *value, const char *path, void *spec, oci_error_t *err)
+{
+  if (value == NULL)
     return 0;
-  if (spec_expect_object(linux_section, "linux", err) < 0 ||
-      SPEC_REFUSE_TABLE(linux_section, "linux", linux_unsupported, err) < 0 ||
-      parse_namespaces(linux_section, spec, err) < 0 ||
-      parse_id_mappings(linux_section, "uidMappings", &spec->uid_mappings, &spec->n_uid_mappings,
-                        err) < 0 ||
-      parse_id_mappings(linux_section, "gidMappings", &spec->gid_mappings, &spec->n_gid_mappings,
-                        err) < 0 ||
-      parse_devices(linux_section, spec, err) < 0 ||
-      spec_get_string(linux_section, "linux", "cgroupsPath", false, &cgroups_path, err) < 0 ||
-      spec_parse_resources(linux_section, spec, err) < 0 ||
-      parse_seccomp(linux_section, spec, err) < 0 ||
-      parse_absolute_paths(linux_section, "maskedPaths", &spec->masked_paths, err) < 0 ||
-      parse_absolute_paths(linux_section, "readonlyPaths", &spec->readonly_paths, err) < 0 ||
-      spec_get_string_map(linux_section, "linux", "sysctl", &spec->sysctl, &spec->n_sysctl, err) <
-          0 ||
-      check_sysctl(spec, err) < 0 || parse_rootfs_propagation(linux_section, spec, err) < 0)
+  if (spec_expect_object(value, path, err) < 0)
     return -1;
-  if (cgroups_path != NULL && cgroups_path[0] != '\0')
-    spec->cgroups_path = steal_pointer(&cgroups_path);
-  return 0;
+  return SPEC_DISPATCH(value, path, linux_fields, spec, err);
 }

@@ -1,5 +1,6 @@
-/* mounts: each mount's destination, type, source and options (the spec's
- * Linux mount options as flags, any other option as filesystem data). */
+/* mounts: each mount's destination (in its one normal form), type, source
+ * and options (the spec's Linux mount options as flags, any other option
+ * as filesystem data). */
 #include "config.h"
 
 #include <stdio.h>
@@ -9,13 +10,6 @@
 
 #include "oci/cleanup.h"
 #include "runtime/spec/parse.h"
-
-static const struct spec_unsupported mount_unsupported[] = {
-    {"uidMappings", REFUSE_NONEMPTY, "idmapped mounts are not implemented"},
-    {"gidMappings", REFUSE_NONEMPTY, "idmapped mounts are not implemented"},
-};
-
-/* --- mounts --------------------------------------------------------------- */
 
 enum option_kind {
   OPTION_SET,         /* sets flag */
@@ -187,32 +181,33 @@ static int apply_mount_option(struct spec_mount *mount, const char *option, cons
   return 0;
 }
 
-static int parse_mount(const cJSON *item, const char *path, struct spec_mount *mount,
-                       oci_error_t *err)
+/* Normalised here, once: the mount plan takes it as it is. */
+static int parse_destination(const cJSON *value, const char *path, void *destination,
+                             oci_error_t *err)
 {
-  char options_path[SPEC_PATH_MAX], option_path[SPEC_PATH_MAX];
-  cleanup_free char *destination = NULL;
-  const cJSON *options, *option;
+  cleanup_free char *given = NULL;
+
+  if (value == NULL)
+    return spec_fail(err, path, "required");
+  if (spec_string_dup(value, path, &given, err) < 0)
+    return -1;
+  return spec_container_path(given, IN_ROOT_ALLOW_RELATIVE | IN_ROOT_ALLOW_ROOT, path, destination,
+                             err);
+}
+
+static int parse_options(const cJSON *options, const char *path, void *mount, oci_error_t *err)
+{
+  char option_path[SPEC_PATH_MAX];
+  const cJSON *option;
   size_t index = 0;
 
-  if (spec_expect_object(item, path, err) < 0 ||
-      SPEC_REFUSE_TABLE(item, path, mount_unsupported, err) < 0 ||
-      spec_get_string(item, path, "destination", true, &destination, err) < 0 ||
-      spec_container_path(destination, IN_ROOT_ALLOW_RELATIVE | IN_ROOT_ALLOW_ROOT,
-                          spec_join_key(option_path, path, "destination"), &mount->destination,
-                          err) < 0 ||
-      spec_get_string(item, path, "type", false, &mount->type, err) < 0 ||
-      spec_get_string(item, path, "source", false, &mount->source, err) < 0)
-    return -1;
-  options = spec_member(item, "options");
   if (options == NULL)
     return 0;
-  spec_join_key(options_path, path, "options");
-  if (spec_expect_array(options, options_path, err) < 0)
+  if (spec_expect_array(options, path, err) < 0)
     return -1;
   cJSON_ArrayForEach(option, options)
   {
-    spec_join_index(option_path, options_path, index++);
+    spec_join_index(option_path, path, index++);
     if (spec_expect_type(option, option_path, cJSON_String, "a string", err) < 0 ||
         apply_mount_option(mount, option->valuestring, option_path, err) < 0)
       return -1;
@@ -220,24 +215,35 @@ static int parse_mount(const cJSON *item, const char *path, struct spec_mount *m
   return 0;
 }
 
-int spec_parse_mounts(const cJSON *config, struct spec *spec, oci_error_t *err)
+static const struct spec_field mount_fields[] = {
+    SPEC_REFUSED("uidMappings", REFUSE_NONEMPTY, "idmapped mounts are not implemented"),
+    SPEC_REFUSED("gidMappings", REFUSE_NONEMPTY, "idmapped mounts are not implemented"),
+    SPEC_FIELD("destination", parse_destination, struct spec_mount, destination),
+    SPEC_FIELD("type", spec_field_string, struct spec_mount, type),
+    SPEC_FIELD("source", spec_field_string, struct spec_mount, source),
+    SPEC_MEMBER("options", parse_options),
+};
+
+int spec_parse_mounts(const cJSON *mounts, const char *path, void *spec, oci_error_t *err)
 {
-  const cJSON *mounts = spec_member(config, "mounts"), *item;
-  char path[SPEC_PATH_MAX];
+  struct spec *out = spec;
+  char item_path[SPEC_PATH_MAX];
+  const cJSON *item;
 
   if (mounts == NULL)
     return 0;
-  if (spec_expect_array(mounts, "mounts", err) < 0)
+  if (spec_expect_array(mounts, path, err) < 0)
     return -1;
-  spec->mounts = calloc((size_t)cJSON_GetArraySize(mounts) + 1, sizeof(*spec->mounts));
-  if (spec->mounts == NULL)
-    return spec_out_of_memory(err, "mounts");
+  out->mounts = calloc((size_t)cJSON_GetArraySize(mounts) + 1, sizeof(*out->mounts));
+  if (out->mounts == NULL)
+    return spec_out_of_memory(err, path);
   cJSON_ArrayForEach(item, mounts)
   {
     /* counted first, so spec_clear frees a half-parsed entry */
-    spec->n_mounts++;
-    if (parse_mount(item, spec_join_index(path, "mounts", spec->n_mounts - 1),
-                    &spec->mounts[spec->n_mounts - 1], err) < 0)
+    out->n_mounts++;
+    spec_join_index(item_path, path, out->n_mounts - 1);
+    if (spec_expect_object(item, item_path, err) < 0 ||
+        SPEC_DISPATCH(item, item_path, mount_fields, &out->mounts[out->n_mounts - 1], err) < 0)
       return -1;
   }
   return 0;

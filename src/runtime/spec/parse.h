@@ -43,22 +43,31 @@ int spec_number_u64(const cJSON *item, const char *path, uint64_t max, uint64_t 
                     oci_error_t *err);
 int spec_number_u32(const cJSON *item, const char *path, uint32_t *out, oci_error_t *err);
 int spec_string_dup(const cJSON *item, const char *path, char **out, oci_error_t *err);
-/* Optional members: *set (when given) says whether the member was there. */
-int spec_get_bool(const cJSON *object, const char *parent, const char *key, bool *out,
-                  oci_error_t *err);
+
+/* A member's value (NULL when absent: the field is left alone) into the
+ * field it fills: bool *, char **, char *** (a NULL-terminated vector). */
+int spec_field_bool(const cJSON *value, const char *path, void *field, oci_error_t *err);
+int spec_field_string(const cJSON *value, const char *path, void *field, oci_error_t *err);
+int spec_field_strv(const cJSON *value, const char *path, void *field, oci_error_t *err);
+int spec_string_map(const cJSON *value, const char *path, struct spec_key_value **out,
+                    size_t *n_out, oci_error_t *err);
+
+/* A member of object, for the parsers of an array's entries, which read
+ * members in turn. *set (when given) says whether the member was there. */
 int spec_get_string(const cJSON *object, const char *parent, const char *key, bool is_required,
                     char **out, oci_error_t *err);
 int spec_get_i64(const cJSON *object, const char *parent, const char *key, int64_t min, int64_t max,
                  int64_t *out, bool *set, oci_error_t *err);
-int spec_get_u64(const cJSON *object, const char *parent, const char *key, uint64_t max,
-                 uint64_t *out, bool *set, oci_error_t *err);
 int spec_get_u32(const cJSON *object, const char *parent, const char *key, bool is_required,
                  uint32_t *out, bool *set, oci_error_t *err);
 int spec_get_strv(const cJSON *object, const char *parent, const char *key, char ***out,
                   oci_error_t *err);
-int spec_get_string_map(const cJSON *object, const char *parent, const char *key,
-                        struct spec_key_value **out, size_t *n_out, oci_error_t *err);
 
+/* An object's members as a table, in the order they are checked (which
+ * says which error a document with several gets): each member the spec
+ * defines is parsed into the target, or refused by name when ocirun does
+ * not implement it and the value asks for something; a member the spec
+ * does not define is never looked at (the spec's extensibility rule). */
 enum spec_refusal {
   REFUSE_PRESENT,  /* any value */
   REFUSE_NONEMPTY, /* accepted: "", [], {} (they ask for nothing) */
@@ -66,16 +75,50 @@ enum spec_refusal {
   REFUSE_NONZERO,  /* accepted: 0 */
 };
 
-struct spec_unsupported {
-  const char *key;
-  enum spec_refusal when;
+struct spec_field {
+  const char *key; /* NULL: a check over what the members above read, given the object */
+  /* value: the member (NULL when absent), path: its JSON path, field: the
+   * target + offset */
+  int (*parse)(const cJSON *value, const char *path, void *field, oci_error_t *err);
+  size_t offset;
+  /* or an optional object whose members are a table of their own, into the
+   * same target */
+  const struct spec_field *fields;
+  size_t n_fields;
+  /* or, with neither, a member ocirun refuses when its value asks for something */
+  enum spec_refusal refuse;
   const char *why;
 };
 
-int spec_refuse_unsupported(const cJSON *object, const char *parent,
-                            const struct spec_unsupported *table, size_t n, oci_error_t *err);
-#define SPEC_REFUSE_TABLE(object, parent, table, err)                                              \
-  spec_refuse_unsupported(object, parent, table, sizeof(table) / sizeof(table[0]), err)
+/* parse fills member of the target (a struct type) */
+#define SPEC_FIELD(name, function, type, member)                                                   \
+  {                                                                                                \
+    .key = (name), .parse = (function), .offset = offsetof(type, member)                           \
+  }
+/* parse gets the whole target */
+#define SPEC_MEMBER(name, function)                                                                \
+  {                                                                                                \
+    .key = (name), .parse = (function)                                                             \
+  }
+#define SPEC_OBJECT(name, table)                                                                   \
+  {                                                                                                \
+    .key = (name), .fields = (table), .n_fields = sizeof(table) / sizeof(table[0])                 \
+  }
+#define SPEC_REFUSED(name, when, reason)                                                           \
+  {                                                                                                \
+    .key = (name), .refuse = (when), .why = (reason)                                               \
+  }
+#define SPEC_CHECK(function)                                                                       \
+  {                                                                                                \
+    .parse = (function)                                                                            \
+  }
+
+/* object's members by fields into target; path is the object's. The
+ * caller has checked that object is one. */
+int spec_dispatch(const cJSON *object, const char *path, const struct spec_field *fields, size_t n,
+                  void *target, oci_error_t *err);
+#define SPEC_DISPATCH(object, path, fields, target, err)                                           \
+  spec_dispatch(object, path, fields, sizeof(fields) / sizeof(fields[0]), target, err)
 
 /* "NAME=VALUE" with a non-empty NAME, as environ(7) has them (process.c). */
 int spec_check_env(char **env, const char *path, oci_error_t *err);
@@ -89,11 +132,12 @@ int spec_container_path(const char *given, unsigned rules, const char *path, cha
  * other name (mounts.c). */
 int spec_propagation_from_name(const char *name, unsigned long *propagation);
 
-/* The objects of the document, each into spec. */
-int spec_parse_process(const cJSON *config, struct spec *spec, oci_error_t *err);
-int spec_parse_mounts(const cJSON *config, struct spec *spec, oci_error_t *err);
-int spec_parse_linux(const cJSON *config, struct spec *spec, oci_error_t *err);
-int spec_parse_resources(const cJSON *linux_section, struct spec *spec, oci_error_t *err);
+/* The document's objects, each a member parser of struct spec (value:
+ * the object, NULL when absent). */
+int spec_parse_process(const cJSON *value, const char *path, void *spec, oci_error_t *err);
+int spec_parse_mounts(const cJSON *value, const char *path, void *spec, oci_error_t *err);
+int spec_parse_linux(const cJSON *value, const char *path, void *spec, oci_error_t *err);
+int spec_parse_resources(const cJSON *value, const char *path, void *spec, oci_error_t *err);
 void spec_resources_init(struct spec_resources *resources);
 
 #endif

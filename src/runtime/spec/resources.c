@@ -1,5 +1,6 @@
 /* linux.resources: the cgroup limits (memory, cpu, pids), the device
- * cgroup's rules and the unified cgroup v2 files, each checked. */
+ * cgroup's rules and the unified cgroup v2 files, each checked; each
+ * object a table of its members. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -10,64 +11,47 @@
 #include "oci/cleanup.h"
 #include "runtime/spec/parse.h"
 
-static const struct spec_unsupported resources_unsupported[] = {
-    {"blockIO", REFUSE_NONEMPTY, "I/O limits are not implemented"},
-    {"hugepageLimits", REFUSE_NONEMPTY, "huge page limits are not implemented"},
-    {"network", REFUSE_NONEMPTY, "net_cls and net_prio are cgroup v1 only"},
-    {"rdma", REFUSE_NONEMPTY, "RDMA limits are not implemented"},
-};
-
-static const struct spec_unsupported memory_unsupported[] = {
-    {"kernel", REFUSE_PRESENT, "kernel memory limits are cgroup v1 only"},
-    {"kernelTCP", REFUSE_PRESENT, "kernel TCP memory limits are cgroup v1 only"},
-    {"swappiness", REFUSE_PRESENT, "swappiness is cgroup v1 only"},
-    {"disableOOMKiller", REFUSE_TRUE, "the OOM killer cannot be disabled on cgroup v2"},
-    {"useHierarchy", REFUSE_PRESENT, "a cgroup v1 setting"},
-    {"checkBeforeUpdate", REFUSE_TRUE, "checking usage before an update is not implemented"},
-};
-
-static const struct spec_unsupported cpu_unsupported[] = {
-    {"realtimeRuntime", REFUSE_PRESENT, "real-time CPU limits are cgroup v1 only"},
-    {"realtimePeriod", REFUSE_PRESENT, "real-time CPU limits are cgroup v1 only"},
-    {"idle", REFUSE_NONZERO, "cpu.idle is not implemented"},
-    {"burst", REFUSE_PRESENT, "cpu.max.burst is not implemented"},
-};
-
-/* --- linux.resources -------------------------------------------------------- */
-
 /* A memory value: bytes, or -1 for unlimited (kept as INT64_MAX, so that
  * "unlimited" and "not given" stay apart for an update). */
-static int get_memory_value(const cJSON *memory, const char *key, int64_t *out, oci_error_t *err)
+static int parse_memory_value(const cJSON *value, const char *path, void *bytes, oci_error_t *err)
 {
-  bool set;
   int64_t v;
-  if (spec_get_i64(memory, "linux.resources.memory", key, -1, INT64_MAX, &v, &set, err) < 0)
+
+  if (value == NULL)
+    return 0;
+  if (spec_number_i64(value, path, -1, INT64_MAX, &v, err) < 0)
     return -1;
-  if (set)
-    *out = v == -1 ? INT64_MAX : v;
+  *(int64_t *)bytes = v == -1 ? INT64_MAX : v;
   return 0;
 }
 
-static int parse_memory(const cJSON *resources, struct spec_resources *out, oci_error_t *err)
+/* swap is memory+swap: below the memory limit it cannot be applied */
+static int check_swap(const cJSON *memory, const char *path, void *resources, oci_error_t *err)
 {
-  const char *path = "linux.resources.memory";
-  const cJSON *memory = spec_member(resources, "memory");
+  const struct spec_resources *out = resources;
+  char swap_path[SPEC_PATH_MAX];
 
-  if (memory == NULL)
-    return 0;
-  if (spec_expect_object(memory, path, err) < 0 ||
-      SPEC_REFUSE_TABLE(memory, path, memory_unsupported, err) < 0 ||
-      get_memory_value(memory, "limit", &out->memory_limit, err) < 0 ||
-      get_memory_value(memory, "reservation", &out->memory_reservation, err) < 0 ||
-      get_memory_value(memory, "swap", &out->memory_swap, err) < 0)
-    return -1;
-  /* swap is memory+swap: below the memory limit it cannot be applied */
+  (void)memory;
   if (out->memory_swap >= 0 && out->memory_limit >= 0 && out->memory_swap < out->memory_limit)
-    return spec_fail(err, "linux.resources.memory.swap",
+    return spec_fail(err, spec_join_key(swap_path, path, "swap"),
                      "%" PRId64 " (memory+swap) is below the memory limit %" PRId64,
                      out->memory_swap, out->memory_limit);
   return 0;
 }
+
+static const struct spec_field memory_fields[] = {
+    SPEC_REFUSED("kernel", REFUSE_PRESENT, "kernel memory limits are cgroup v1 only"),
+    SPEC_REFUSED("kernelTCP", REFUSE_PRESENT, "kernel TCP memory limits are cgroup v1 only"),
+    SPEC_REFUSED("swappiness", REFUSE_PRESENT, "swappiness is cgroup v1 only"),
+    SPEC_REFUSED("disableOOMKiller", REFUSE_TRUE, "the OOM killer cannot be disabled on cgroup v2"),
+    SPEC_REFUSED("useHierarchy", REFUSE_PRESENT, "a cgroup v1 setting"),
+    SPEC_REFUSED("checkBeforeUpdate", REFUSE_TRUE,
+                 "checking usage before an update is not implemented"),
+    SPEC_FIELD("limit", parse_memory_value, struct spec_resources, memory_limit),
+    SPEC_FIELD("reservation", parse_memory_value, struct spec_resources, memory_reservation),
+    SPEC_FIELD("swap", parse_memory_value, struct spec_resources, memory_swap),
+    SPEC_CHECK(check_swap),
+};
 
 /* "0-3,7": numbers and ranges, comma-separated. */
 static int check_cpu_list(const char *list, const char *path, oci_error_t *err)
@@ -92,33 +76,42 @@ static int check_cpu_list(const char *list, const char *path, oci_error_t *err)
   return 0;
 }
 
-static int parse_cpu(const cJSON *resources, struct spec_resources *out, oci_error_t *err)
+static int parse_cpu_shares(const cJSON *value, const char *path, void *resources, oci_error_t *err)
 {
-  const char *path = "linux.resources.cpu";
-  const cJSON *cpu = spec_member(resources, "cpu");
-  bool quota_set;
-  int64_t quota;
+  struct spec_resources *out = resources;
 
-  if (cpu == NULL)
+  if (value == NULL)
     return 0;
-  if (spec_expect_object(cpu, path, err) < 0 ||
-      SPEC_REFUSE_TABLE(cpu, path, cpu_unsupported, err) < 0 ||
-      spec_get_u64(cpu, path, "shares", UINT64_MAX, &out->cpu_shares, &out->cpu_shares_set, err) <
-          0 ||
-      spec_get_i64(cpu, path, "quota", -1, INT64_MAX, &quota, &quota_set, err) < 0 ||
-      spec_get_u64(cpu, path, "period", UINT64_MAX, &out->cpu_period, NULL, err) < 0 ||
-      spec_get_string(cpu, path, "cpus", false, &out->cpuset_cpus, err) < 0 ||
-      spec_get_string(cpu, path, "mems", false, &out->cpuset_mems, err) < 0)
-    return -1;
-  if (quota_set)
-    out->cpu_quota = quota;
+  out->cpu_shares_set = true;
+  return spec_number_u64(value, path, UINT64_MAX, &out->cpu_shares, err);
+}
+
+/* microseconds; -1: unlimited, as when absent */
+static int parse_cpu_quota(const cJSON *value, const char *path, void *quota, oci_error_t *err)
+{
+  return value == NULL ? 0 : spec_number_i64(value, path, -1, INT64_MAX, quota, err);
+}
+
+/* microseconds; 0 as when absent */
+static int parse_cpu_period(const cJSON *value, const char *path, void *period, oci_error_t *err)
+{
+  return value == NULL ? 0 : spec_number_u64(value, path, UINT64_MAX, period, err);
+}
+
+/* cpus and mems once both are read; "" is how a Go caller writes "not
+ * given". */
+static int check_cpu_lists(const cJSON *cpu, const char *path, void *resources, oci_error_t *err)
+{
+  struct spec_resources *out = resources;
+  char list_path[SPEC_PATH_MAX];
+
+  (void)cpu;
   if (out->cpuset_cpus != NULL &&
-      check_cpu_list(out->cpuset_cpus, "linux.resources.cpu.cpus", err) < 0)
+      check_cpu_list(out->cpuset_cpus, spec_join_key(list_path, path, "cpus"), err) < 0)
     return -1;
   if (out->cpuset_mems != NULL &&
-      check_cpu_list(out->cpuset_mems, "linux.resources.cpu.mems", err) < 0)
+      check_cpu_list(out->cpuset_mems, spec_join_key(list_path, path, "mems"), err) < 0)
     return -1;
-  /* "" is how a Go caller writes "not given" */
   if (out->cpuset_cpus != NULL && out->cpuset_cpus[0] == '\0')
     free(steal_pointer(&out->cpuset_cpus));
   if (out->cpuset_mems != NULL && out->cpuset_mems[0] == '\0')
@@ -126,20 +119,35 @@ static int parse_cpu(const cJSON *resources, struct spec_resources *out, oci_err
   return 0;
 }
 
-static int parse_pids(const cJSON *resources, struct spec_resources *out, oci_error_t *err)
+static const struct spec_field cpu_fields[] = {
+    SPEC_REFUSED("realtimeRuntime", REFUSE_PRESENT, "real-time CPU limits are cgroup v1 only"),
+    SPEC_REFUSED("realtimePeriod", REFUSE_PRESENT, "real-time CPU limits are cgroup v1 only"),
+    SPEC_REFUSED("idle", REFUSE_NONZERO, "cpu.idle is not implemented"),
+    SPEC_REFUSED("burst", REFUSE_PRESENT, "cpu.max.burst is not implemented"),
+    SPEC_MEMBER("shares", parse_cpu_shares),
+    SPEC_FIELD("quota", parse_cpu_quota, struct spec_resources, cpu_quota),
+    SPEC_FIELD("period", parse_cpu_period, struct spec_resources, cpu_period),
+    SPEC_FIELD("cpus", spec_field_string, struct spec_resources, cpuset_cpus),
+    SPEC_FIELD("mems", spec_field_string, struct spec_resources, cpuset_mems),
+    SPEC_CHECK(check_cpu_lists),
+};
+
+/* 0 or negative: unlimited, kept as 0 */
+static int parse_pids_limit(const cJSON *value, const char *path, void *limit, oci_error_t *err)
 {
-  const cJSON *pids = spec_member(resources, "pids"), *limit;
   int64_t v;
 
-  if (pids == NULL)
-    return 0;
-  if (spec_expect_object(pids, "linux.resources.pids", err) < 0 ||
-      spec_required(pids, "linux.resources.pids", "limit", &limit, err) < 0 ||
-      spec_number_i64(limit, "linux.resources.pids.limit", INT64_MIN, INT64_MAX, &v, err) < 0)
+  if (value == NULL)
+    return spec_fail(err, path, "required");
+  if (spec_number_i64(value, path, INT64_MIN, INT64_MAX, &v, err) < 0)
     return -1;
-  out->pids_limit = v > 0 ? v : 0; /* 0 or negative: unlimited */
+  *(int64_t *)limit = v > 0 ? v : 0;
   return 0;
 }
+
+static const struct spec_field pids_fields[] = {
+    SPEC_FIELD("limit", parse_pids_limit, struct spec_resources, pids_limit),
+};
 
 static int parse_device_rule(const cJSON *item, const char *path, struct spec_device_rule *rule,
                              oci_error_t *err)
@@ -194,21 +202,23 @@ static int parse_device_rule(const cJSON *item, const char *path, struct spec_de
   return 0;
 }
 
-static int parse_device_rules(const cJSON *resources, struct spec_resources *out, oci_error_t *err)
+static int parse_device_rules(const cJSON *array, const char *array_path, void *resources,
+                              oci_error_t *err)
 {
-  const cJSON *array = spec_member(resources, "devices"), *item;
+  struct spec_resources *out = resources;
   char path[SPEC_PATH_MAX];
+  const cJSON *item;
 
   if (array == NULL)
     return 0;
-  if (spec_expect_array(array, "linux.resources.devices", err) < 0)
+  if (spec_expect_array(array, array_path, err) < 0)
     return -1;
   out->devices = calloc((size_t)cJSON_GetArraySize(array) + 1, sizeof(*out->devices));
   if (out->devices == NULL)
-    return spec_out_of_memory(err, "linux.resources.devices");
+    return spec_out_of_memory(err, array_path);
   cJSON_ArrayForEach(item, array)
   {
-    if (parse_device_rule(item, spec_join_index(path, "linux.resources.devices", out->n_devices),
+    if (parse_device_rule(item, spec_join_index(path, array_path, out->n_devices),
                           &out->devices[out->n_devices], err) < 0)
       return -1;
     out->n_devices++;
@@ -218,17 +228,33 @@ static int parse_device_rules(const cJSON *resources, struct spec_resources *out
 
 /* A unified key names a file in the container's cgroup: one name, never a
  * path that could leave it. */
-static int check_unified(const struct spec_resources *out, oci_error_t *err)
+static int parse_unified(const cJSON *value, const char *map_path, void *resources,
+                         oci_error_t *err)
 {
+  struct spec_resources *out = resources;
   char path[SPEC_PATH_MAX];
+
+  if (spec_string_map(value, map_path, &out->unified, &out->n_unified, err) < 0)
+    return -1;
   for (size_t i = 0; i < out->n_unified; i++) {
     const char *key = out->unified[i].key;
     if (strchr(key, '/') != NULL || strcmp(key, ".") == 0 || strcmp(key, "..") == 0)
-      return spec_fail(err, spec_join_key(path, "linux.resources.unified", key),
-                       "not a cgroup file name");
+      return spec_fail(err, spec_join_key(path, map_path, key), "not a cgroup file name");
   }
   return 0;
 }
+
+static const struct spec_field resources_fields[] = {
+    SPEC_REFUSED("blockIO", REFUSE_NONEMPTY, "I/O limits are not implemented"),
+    SPEC_REFUSED("hugepageLimits", REFUSE_NONEMPTY, "huge page limits are not implemented"),
+    SPEC_REFUSED("network", REFUSE_NONEMPTY, "net_cls and net_prio are cgroup v1 only"),
+    SPEC_REFUSED("rdma", REFUSE_NONEMPTY, "RDMA limits are not implemented"),
+    SPEC_OBJECT("memory", memory_fields),
+    SPEC_OBJECT("cpu", cpu_fields),
+    SPEC_OBJECT("pids", pids_fields),
+    SPEC_MEMBER("devices", parse_device_rules),
+    SPEC_MEMBER("unified", parse_unified),
+};
 
 void spec_resources_init(struct spec_resources *resources)
 {
@@ -237,21 +263,14 @@ void spec_resources_init(struct spec_resources *resources)
   resources->pids_limit = -1;
 }
 
-int spec_parse_resources(const cJSON *linux_section, struct spec *spec, oci_error_t *err)
+int spec_parse_resources(const cJSON *value, const char *path, void *spec, oci_error_t *err)
 {
-  const cJSON *resources = spec_member(linux_section, "resources");
-  struct spec_resources *out = &spec->resources;
+  struct spec *out = spec;
 
-  if (resources == NULL)
+  if (value == NULL)
     return 0;
-  spec->has_resources = true;
-  if (spec_expect_object(resources, "linux.resources", err) < 0 ||
-      SPEC_REFUSE_TABLE(resources, "linux.resources", resources_unsupported, err) < 0 ||
-      parse_memory(resources, out, err) < 0 || parse_cpu(resources, out, err) < 0 ||
-      parse_pids(resources, out, err) < 0 || parse_device_rules(resources, out, err) < 0 ||
-      spec_get_string_map(resources, "linux.resources", "unified", &out->unified, &out->n_unified,
-                          err) < 0 ||
-      check_unified(out, err) < 0)
+  out->has_resources = true;
+  if (spec_expect_object(value, path, err) < 0)
     return -1;
-  return 0;
+  return SPEC_DISPATCH(value, path, resources_fields, &out->resources, err);
 }

@@ -22,24 +22,17 @@
 /* config.json is a few kilobytes; a seccomp profile makes it some tens. */
 enum { SPEC_FILE_MAX_BYTES = 8 << 20 };
 
-static const struct spec_unsupported top_unsupported[] = {
-    {"windows", REFUSE_PRESENT, "a configuration for Windows"},
-    {"solaris", REFUSE_PRESENT, "a configuration for Solaris"},
-    {"zos", REFUSE_PRESENT, "a configuration for z/OS"},
-    {"freebsd", REFUSE_PRESENT, "a configuration for FreeBSD"},
-    {"vm", REFUSE_PRESENT, "ocirun runs containers, not virtual machines"},
-};
-
-/* --- the document as a whole ---------------------------------------------- */
-
 /* SemVer 2.0.0 with major version 1: "1.2.0", "1.0.2-dev", "1.1.0+build". */
-static int parse_oci_version(const cJSON *config, struct spec *spec, oci_error_t *err)
+static int parse_oci_version(const cJSON *value, const char *path, void *target, oci_error_t *err)
 {
+  struct spec *spec = target;
   const char *p;
   unsigned long parts[3];
   char *end;
 
-  if (spec_get_string(config, "", "ociVersion", true, &spec->oci_version, err) < 0)
+  if (value == NULL)
+    return spec_fail(err, path, "required");
+  if (spec_string_dup(value, path, &spec->oci_version, err) < 0)
     return -1;
   p = spec->oci_version;
   for (int i = 0; i < 3; i++) {
@@ -60,27 +53,43 @@ static int parse_oci_version(const cJSON *config, struct spec *spec, oci_error_t
   return 0;
 }
 
-static int parse_root(const cJSON *config, struct spec *spec, oci_error_t *err)
+/* As given: relative to the bundle when not absolute. */
+static int parse_root_path(const cJSON *value, const char *path, void *root_path, oci_error_t *err)
 {
-  const cJSON *root;
-  if (spec_required(config, "", "root", &root, err) < 0 ||
-      spec_expect_object(root, "root", err) < 0)
+  char **out = root_path;
+
+  if (value == NULL)
+    return spec_fail(err, path, "required");
+  if (spec_string_dup(value, path, out, err) < 0)
     return -1;
-  if (spec_get_string(root, "root", "path", true, &spec->root_path, err) < 0)
+  if ((*out)[0] == '\0')
+    return spec_fail(err, path, "empty");
+  return 0;
+}
+
+static const struct spec_field root_fields[] = {
+    SPEC_FIELD("path", parse_root_path, struct spec, root_path),
+    SPEC_FIELD("readonly", spec_field_bool, struct spec, root_readonly),
+};
+
+static int parse_root(const cJSON *value, const char *path, void *spec, oci_error_t *err)
+{
+  if (value == NULL)
+    return spec_fail(err, path, "required");
+  if (spec_expect_object(value, path, err) < 0)
     return -1;
-  if (spec->root_path[0] == '\0')
-    return spec_fail(err, "root.path", "empty");
-  return spec_get_bool(root, "root", "readonly", &spec->root_readonly, err);
+  return SPEC_DISPATCH(value, path, root_fields, spec, err);
 }
 
 /* --- hostname, hooks, annotations ------------------------------------------ */
 
-static int parse_names(const cJSON *config, struct spec *spec, oci_error_t *err)
+/* hostname and domainname, once both are read: sethostname and
+ * setdomainname take at most 64 bytes */
+static int check_names(const cJSON *config, const char *path, void *target, oci_error_t *err)
 {
-  if (spec_get_string(config, "", "hostname", false, &spec->hostname, err) < 0 ||
-      spec_get_string(config, "", "domainname", false, &spec->domainname, err) < 0)
-    return -1;
-  /* sethostname and setdomainname take at most 64 bytes */
+  const struct spec *spec = target;
+
+  (void)config, (void)path;
   if (spec->hostname != NULL && strlen(spec->hostname) > 64)
     return spec_fail(err, "hostname", "longer than 64 bytes");
   if (spec->domainname != NULL && strlen(spec->domainname) > 64)
@@ -127,20 +136,21 @@ static int parse_hook(const cJSON *item, const char *path, struct spec_hook *hoo
   return 0;
 }
 
-static int parse_hooks(const cJSON *config, struct spec *spec, oci_error_t *err)
+/* The six lists, by the names above. */
+static int parse_hooks(const cJSON *hooks, const char *hooks_path, void *target, oci_error_t *err)
 {
-  const cJSON *hooks = spec_member(config, "hooks");
+  struct spec *spec = target;
   char path[SPEC_PATH_MAX], item_path[SPEC_PATH_MAX];
 
   if (hooks == NULL)
     return 0;
-  if (spec_expect_object(hooks, "hooks", err) < 0)
+  if (spec_expect_object(hooks, hooks_path, err) < 0)
     return -1;
   for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++) {
     const cJSON *array = spec_member(hooks, hook_kind_names[kind]), *item;
     struct spec_hooks *list = &spec->hooks[kind];
 
-    spec_join_key(path, "hooks", hook_kind_names[kind]);
+    spec_join_key(path, hooks_path, hook_kind_names[kind]);
     if (array == NULL)
       continue;
     if (spec_expect_array(array, path, err) < 0)
@@ -159,6 +169,33 @@ static int parse_hooks(const cJSON *config, struct spec *spec, oci_error_t *err)
   return 0;
 }
 
+static int parse_annotations(const cJSON *value, const char *path, void *target, oci_error_t *err)
+{
+  struct spec *spec = target;
+
+  return spec_string_map(value, path, &spec->annotations, &spec->n_annotations, err);
+}
+
+/* --- the document as a table ---------------------------------------------- */
+
+static const struct spec_field document_fields[] = {
+    SPEC_MEMBER("ociVersion", parse_oci_version),
+    SPEC_REFUSED("windows", REFUSE_PRESENT, "a configuration for Windows"),
+    SPEC_REFUSED("solaris", REFUSE_PRESENT, "a configuration for Solaris"),
+    SPEC_REFUSED("zos", REFUSE_PRESENT, "a configuration for z/OS"),
+    SPEC_REFUSED("freebsd", REFUSE_PRESENT, "a configuration for FreeBSD"),
+    SPEC_REFUSED("vm", REFUSE_PRESENT, "ocirun runs containers, not virtual machines"),
+    SPEC_MEMBER("root", parse_root),
+    SPEC_MEMBER("process", spec_parse_process),
+    SPEC_MEMBER("mounts", spec_parse_mounts),
+    SPEC_FIELD("hostname", spec_field_string, struct spec, hostname),
+    SPEC_FIELD("domainname", spec_field_string, struct spec, domainname),
+    SPEC_CHECK(check_names),
+    SPEC_MEMBER("hooks", parse_hooks),
+    SPEC_MEMBER("annotations", parse_annotations),
+    SPEC_MEMBER("linux", spec_parse_linux),
+};
+
 /* --- entry points -------------------------------------------------------- */
 
 int spec_parse(const cJSON *config, struct spec *spec, oci_error_t *err)
@@ -168,14 +205,7 @@ int spec_parse(const cJSON *config, struct spec *spec, oci_error_t *err)
   if (config == NULL || !cJSON_IsObject(config))
     return oci_error_set(err, 0, "the configuration is not a JSON object");
   if (json_refuse_duplicate_keys(config, "config.json", err) < 0 ||
-      parse_oci_version(config, spec, err) < 0 ||
-      SPEC_REFUSE_TABLE(config, "", top_unsupported, err) < 0 ||
-      parse_root(config, spec, err) < 0 || spec_parse_process(config, spec, err) < 0 ||
-      spec_parse_mounts(config, spec, err) < 0 || parse_names(config, spec, err) < 0 ||
-      parse_hooks(config, spec, err) < 0 ||
-      spec_get_string_map(config, "", "annotations", &spec->annotations, &spec->n_annotations,
-                          err) < 0 ||
-      spec_parse_linux(config, spec, err) < 0) {
+      SPEC_DISPATCH(config, "", document_fields, spec, err) < 0) {
     spec_clear(spec);
     return -1;
   }

@@ -162,21 +162,6 @@ int spec_number_u32(const cJSON *item, const char *path, uint32_t *out, oci_erro
   return 0;
 }
 
-/* Optional members: *set (when given) says whether the member was there. */
-int spec_get_bool(const cJSON *object, const char *parent, const char *key, bool *out,
-                  oci_error_t *err)
-{
-  char path[SPEC_PATH_MAX];
-  const cJSON *item = spec_member(object, key);
-  if (item == NULL)
-    return 0;
-  if (!cJSON_IsBool(item))
-    return spec_fail(err, spec_join_key(path, parent, key), "expected a boolean, got %s",
-                     spec_type_name(item));
-  *out = cJSON_IsTrue(item);
-  return 0;
-}
-
 int spec_string_dup(const cJSON *item, const char *path, char **out, oci_error_t *err)
 {
   if (spec_expect_type(item, path, cJSON_String, "a string", err) < 0)
@@ -187,6 +172,84 @@ int spec_string_dup(const cJSON *item, const char *path, char **out, oci_error_t
   return 0;
 }
 
+/* --- a member's value into a field (NULL: absent, the field left alone) --- */
+
+int spec_field_bool(const cJSON *value, const char *path, void *field, oci_error_t *err)
+{
+  if (value == NULL)
+    return 0;
+  if (!cJSON_IsBool(value))
+    return spec_fail(err, path, "expected a boolean, got %s", spec_type_name(value));
+  *(bool *)field = cJSON_IsTrue(value);
+  return 0;
+}
+
+int spec_field_string(const cJSON *value, const char *path, void *field, oci_error_t *err)
+{
+  return value == NULL ? 0 : spec_string_dup(value, path, field, err);
+}
+
+/* An array of strings as a NULL-terminated vector (an empty one when the
+ * array is empty). */
+int spec_field_strv(const cJSON *value, const char *path, void *field, oci_error_t *err)
+{
+  char item_path[SPEC_PATH_MAX];
+  cleanup_strv char **v = NULL;
+  const cJSON *item;
+  size_t n = 0;
+
+  if (value == NULL)
+    return 0;
+  if (spec_expect_array(value, path, err) < 0)
+    return -1;
+  v = calloc((size_t)cJSON_GetArraySize(value) + 1, sizeof(*v));
+  if (v == NULL)
+    return spec_out_of_memory(err, path);
+  cJSON_ArrayForEach(item, value)
+  {
+    if (spec_string_dup(item, spec_join_index(item_path, path, n), &v[n], err) < 0)
+      return -1;
+    n++;
+  }
+  *(char ***)field = steal_pointer(&v);
+  return 0;
+}
+
+/* An object of strings ("annotations", "sysctl", "unified") as pairs;
+ * *n_out counts each pair as it is made, so a half-read map is freed. */
+int spec_string_map(const cJSON *value, const char *path, struct spec_key_value **out,
+                    size_t *n_out, oci_error_t *err)
+{
+  char item_path[SPEC_PATH_MAX];
+  struct spec_key_value *pairs;
+  const cJSON *item;
+
+  if (value == NULL)
+    return 0;
+  if (spec_expect_object(value, path, err) < 0)
+    return -1;
+  pairs = calloc((size_t)cJSON_GetArraySize(value) + 1, sizeof(*pairs));
+  if (pairs == NULL)
+    return spec_out_of_memory(err, path);
+  *out = pairs;
+  cJSON_ArrayForEach(item, value)
+  {
+    spec_join_key(item_path, path, item->string);
+    if (item->string[0] == '\0')
+      return spec_fail(err, path, "an empty key");
+    if (spec_string_dup(item, item_path, &pairs[*n_out].value, err) < 0)
+      return -1;
+    (*n_out)++;
+    pairs[*n_out - 1].key = strdup(item->string);
+    if (pairs[*n_out - 1].key == NULL)
+      return spec_out_of_memory(err, item_path);
+  }
+  return 0;
+}
+
+/* --- a member of an object, for parsers that read members in turn --------- */
+
+/* Optional members: *set (when given) says whether the member was there. */
 int spec_get_string(const cJSON *object, const char *parent, const char *key, bool is_required,
                     char **out, oci_error_t *err)
 {
@@ -210,18 +273,6 @@ int spec_get_i64(const cJSON *object, const char *parent, const char *key, int64
   return spec_number_i64(item, spec_join_key(path, parent, key), min, max, out, err);
 }
 
-int spec_get_u64(const cJSON *object, const char *parent, const char *key, uint64_t max,
-                 uint64_t *out, bool *set, oci_error_t *err)
-{
-  char path[SPEC_PATH_MAX];
-  const cJSON *item = spec_member(object, key);
-  if (set != NULL)
-    *set = item != NULL;
-  if (item == NULL)
-    return 0;
-  return spec_number_u64(item, spec_join_key(path, parent, key), max, out, err);
-}
-
 int spec_get_u32(const cJSON *object, const char *parent, const char *key, bool is_required,
                  uint32_t *out, bool *set, oci_error_t *err)
 {
@@ -235,64 +286,12 @@ int spec_get_u32(const cJSON *object, const char *parent, const char *key, bool 
   return spec_number_u32(item, path, out, err);
 }
 
-/* An array of strings as a NULL-terminated vector (an empty one when the
- * array is empty); *out stays NULL when the member is absent. */
 int spec_get_strv(const cJSON *object, const char *parent, const char *key, char ***out,
                   oci_error_t *err)
 {
-  char path[SPEC_PATH_MAX], item_path[SPEC_PATH_MAX];
-  const cJSON *array = spec_member(object, key), *item;
-  cleanup_strv char **v = NULL;
-  size_t n = 0;
+  char path[SPEC_PATH_MAX];
 
-  spec_join_key(path, parent, key);
-  if (array == NULL)
-    return 0;
-  if (spec_expect_array(array, path, err) < 0)
-    return -1;
-  v = calloc((size_t)cJSON_GetArraySize(array) + 1, sizeof(*v));
-  if (v == NULL)
-    return spec_out_of_memory(err, path);
-  cJSON_ArrayForEach(item, array)
-  {
-    if (spec_string_dup(item, spec_join_index(item_path, path, n), &v[n], err) < 0)
-      return -1;
-    n++;
-  }
-  *out = steal_pointer(&v);
-  return 0;
-}
-
-/* An object of strings ("annotations", "sysctl", "unified") as pairs. */
-int spec_get_string_map(const cJSON *object, const char *parent, const char *key,
-                        struct spec_key_value **out, size_t *n_out, oci_error_t *err)
-{
-  char path[SPEC_PATH_MAX], item_path[SPEC_PATH_MAX];
-  const cJSON *map = spec_member(object, key), *item;
-  struct spec_key_value *pairs;
-
-  spec_join_key(path, parent, key);
-  if (map == NULL)
-    return 0;
-  if (spec_expect_object(map, path, err) < 0)
-    return -1;
-  pairs = calloc((size_t)cJSON_GetArraySize(map) + 1, sizeof(*pairs));
-  if (pairs == NULL)
-    return spec_out_of_memory(err, path);
-  *out = pairs;
-  cJSON_ArrayForEach(item, map)
-  {
-    spec_join_key(item_path, path, item->string);
-    if (item->string[0] == '\0')
-      return spec_fail(err, path, "an empty key");
-    if (spec_string_dup(item, item_path, &pairs[*n_out].value, err) < 0)
-      return -1;
-    (*n_out)++;
-    pairs[*n_out - 1].key = strdup(item->string);
-    if (pairs[*n_out - 1].key == NULL)
-      return spec_out_of_memory(err, item_path);
-  }
-  return 0;
+  return spec_field_strv(spec_member(object, key), spec_join_key(path, parent, key), out, err);
 }
 
 int spec_container_path(const char *given, unsigned rules, const char *path, char **out,
@@ -345,15 +344,27 @@ static bool asks_for_something(const cJSON *item, enum spec_refusal when)
   return true;
 }
 
-int spec_refuse_unsupported(const cJSON *object, const char *parent,
-                            const struct spec_unsupported *table, size_t n, oci_error_t *err)
+int spec_dispatch(const cJSON *object, const char *path, const struct spec_field *fields, size_t n,
+                  void *target, oci_error_t *err)
 {
-  char path[SPEC_PATH_MAX];
+  char member_path[SPEC_PATH_MAX];
+
   for (size_t i = 0; i < n; i++) {
-    const cJSON *item = spec_member(object, table[i].key);
-    if (item != NULL && asks_for_something(item, table[i].when))
-      return oci_error_set(err, 0, "%s is not supported by ocirun (%s)",
-                           spec_join_key(path, parent, table[i].key), table[i].why);
+    const struct spec_field *field = &fields[i];
+    const cJSON *value = field->key != NULL ? spec_member(object, field->key) : object;
+    const char *at = field->key != NULL ? spec_join_key(member_path, path, field->key) : path;
+
+    if (field->parse != NULL) {
+      if (field->parse(value, at, (char *)target + field->offset, err) < 0)
+        return -1;
+    } else if (field->fields != NULL) {
+      if (value != NULL &&
+          (spec_expect_object(value, at, err) < 0 ||
+           spec_dispatch(value, at, field->fields, field->n_fields, target, err) < 0))
+        return -1;
+    } else if (value != NULL && asks_for_something(value, field->refuse)) {
+      return oci_error_set(err, 0, "%s is not supported by ocirun (%s)", at, field->why);
+    }
   }
   return 0;
 }
