@@ -121,7 +121,7 @@ static int parse_device(const cJSON *item, const char *path, struct spec_device 
   char field_path[SPEC_PATH_MAX];
   cleanup_free char *type = NULL;
   cleanup_free char *given_path = NULL;
-  uint32_t v;
+  uint32_t v = 0;
 
   if (spec_expect_object(item, path, err) < 0 ||
       spec_get_string(item, path, "type", true, &type, err) < 0)
