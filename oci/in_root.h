@@ -48,10 +48,11 @@ enum in_root_path_verdict in_root_path_normalize(const char *given, unsigned rul
                                                  size_t size);
 
 /* The one openat2 call: path resolved from dir_fd as resolve (RESOLVE_*)
- * says, O_CLOEXEC added to flags, retried while the kernel answers EAGAIN
- * (with RESOLVE_IN_ROOT or RESOLVE_BENEATH it does when a rename or a mount
- * raced with the resolution of "..", rather than risk a wrong answer). path
- * is passed as given ("" is ENOENT). -1 with errno on failure. */
+ * says, O_CLOEXEC added to flags (no mode is given: never O_CREAT),
+ * retried while the kernel answers EAGAIN (with RESOLVE_IN_ROOT or
+ * RESOLVE_BENEATH it does when a rename or a mount raced with the
+ * resolution of "..", rather than risk a wrong answer). path is passed as
+ * given ("" is ENOENT). -1 with errno on failure. */
 int oci_openat2(int dir_fd, const char *path, int flags, uint64_t resolve);
 
 /* path inside the root: its leading slashes are dropped and "" or "/" is
