@@ -18,19 +18,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include <archive_entry.h>
 
 #include "cleanup.h"
+#include "in_root.h"
 #include "remove_tree.h"
 
 #define WHITEOUT_PREFIX ".wh."
@@ -145,7 +144,8 @@ struct applier {
   struct path_set created;
   struct dir_time *dir_times;
   size_t n_dir_times, dir_times_capacity, dir_times_bytes;
-  char path[PATH_MAX]; /* the current entry's normalised name */
+  char normal[PATH_MAX + 1]; /* the current entry's name in normal form, "/a/b" */
+  const char *path;          /* the same relative to the rootfs: "a/b", "" for the rootfs */
   const char *raw_name;
   char shown_name[1024]; /* raw_name made safe for a one-line message */
 };
@@ -176,58 +176,20 @@ static int entry_error(struct applier *applier, oci_error_t *err, int errno_valu
                        applier->shown_name, step);
 }
 
-/* Rewrites name as a relative path without empty, "." or ".." components
- * (".." drops the previous one and stops at the root). "" means the root. */
-static int path_normalize(const char *name, char out[PATH_MAX])
+/* How tar reads an entry's name: relative to the rootfs, with ".." stopping
+ * at it (an absolute name is taken from it too). */
+#define TAR_NAME_RULES                                                                             \
+  (IN_ROOT_ALLOW_RELATIVE | IN_ROOT_ALLOW_ROOT | IN_ROOT_CLAMP_DOT_DOT | IN_ROOT_CHECK_NAME_MAX)
+
+/* name in normal form in normal ("/a/b"); returned relative to the rootfs,
+ * past its "/" ("a/b", "" for the rootfs itself). NULL when it is longer
+ * than PATH_MAX or a component than NAME_MAX. */
+static char *entry_path(const char *name, char normal[PATH_MAX + 1])
 {
-  size_t length = 0;
-
-  out[0] = '\0';
-  while (*name != '\0') {
-    const char *end = strchrnul(name, '/');
-    size_t component = (size_t)(end - name);
-
-    if (component == 0 || (component == 1 && name[0] == '.')) {
-      /* empty or "." */
-    } else if (component == 2 && name[0] == '.' && name[1] == '.') {
-      char *slash = memrchr(out, '/', length);
-      length = slash ? (size_t)(slash - out) : 0;
-      out[length] = '\0';
-    } else {
-      if (component > NAME_MAX)
-        return -ENAMETOOLONG;
-      if (length + (length ? 1 : 0) + component >= PATH_MAX)
-        return -ENAMETOOLONG;
-      if (length)
-        out[length++] = '/';
-      memcpy(out + length, name, component);
-      length += component;
-      out[length] = '\0';
-    }
-    name = *end ? end + 1 : end;
-  }
-  return 0;
-}
-
-static int open_resolved(int rootfs_fd, const char *path, int flags, uint64_t resolve)
-{
-  struct open_how how = {
-      .flags = (uint64_t)(flags | O_CLOEXEC),
-      .resolve = resolve,
-  };
-  int fd;
-  int attempts = 0;
-
-  /* openat2 asks for a retry when a rename raced with ".." resolution. */
-  do
-    fd = (int)syscall(SYS_openat2, rootfs_fd, *path ? path : ".", &how, sizeof(how));
-  while (fd < 0 && errno == EAGAIN && ++attempts < 16);
-  return fd;
-}
-
-static int open_in_root(int rootfs_fd, const char *path, int flags)
-{
-  return open_resolved(rootfs_fd, path, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+  if (in_root_path_normalize(name[0] != '\0' ? name : ".", TAR_NAME_RULES, normal, PATH_MAX + 1) !=
+      IN_ROOT_PATH_NORMAL)
+    return NULL;
+  return normal + 1;
 }
 
 /* Rootless: records that directory `path` must end with `mode` (see struct
@@ -292,7 +254,7 @@ static int open_parent(struct applier *applier, const char *parent, oci_error_t 
 {
   char shown[PATH_MAX];
   char prefix[PATH_MAX];
-  int fd = open_in_root(applier->rootfs_fd, parent, O_RDONLY | O_DIRECTORY);
+  int fd = in_root_open(applier->rootfs_fd, parent, O_RDONLY | O_DIRECTORY);
   int dir_fd;
 
   if (fd >= 0 || errno != ENOENT) {
@@ -301,7 +263,7 @@ static int open_parent(struct applier *applier, const char *parent, oci_error_t 
     return fd;
   }
 
-  dir_fd = open_in_root(applier->rootfs_fd, "", O_RDONLY | O_DIRECTORY);
+  dir_fd = in_root_open(applier->rootfs_fd, "", O_RDONLY | O_DIRECTORY);
   if (dir_fd < 0)
     return entry_error(applier, err, errno, "open rootfs");
   for (const char *p = parent;;) {
@@ -312,7 +274,7 @@ static int open_parent(struct applier *applier, const char *parent, oci_error_t 
 
     memcpy(prefix, parent, length);
     prefix[length] = '\0';
-    next = open_in_root(applier->rootfs_fd, prefix, O_RDONLY | O_DIRECTORY);
+    next = in_root_open(applier->rootfs_fd, prefix, O_RDONLY | O_DIRECTORY);
     if (next < 0 && errno == ENOENT && component != NULL) {
       if (mkdirat(dir_fd, component, 0755) < 0) {
         int saved = errno;
@@ -326,7 +288,7 @@ static int open_parent(struct applier *applier, const char *parent, oci_error_t 
                                text_printable(prefix, shown, sizeof(shown)));
         return entry_error(applier, err, saved, "create parent directory");
       }
-      next = open_in_root(applier->rootfs_fd, prefix, O_RDONLY | O_DIRECTORY);
+      next = in_root_open(applier->rootfs_fd, prefix, O_RDONLY | O_DIRECTORY);
       /* 0755 whatever the caller's umask, as image builders assume. */
       if (next >= 0 && fchmod(next, 0755) < 0) {
         int saved = errno;
@@ -546,7 +508,7 @@ static void dir_time_record(struct applier *applier, struct archive_entry *entry
 static void dir_times_restore(struct applier *applier)
 {
   for (size_t i = applier->n_dir_times; i-- > 0;) {
-    int fd = open_in_root(applier->rootfs_fd, applier->dir_times[i].path,
+    int fd = in_root_open(applier->rootfs_fd, applier->dir_times[i].path,
                           O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     if (fd >= 0) {
       (void)futimens(fd, applier->dir_times[i].times);
@@ -616,11 +578,12 @@ static int apply_hardlink(struct applier *applier, int parent_fd, const char *na
                           const char *raw_target, oci_error_t *err)
 {
   char shown[1024];
-  char target[PATH_MAX];
+  char normal[PATH_MAX + 1];
+  char *target = entry_path(raw_target, normal);
   cleanup_close int target_parent_fd = -1;
   const char *slash, *target_name;
 
-  if (path_normalize(raw_target, target) < 0)
+  if (target == NULL)
     return entry_error(applier, err, ENAMETOOLONG, "hardlink target");
   if (target[0] == '\0')
     return entry_error(applier, err, 0, "hardlink to the rootfs itself");
@@ -631,7 +594,7 @@ static int apply_hardlink(struct applier *applier, int parent_fd, const char *na
   target_name = slash ? slash + 1 : target;
   if (slash)
     target[slash - target] = '\0';
-  target_parent_fd = open_in_root(applier->rootfs_fd, slash ? target : "", O_PATH | O_DIRECTORY);
+  target_parent_fd = in_root_open(applier->rootfs_fd, slash ? target : "", O_PATH | O_DIRECTORY);
   if (target_parent_fd < 0)
     return oci_error_set(err, errno, "layer %s: entry '%.300s': hardlink target '%.300s'",
                          applier->layer_name, applier->shown_name,
@@ -726,7 +689,7 @@ static int apply_root_entry(struct applier *applier, struct archive_entry *entry
 
   if (archive_entry_filetype(entry) != AE_IFDIR)
     return entry_error(applier, err, 0, "only a directory may name the rootfs itself");
-  fd = open_in_root(applier->rootfs_fd, "", O_RDONLY | O_DIRECTORY);
+  fd = in_root_open(applier->rootfs_fd, "", O_RDONLY | O_DIRECTORY);
   if (fd < 0)
     return entry_error(applier, err, errno, "open rootfs");
   dir_time_record(applier, entry);
@@ -747,7 +710,8 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
     text_printable(applier->raw_name, applier->shown_name, sizeof(applier->shown_name));
   if (applier->raw_name == NULL)
     return oci_error_set(err, 0, "layer %s: an entry has no usable name", applier->layer_name);
-  if (path_normalize(applier->raw_name, applier->path) < 0)
+  applier->path = entry_path(applier->raw_name, applier->normal);
+  if (applier->path == NULL)
     return entry_error(applier, err, ENAMETOOLONG, "name");
   if (applier->path[0] == '\0')
     return apply_root_entry(applier, entry, err);
@@ -766,7 +730,7 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
     const char *hidden = name + sizeof(WHITEOUT_PREFIX) - 1;
     /* A whiteout under a directory that is gone (or now a file, as umoci
      * writes them) has nothing left to hide. */
-    parent_fd = open_in_root(applier->rootfs_fd, parent, O_RDONLY | O_DIRECTORY);
+    parent_fd = in_root_open(applier->rootfs_fd, parent, O_RDONLY | O_DIRECTORY);
     if (parent_fd < 0 && (errno == ENOENT || errno == ENOTDIR))
       return 0;
     if (parent_fd < 0)
@@ -900,8 +864,9 @@ int deferred_modes_apply(struct deferred_modes *modes, int rootfs_fd, oci_error_
      * symlink is followed: a directory that a later layer removed or
      * replaced (itself or an ancestor, by a file or a symlink) is gone,
      * and the one now in its place keeps its own mode. */
-    fd = open_resolved(rootfs_fd, item->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
-                       RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+    fd = oci_openat2(rootfs_fd, item->path[0] != '\0' ? item->path : ".",
+                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+                     RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
     if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
       continue;
     if (fd < 0 || fchmod(fd, item->mode) < 0)

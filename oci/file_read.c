@@ -4,13 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "in_root.h"
 
 const char *oci_file_type_name(mode_t mode)
 {
@@ -36,14 +35,11 @@ static int open_scoped(int dir_fd, const char *name, enum oci_file_scope scope, 
 {
   /* openat2 refuses O_PATH with any flag but a few: no O_NOCTTY there. */
   int all_flags = flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY);
-  struct open_how how = {
-      .flags = (uint64_t)all_flags,
-      .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
-  };
 
   if (scope == OCI_FILE_NAMED)
     return openat(dir_fd, name, all_flags);
-  return (int)syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
+  return oci_openat2(dir_fd, name, all_flags,
+                     RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS);
 }
 
 int oci_file_open_regular(int dir_fd, const char *name, enum oci_file_scope scope, const char *what,

@@ -27,7 +27,7 @@
 #include "runtime/capabilities.h"
 #include "runtime/console.h"
 #include "runtime/runtime.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 #include "runtime/stdio_relay.h"
 
 struct exec_options {

@@ -14,7 +14,7 @@
 #include "cli/log.h"
 #include "cli/ocirun.h"
 #include "oci/options.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 static const struct {
   const char *name;

@@ -9,7 +9,7 @@
 
 #include "container/container.h"
 #include "oci/cleanup.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 static cJSON *strings(const char *const *values)
 {

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 struct exec_target {
   struct spec spec;

@@ -11,7 +11,7 @@
 #include "oci/cleanup.h"
 #include "runtime/capabilities.h"
 #include "runtime/seccomp_rules.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* Every kind of the spec: the runtime runs each at its place. */
 bool container_hook_kind_supported(enum spec_hook_kind kind)

@@ -10,7 +10,7 @@
 #include "oci/error.h"
 #include "oci/events.h"
 #include "runtime/hooks.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* Opens (locked or not) and loads container id. A directory without a
  * record yet is an error saying so (a create still running, or one that

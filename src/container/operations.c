@@ -11,7 +11,7 @@
 #include "container/lifecycle.h"
 #include "oci/cleanup.h"
 #include "runtime/cgroup/limits.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 char *container_state_now(const char *root, const char *id, oci_error_t *err)
 {

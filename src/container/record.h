@@ -13,7 +13,7 @@
 #include "container/container.h"
 #include "oci/error.h"
 #include "runtime/container_state.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* What create records; everything else (the status) is computed live. */
 struct container {

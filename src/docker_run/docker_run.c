@@ -16,7 +16,7 @@
 #include "docker_run/run_spec.h"
 #include "runtime/cgroup/slice.h"
 #include "runtime/exit_codes.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 #include "runtime/userns.h"
 #include "runtime/writable_layer.h"
 

@@ -21,6 +21,7 @@
 #include "runtime/capabilities.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
+#include "oci/in_root.h"
 #include "oci/options.h"
 #include "oci/size.h"
 
@@ -279,38 +280,32 @@ static int apply_tmpfs_option(const char *spec, const char *word, struct tmpfs_m
                        spec, word);
 }
 
-/* A mount target in the container, rewritten in place to its one spelling:
+/* A mount target in the container in its one normal form (oci/in_root.c):
  * absolute, no empty or "." component, no trailing '/'. ".." is refused (it
  * would be resolved against the image's symlinks), and so is the root in
  * any spelling ("//", "/.", "/./"). */
-static int normalize_target(char *path, const char *spec, oci_error_t *err)
+static int normalize_target(const char *given, const char *spec, char **out, oci_error_t *err)
 {
-  char *out = path;
-  const char *p = path;
+  size_t size = strlen(given) + 2;
+  cleanup_free char *normal = malloc(size);
 
-  if (path[0] != '/')
+  if (normal == NULL)
+    return oci_error_errno(err, "run: allocate --tmpfs");
+  switch (in_root_path_normalize(given, 0, normal, size)) {
+  case IN_ROOT_PATH_NORMAL:
+    *out = steal_pointer(&normal);
+    return 0;
+  case IN_ROOT_PATH_EMPTY:
+  case IN_ROOT_PATH_NOT_ABSOLUTE:
     return oci_error_set(err, 0, "--tmpfs '%s': the path must be absolute", spec);
-  while (*p != '\0') {
-    const char *end;
-    size_t len;
-
-    while (*p == '/')
-      p++;
-    end = strchrnul(p, '/');
-    len = (size_t)(end - p);
-    if (len == 2 && p[0] == '.' && p[1] == '.')
-      return oci_error_set(err, 0, "--tmpfs '%s': '..' is not allowed in the path", spec);
-    if (len > 0 && !(len == 1 && p[0] == '.')) {
-      *out++ = '/';
-      memmove(out, p, len);
-      out += len;
-    }
-    p = end;
-  }
-  *out = '\0';
-  if (path[0] == '\0')
+  case IN_ROOT_PATH_DOT_DOT:
+    return oci_error_set(err, 0, "--tmpfs '%s': '..' is not allowed in the path", spec);
+  case IN_ROOT_PATH_IS_ROOT:
     return oci_error_set(err, 0, "--tmpfs '%s': cannot mount over the root", spec);
-  return 0;
+  case IN_ROOT_PATH_TOO_LONG:
+    break;
+  }
+  return oci_error_set(err, ENAMETOOLONG, "--tmpfs '%s'", spec);
 }
 
 static int parse_tmpfs(const char *spec, struct run_config *config, oci_error_t *err)
@@ -320,12 +315,13 @@ static int parse_tmpfs(const char *spec, struct run_config *config, oci_error_t 
   /* docker's defaults for --tmpfs */
   struct tmpfs_mount mount = {.mode = 01777, .flags = MS_NOEXEC | MS_NOSUID | MS_NODEV};
   struct tmpfs_mount *grown;
-  cleanup_free char *path = strndup(spec, path_len);
+  cleanup_free char *given = strndup(spec, path_len);
+  cleanup_free char *path = NULL;
   cleanup_free char *options = strdup(colon != NULL ? colon + 1 : "");
 
-  if (path == NULL || options == NULL)
+  if (given == NULL || options == NULL)
     return oci_error_errno(err, "run: strdup");
-  if (normalize_target(path, spec, err) < 0)
+  if (normalize_target(given, spec, &path, err) < 0)
     return -1;
   if (options[0] != '\0') {
     cleanup_free char *words = strdup(options);

@@ -18,7 +18,7 @@
 #include "oci/cleanup.h"
 #include "runtime/capabilities.h"
 #include "runtime/seccomp_filter.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 #include "runtime/user.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -19,6 +19,7 @@
 
 #include "probe/host_observer.h"
 #include "oci/cleanup.h"
+#include "oci/in_root.h"
 #include "runtime/cgroup/slice.h"
 
 /* /proc files of one process are small; mountinfo of a container too. */
@@ -221,13 +222,12 @@ static bool tmp_writable(int proc_fd, const struct mount_line *tmp, unsigned lon
 {
   cleanup_close int root = openat(proc_fd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
   cleanup_close int dir = -1;
-  struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-                         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
   struct stat st;
 
   if (!tmp->found || mount_read_only(tmp) || root < 0)
     return false;
-  dir = (int)syscall(SYS_openat2, root, "tmp", &how, sizeof(how));
+  dir = oci_openat2(root, "tmp", O_PATH | O_DIRECTORY,
+                    RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
   if (dir < 0 || fstat(dir, &st) < 0)
     return false;
   if (st.st_uid == host_uid)

@@ -26,7 +26,7 @@
 #include "runtime/container_state.h"
 #include "runtime/exit_codes.h"
 #include "runtime/hooks.h"
-#include "runtime/in_root.h"
+#include "oci/in_root.h"
 #include "runtime/network.h"
 #include "oci/cleanup.h"
 #include "runtime/sysctl.h"

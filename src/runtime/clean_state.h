@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* The ways into a container, each with its own first process. */
 enum clean_entry {

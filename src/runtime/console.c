@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "oci/cleanup.h"
-#include "runtime/in_root.h"
+#include "oci/in_root.h"
 
 dev_t console_host_devpts(void)
 {

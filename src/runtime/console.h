@@ -11,7 +11,7 @@
 #include <termios.h>
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* The device of ocirun's own devpts (its /dev/pts), never a container's
  * pty: 0 when ocirun has none. Read before the container's namespaces are

@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* The spec's statuses, plus paused (runc's, which podman and containerd
  * expect from `state` after `pause`). */

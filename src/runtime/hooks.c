@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,12 +16,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "oci/cleanup.h"
+#include "oci/in_root.h"
 #include "runtime/clean_state.h"
 #include "runtime/exec_stub.h"
 #include "runtime/exec_stub/protocol.h"
@@ -177,8 +176,7 @@ static int spawn(const struct spec_hook *hook, const char *what, bool in_contain
   cleanup_close int program_fd = -1;
 
   if (in_container) {
-    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
-    program_fd = (int)syscall(SYS_openat2, AT_FDCWD, hook->path, &how, sizeof(how));
+    program_fd = oci_openat2(AT_FDCWD, hook->path, O_PATH, RESOLVE_NO_MAGICLINKS);
     if (program_fd < 0)
       return oci_error_errno(err, "hook %s: open '%s'%s", what, hook->path,
                              errno == ELOOP ? " (never through a /proc magic link)" : "");

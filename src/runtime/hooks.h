@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* Where hook output and warnings go. message is one line without its
  * newline; warning is set for a failure that does not stop the lifecycle. */

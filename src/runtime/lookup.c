@@ -7,16 +7,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "oci/cleanup.h"
+#include "oci/in_root.h"
 
 /* execvp's and docker's PATH when the environment has none. */
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -28,13 +27,10 @@
  * exec.LookPath does for docker). */
 static int open_command(int root_fd, const char *path)
 {
-  struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
   struct stat st;
-  int fd;
+  int fd = path[0] == '/' ? in_root_open(root_fd, path, O_PATH)
+                          : oci_openat2(AT_FDCWD, path, O_PATH, RESOLVE_NO_MAGICLINKS);
 
-  if (path[0] == '/')
-    how.resolve |= RESOLVE_IN_ROOT;
-  fd = (int)syscall(SYS_openat2, path[0] == '/' ? root_fd : AT_FDCWD, path, &how, sizeof(how));
   if (fd < 0)
     return -1;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0)

@@ -10,8 +10,8 @@
 #include <sys/types.h>
 
 #include "oci/error.h"
-#include "runtime/mount_plan.h"
-#include "runtime/spec.h"
+#include "runtime/mount/mount_plan.h"
+#include "runtime/spec/spec.h"
 #include "runtime/stdio_relay.h"
 
 struct hook_log;

@@ -6,7 +6,7 @@
 #include "runtime/stdio_relay.h"
 
 #include "runtime/console.h"
-#include "runtime/in_root.h"
+#include "oci/in_root.h"
 #include "oci/cleanup.h"
 
 #include <errno.h>

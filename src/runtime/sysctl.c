@@ -9,15 +9,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "oci/cleanup.h"
+#include "oci/in_root.h"
 #include "oci/io.h"
 
 static const char *const ipc_keys[] = {
@@ -117,15 +116,13 @@ int sysctl_apply(const struct spec *spec, oci_error_t *err)
   if (sys_fd < 0)
     return oci_error_errno(err, "linux.sysctl: open /proc/sys");
   for (size_t i = 0; i < spec->n_sysctl; i++) {
-    struct open_how how = {.flags = O_WRONLY | O_CLOEXEC,
-                           .resolve =
-                               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
     const char *value = spec->sysctl[i].value;
     cleanup_close int fd = -1;
 
     if (key_path(spec->sysctl[i].key, path, sizeof(path)) < 0)
       return oci_error_set(err, 0, "linux.sysctl: '%s' is not a sysctl name", spec->sysctl[i].key);
-    fd = (int)syscall(SYS_openat2, sys_fd, path, &how, sizeof(how));
+    fd = oci_openat2(sys_fd, path, O_WRONLY,
+                     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
     if (fd < 0 || oci_write_all(fd, value, strlen(value)) < 0)
       return oci_error_errno(err, "linux.sysctl: set %s to '%s' (/proc/sys/%s)",
                              spec->sysctl[i].key, value, path);

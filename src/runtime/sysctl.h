@@ -6,7 +6,7 @@
 #define SYSCTL_H
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* In the parent: every key is namespaced, and its namespace is the
  * container's own (new, or joined by path), else an error naming it. */

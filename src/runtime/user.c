@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/in_root.h"
+#include "oci/in_root.h"
 #include "oci/cleanup.h"
 
 /* Larger account files are refused rather than read without bound. */

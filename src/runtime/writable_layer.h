@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "oci/error.h"
-#include "runtime/mount_plan.h"
+#include "runtime/mount/mount_plan.h"
 
 /* The defaults, in bytes: 10 GiB on disk, 64 MiB of memory (docker's
  * /dev/shm). See docs/runtime.md, "The writable layer". */

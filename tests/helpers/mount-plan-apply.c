@@ -17,8 +17,8 @@
 
 #include "oci/cleanup.h"
 #include "oci/io.h"
-#include "runtime/mount_plan.h"
-#include "runtime/spec.h"
+#include "runtime/mount/mount_plan.h"
+#include "runtime/spec/spec.h"
 
 static int write_file(const char *path, const char *text)
 {

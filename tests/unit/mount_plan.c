@@ -1,4 +1,4 @@
-/* Unit tests of the mount plan built from an OCI spec (src/runtime/mount_plan.c):
+/* Unit tests of the mount plan built from an OCI spec (src/runtime/mount/plan.c):
  * the op table's order, kinds, attributes, data and sources, and the
  * refusals that name the config's property. Nothing is mounted. */
 #include "config.h"
@@ -7,7 +7,9 @@
 #include <sys/mount.h>
 #include <sys/sysmacros.h>
 
-#include "runtime/mount_plan.h"
+#include <cjson/cJSON.h>
+
+#include "runtime/mount/mount_plan.h"
 #include "unit.h"
 
 static const struct mount_root overlay_root = {.root_fd = 7,
@@ -54,6 +56,47 @@ static size_t count(const struct mount_plan *plan, enum mount_op_kind kind)
   for (size_t i = 0; i < plan->n_ops; i++)
     n += plan->ops[i].kind == kind;
   return n;
+}
+
+/* A configuration with fragment (its mounts or linux.devices, ' for ")
+ * through spec_parse into the plan, as every front end hands it: a
+ * destination or a device path is normalised there, once, and the plan
+ * takes it as it is. Returns -1 with spec_parse's message, or build's. */
+static int build_from_config(const char *fragment, struct mount_plan *plan, char *msg, size_t size)
+{
+  char json[2048];
+  cJSON *config;
+  struct spec spec;
+  oci_error_t err = NULL;
+  int ret;
+
+  snprintf(json, sizeof(json), "{'ociVersion': '1.2.0', 'root': {'path': 'rootfs'}, %s}", fragment);
+  for (char *p = json; *p != '\0'; p++)
+    if (*p == '\'')
+      *p = '"';
+  *plan = (struct mount_plan){.lower_fd = -1};
+  config = cJSON_Parse(json);
+  ret = spec_parse(config, &spec, &err);
+  cJSON_Delete(config);
+  if (ret < 0) {
+    snprintf(msg, size, "%s", err != NULL ? err->message : "");
+    oci_error_free(&err);
+    return -1;
+  }
+  ret = build(&spec, &bind_root, false, plan, msg, size);
+  spec_clear(&spec);
+  return ret;
+}
+
+/* The same refused: the message must contain want. */
+static void refused_from_config(const char *fragment, const char *want, const char *what)
+{
+  struct mount_plan plan;
+  char msg[1024];
+
+  is_int(build_from_config(fragment, &plan, msg, sizeof(msg)), -1, "%s: refused", what);
+  ok(strstr(msg, want) != NULL, "%s: the message names %s (%s)", what, want, msg);
+  is_int(plan.n_ops, 0, "%s: the plan is left empty", what);
 }
 
 /* One mount refused: the message must contain want. */
@@ -259,7 +302,7 @@ static void test_mounts(void)
        .recursive = true,
        .flags = MS_RDONLY | MS_NOSUID,
        .propagation = MS_PRIVATE | MS_REC},
-      {.destination = "/x//y/./z/",
+      {.destination = "/x/y/z",
        .type = "none",
        .source = "conf",
        .bind = true,
@@ -269,7 +312,7 @@ static void test_mounts(void)
        .type = "tmpfs",
        .clear_flags = MS_NODEV,
        .flags = MS_SYNCHRONOUS | MS_NOATIME},
-      {.destination = "relative/dest",
+      {.destination = "/relative/dest",
        .type = "mqueue",
        .source = "mqueue",
        .flags = MS_SILENT | MS_NOSYMFOLLOW},
@@ -322,7 +365,7 @@ static void test_mounts(void)
   ok(plan.ops[i].data == NULL && plan.ops[i].fstype == NULL, "a bind has no type and no data");
 
   i = find(&plan, MOUNT_OP_BIND, "/x/y/z");
-  ok(i >= 0, "the destination /x//y/./z/ is /x/y/z");
+  ok(i >= 0, "a bind onto /x/y/z");
   is_str(plan.ops[i].source, "/bundle/conf", "a relative bind source is in the bundle");
   ok(!plan.ops[i].recursive, "bind: not recursive");
   is_int(plan.ops[i].attr_clr, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV, "rw and dev clear ro, nodev");
@@ -336,7 +379,7 @@ static void test_mounts(void)
   is_str(plan.ops[i].source, "tmpfs", "a mount without source is named by its type");
 
   i = find(&plan, MOUNT_OP_FILESYSTEM, "/relative/dest");
-  ok(i >= 0, "a relative destination is relative to / (config.md)");
+  ok(i >= 0, "an mqueue on /relative/dest");
   is_int(plan.ops[i].attr, MOUNT_ATTR_NOSYMFOLLOW | MOUNT_ATTR_NODEV,
          "nosymfollow is a mount attribute, silent is nothing");
 
@@ -350,6 +393,23 @@ static void test_mounts(void)
   ok(strstr(text, "root-bind") != NULL && strstr(text, "pivot-root") != NULL,
      "the printed plan names the steps");
   free(text);
+  mount_plan_clear(&plan);
+}
+
+/* Destinations as a config writes them, normalised on the way. */
+static void test_destinations_from_config(void)
+{
+  struct mount_plan plan;
+  char msg[1024];
+
+  is_int(build_from_config("'mounts': [{'destination': '/x//y/./z/', 'source': 'conf', "
+                           "'options': ['bind']}, {'destination': 'relative/dest', 'type': "
+                           "'mqueue', 'source': 'mqueue'}]",
+                           &plan, msg, sizeof(msg)),
+         0, "destinations from config.json: builds (%s)", msg);
+  ok(find(&plan, MOUNT_OP_BIND, "/x/y/z") >= 0, "the destination /x//y/./z/ is /x/y/z");
+  ok(find(&plan, MOUNT_OP_FILESYSTEM, "/relative/dest") >= 0,
+     "a relative destination is relative to / (config.md)");
   mount_plan_clear(&plan);
 }
 
@@ -448,14 +508,15 @@ static void test_refusals(void)
   char *bad_masked[] = {"proc/kcore", NULL};
   char *dotdot_ro[] = {"/proc/../etc", NULL};
   struct spec_device bad_device = {.type = 'x', .path = "/dev/x"};
-  struct spec_device dotdot_device = {.type = 'c', .path = "/dev/../x", .major = 1, .minor = 3};
+  struct spec_device root_device = {.type = 'c', .path = "/", .major = 1, .minor = 3};
 
-  refused((struct spec_mount){.destination = "/a/../../etc", .type = "tmpfs"},
-          "mounts[0].destination", "a '..' destination");
+  refused_from_config("'mounts': [{'destination': '/a/../../etc', 'type': 'tmpfs'}]",
+                      "mounts[0].destination", "a '..' destination");
   refused((struct spec_mount){.destination = "/", .type = "tmpfs"}, "root itself", "destination /");
-  refused((struct spec_mount){.destination = "//./", .type = "tmpfs"}, "root itself",
-          "destination //./");
-  refused((struct spec_mount){.destination = "", .type = "tmpfs"}, "empty", "an empty destination");
+  refused_from_config("'mounts': [{'destination': '//./', 'type': 'tmpfs'}]", "root itself",
+                      "destination //./");
+  refused_from_config("'mounts': [{'destination': '', 'type': 'tmpfs'}]", "empty",
+                      "an empty destination");
   refused((struct spec_mount){.destination = "/mnt", .type = "ext4", .source = "/dev/sda1"},
           "mounts[0].type: 'ext4' is not supported", "type ext4");
   refused((struct spec_mount){.destination = "/mnt", .type = "overlay"}, "'overlay'",
@@ -511,9 +572,15 @@ static void test_refusals(void)
   spec.n_devices = 1;
   is_int(build(&spec, &bind_root, false, &plan, msg, sizeof(msg)), -1, "device type x");
   ok(strstr(msg, "linux.devices[0].type") != NULL, "names linux.devices[0].type (%s)", msg);
-  spec.devices = &dotdot_device;
-  is_int(build(&spec, &bind_root, false, &plan, msg, sizeof(msg)), -1, "device path with '..'");
+  is_int(build_from_config("'linux': {'devices': [{'type': 'c', 'path': '/dev/../x', 'major': 1, "
+                           "'minor': 3}]}",
+                           &plan, msg, sizeof(msg)),
+         -1, "device path with '..'");
   ok(strstr(msg, "linux.devices[0].path") != NULL, "names linux.devices[0].path (%s)", msg);
+  spec.devices = &root_device;
+  is_int(build(&spec, &bind_root, false, &plan, msg, sizeof(msg)), -1, "device path /");
+  ok(strstr(msg, "linux.devices[0].path: '/' is the root itself") != NULL,
+     "names linux.devices[0].path, the root itself (%s)", msg);
 }
 
 int main(void)
@@ -523,6 +590,7 @@ int main(void)
   test_read_only_nosuid();
   test_bind_root_and_files();
   test_mounts();
+  test_destinations_from_config();
   test_paths_and_devices();
   test_bind_dev();
   test_refusals();

@@ -25,7 +25,7 @@
 #include "runtime/capabilities.h"
 #include "runtime/run_state.h"
 #include "runtime/seccomp_rules.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 #include "unit.h"
 
 static void test_ids(void)

@@ -20,7 +20,7 @@
 #include "runtime/capabilities.h"
 #include "runtime/seccomp_filter.h"
 #include "runtime/seccomp_rules.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 #include "unit.h"
 
 static char rootfs_path[64];

@@ -15,7 +15,7 @@
 #include "oci/cleanup.h"
 #include "runtime/capabilities.h"
 #include "runtime/seccomp_rules.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 #include "unit.h"
 
 /* JSON written with ' for " (none of the tests needs a quote in a value). */

@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 #include "runtime/sysctl.h"
 #include "unit.h"
 

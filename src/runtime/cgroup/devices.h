@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* More rules than this are refused (the program must stay within the
  * verifier's limits of every kernel ocirun runs on). */

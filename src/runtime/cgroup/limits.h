@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 struct cgroup_limit {
   char *file;  /* "memory.max": a plain file name of the slice's directory */

@@ -9,7 +9,7 @@
 
 #include "oci/error.h"
 #include "runtime/cgroup/limits.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 /* Where cgroup2 is mounted: every cgroup ocirun names is below it (an
  * absolute linux.cgroupsPath is rooted here). */

@@ -7,8 +7,8 @@
  * (its extensibility rule), a property it defines that ocirun does not
  * implement is refused with an error naming it (never silently dropped),
  * and every value is checked before anything is built from it. */
-#ifndef SPEC_H
-#define SPEC_H
+#ifndef RUNTIME_SPEC_SPEC_H
+#define RUNTIME_SPEC_SPEC_H
 
 #include <stdbool.h>
 #include <stddef.h>

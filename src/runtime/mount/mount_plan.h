@@ -1,8 +1,8 @@
 /* The container's mounts as data: a table of operations built from the OCI
  * configuration (root, mounts, devices, masked and read-only paths), printed
  * by --dry-run, and applied in order by one loop in the child. */
-#ifndef MOUNT_PLAN_H
-#define MOUNT_PLAN_H
+#ifndef RUNTIME_MOUNT_MOUNT_PLAN_H
+#define RUNTIME_MOUNT_MOUNT_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "oci/error.h"
-#include "runtime/spec.h"
+#include "runtime/spec/spec.h"
 
 enum mount_op_kind {
   MOUNT_OP_MAKE_PRIVATE,   /* the whole inherited tree rprivate (rslave for a slave

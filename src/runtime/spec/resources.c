@@ -1,0 +1,276 @@
+/* linux.resources: the cgroup limits (memory, cpu, pids), the device
+ * cgroup's rules and the unified cgroup v2 files, each checked; each
+ * object a table of its members. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oci/cleanup.h"
+#include "runtime/spec/parse.h"
+
+/* A memory value: bytes, or -1 for unlimited (kept as INT64_MAX, so that
+ * "unlimited" and "not given" stay apart for an update). */
+static int parse_memory_value(const cJSON *value, const char *path, void *bytes, oci_error_t *err)
+{
+  int64_t v;
+
+  if (value == NULL)
+    return 0;
+  if (spec_number_i64(value, path, -1, INT64_MAX, &v, err) < 0)
+    return -1;
+  *(int64_t *)bytes = v == -1 ? INT64_MAX : v;
+  return 0;
+}
+
+/* swap is memory+swap: below the memory limit it cannot be applied */
+static int check_swap(const cJSON *memory, const char *path, void *resources, oci_error_t *err)
+{
+  const struct spec_resources *out = resources;
+  char swap_path[SPEC_PATH_MAX];
+
+  (void)memory;
+  if (out->memory_swap >= 0 && out->memory_limit >= 0 && out->memory_swap < out->memory_limit)
+    return spec_fail(err, spec_join_key(swap_path, path, "swap"),
+                     "%" PRId64 " (memory+swap) is below the memory limit %" PRId64,
+                     out->memory_swap, out->memory_limit);
+  return 0;
+}
+
+static const struct spec_field memory_fields[] = {
+    SPEC_REFUSED("kernel", REFUSE_PRESENT, "kernel memory limits are cgroup v1 only"),
+    SPEC_REFUSED("kernelTCP", REFUSE_PRESENT, "kernel TCP memory limits are cgroup v1 only"),
+    SPEC_REFUSED("swappiness", REFUSE_PRESENT, "swappiness is cgroup v1 only"),
+    SPEC_REFUSED("disableOOMKiller", REFUSE_TRUE, "the OOM killer cannot be disabled on cgroup v2"),
+    SPEC_REFUSED("useHierarchy", REFUSE_PRESENT, "a cgroup v1 setting"),
+    SPEC_REFUSED("checkBeforeUpdate", REFUSE_TRUE,
+                 "checking usage before an update is not implemented"),
+    SPEC_FIELD("limit", parse_memory_value, struct spec_resources, memory_limit),
+    SPEC_FIELD("reservation", parse_memory_value, struct spec_resources, memory_reservation),
+    SPEC_FIELD("swap", parse_memory_value, struct spec_resources, memory_swap),
+    SPEC_CHECK(check_swap),
+};
+
+/* "0-3,7": numbers and ranges, comma-separated. */
+static int check_cpu_list(const char *list, const char *path, oci_error_t *err)
+{
+  const char *p = list;
+  while (*p != '\0') {
+    unsigned long first, last;
+    char *end;
+    if (*p < '0' || *p > '9')
+      return spec_fail(err, path, "'%s' is not a list like 0-3,7", list);
+    first = strtoul(p, &end, 10);
+    last = first;
+    if (*end == '-') {
+      if (end[1] < '0' || end[1] > '9')
+        return spec_fail(err, path, "'%s' is not a list like 0-3,7", list);
+      last = strtoul(end + 1, &end, 10);
+    }
+    if (last < first || (*end != ',' && *end != '\0') || (*end == ',' && end[1] == '\0'))
+      return spec_fail(err, path, "'%s' is not a list like 0-3,7", list);
+    p = *end == ',' ? end + 1 : end;
+  }
+  return 0;
+}
+
+static int parse_cpu_shares(const cJSON *value, const char *path, void *resources, oci_error_t *err)
+{
+  struct spec_resources *out = resources;
+
+  if (value == NULL)
+    return 0;
+  out->cpu_shares_set = true;
+  return spec_number_u64(value, path, UINT64_MAX, &out->cpu_shares, err);
+}
+
+/* microseconds; -1: unlimited, as when absent */
+static int parse_cpu_quota(const cJSON *value, const char *path, void *quota, oci_error_t *err)
+{
+  return value == NULL ? 0 : spec_number_i64(value, path, -1, INT64_MAX, quota, err);
+}
+
+/* microseconds; 0 as when absent */
+static int parse_cpu_period(const cJSON *value, const char *path, void *period, oci_error_t *err)
+{
+  return value == NULL ? 0 : spec_number_u64(value, path, UINT64_MAX, period, err);
+}
+
+/* cpus and mems once both are read; "" is how a Go caller writes "not
+ * given". */
+static int check_cpu_lists(const cJSON *cpu, const char *path, void *resources, oci_error_t *err)
+{
+  struct spec_resources *out = resources;
+  char list_path[SPEC_PATH_MAX];
+
+  (void)cpu;
+  if (out->cpuset_cpus != NULL &&
+      check_cpu_list(out->cpuset_cpus, spec_join_key(list_path, path, "cpus"), err) < 0)
+    return -1;
+  if (out->cpuset_mems != NULL &&
+      check_cpu_list(out->cpuset_mems, spec_join_key(list_path, path, "mems"), err) < 0)
+    return -1;
+  if (out->cpuset_cpus != NULL && out->cpuset_cpus[0] == '\0')
+    free(steal_pointer(&out->cpuset_cpus));
+  if (out->cpuset_mems != NULL && out->cpuset_mems[0] == '\0')
+    free(steal_pointer(&out->cpuset_mems));
+  return 0;
+}
+
+static const struct spec_field cpu_fields[] = {
+    SPEC_REFUSED("realtimeRuntime", REFUSE_PRESENT, "real-time CPU limits are cgroup v1 only"),
+    SPEC_REFUSED("realtimePeriod", REFUSE_PRESENT, "real-time CPU limits are cgroup v1 only"),
+    SPEC_REFUSED("idle", REFUSE_NONZERO, "cpu.idle is not implemented"),
+    SPEC_REFUSED("burst", REFUSE_PRESENT, "cpu.max.burst is not implemented"),
+    SPEC_MEMBER("shares", parse_cpu_shares),
+    SPEC_FIELD("quota", parse_cpu_quota, struct spec_resources, cpu_quota),
+    SPEC_FIELD("period", parse_cpu_period, struct spec_resources, cpu_period),
+    SPEC_FIELD("cpus", spec_field_string, struct spec_resources, cpuset_cpus),
+    SPEC_FIELD("mems", spec_field_string, struct spec_resources, cpuset_mems),
+    SPEC_CHECK(check_cpu_lists),
+};
+
+/* 0 or negative: unlimited, kept as 0 */
+static int parse_pids_limit(const cJSON *value, const char *path, void *limit, oci_error_t *err)
+{
+  int64_t v;
+
+  if (value == NULL)
+    return spec_fail(err, path, "required");
+  if (spec_number_i64(value, path, INT64_MIN, INT64_MAX, &v, err) < 0)
+    return -1;
+  *(int64_t *)limit = v > 0 ? v : 0;
+  return 0;
+}
+
+static const struct spec_field pids_fields[] = {
+    SPEC_FIELD("limit", parse_pids_limit, struct spec_resources, pids_limit),
+};
+
+static int parse_device_rule(const cJSON *item, const char *path, struct spec_device_rule *rule,
+                             oci_error_t *err)
+{
+  char field_path[SPEC_PATH_MAX];
+  cleanup_free char *type = NULL;
+  cleanup_free char *access = NULL;
+  const cJSON *allow;
+  bool set;
+
+  if (spec_expect_object(item, path, err) < 0 ||
+      spec_required(item, path, "allow", &allow, err) < 0)
+    return -1;
+  if (!cJSON_IsBool(allow))
+    return spec_fail(err, spec_join_key(field_path, path, "allow"), "expected a boolean, got %s",
+                     spec_type_name(allow));
+  rule->allow = cJSON_IsTrue(allow);
+  if (spec_get_string(item, path, "type", false, &type, err) < 0)
+    return -1;
+  rule->type = type == NULL || type[0] == '\0' ? 'a' : type[0];
+  if (type != NULL && type[0] != '\0' && (strlen(type) != 1 || strchr("acb", type[0]) == NULL))
+    return spec_fail(err, spec_join_key(field_path, path, "type"), "'%s' is not one of a, c, b",
+                     type);
+  /* absent: any; -1 is taken as "any" too */
+  if (spec_get_i64(item, path, "major", -1, UINT32_MAX, &rule->major, &set, err) < 0)
+    return -1;
+  if (!set)
+    rule->major = -1;
+  if (spec_get_i64(item, path, "minor", -1, UINT32_MAX, &rule->minor, &set, err) < 0)
+    return -1;
+  if (!set)
+    rule->minor = -1;
+  if (spec_get_string(item, path, "access", false, &access, err) < 0)
+    return -1;
+  /* absent or empty: every access, as the kernel's "a" alone means */
+  if (access == NULL || access[0] == '\0') {
+    strcpy(rule->access, "rwm");
+    return 0;
+  }
+  {
+    bool r = false, w = false, m = false;
+    for (const char *c = access; *c != '\0'; c++) {
+      bool *seen = *c == 'r' ? &r : *c == 'w' ? &w : *c == 'm' ? &m : NULL;
+      if (seen == NULL || *seen)
+        return spec_fail(err, spec_join_key(field_path, path, "access"),
+                         "'%s' is not a combination of r, w and m", access);
+      *seen = true;
+    }
+    snprintf(rule->access, sizeof(rule->access), "%s%s%s", r ? "r" : "", w ? "w" : "",
+             m ? "m" : "");
+  }
+  return 0;
+}
+
+static int parse_device_rules(const cJSON *array, const char *array_path, void *resources,
+                              oci_error_t *err)
+{
+  struct spec_resources *out = resources;
+  char path[SPEC_PATH_MAX];
+  const cJSON *item;
+
+  if (array == NULL)
+    return 0;
+  if (spec_expect_array(array, array_path, err) < 0)
+    return -1;
+  out->devices = calloc((size_t)cJSON_GetArraySize(array) + 1, sizeof(*out->devices));
+  if (out->devices == NULL)
+    return spec_out_of_memory(err, array_path);
+  cJSON_ArrayForEach(item, array)
+  {
+    if (parse_device_rule(item, spec_join_index(path, array_path, out->n_devices),
+                          &out->devices[out->n_devices], err) < 0)
+      return -1;
+    out->n_devices++;
+  }
+  return 0;
+}
+
+/* A unified key names a file in the container's cgroup: one name, never a
+ * path that could leave it. */
+static int parse_unified(const cJSON *value, const char *map_path, void *resources,
+                         oci_error_t *err)
+{
+  struct spec_resources *out = resources;
+  char path[SPEC_PATH_MAX];
+
+  if (spec_string_map(value, map_path, &out->unified, &out->n_unified, err) < 0)
+    return -1;
+  for (size_t i = 0; i < out->n_unified; i++) {
+    const char *key = out->unified[i].key;
+    if (strchr(key, '/') != NULL || strcmp(key, ".") == 0 || strcmp(key, "..") == 0)
+      return spec_fail(err, spec_join_key(path, map_path, key), "not a cgroup file name");
+  }
+  return 0;
+}
+
+static const struct spec_field resources_fields[] = {
+    SPEC_REFUSED("blockIO", REFUSE_NONEMPTY, "I/O limits are not implemented"),
+    SPEC_REFUSED("hugepageLimits", REFUSE_NONEMPTY, "huge page limits are not implemented"),
+    SPEC_REFUSED("network", REFUSE_NONEMPTY, "net_cls and net_prio are cgroup v1 only"),
+    SPEC_REFUSED("rdma", REFUSE_NONEMPTY, "RDMA limits are not implemented"),
+    SPEC_OBJECT("memory", memory_fields),
+    SPEC_OBJECT("cpu", cpu_fields),
+    SPEC_OBJECT("pids", pids_fields),
+    SPEC_MEMBER("devices", parse_device_rules),
+    SPEC_MEMBER("unified", parse_unified),
+};
+
+void spec_resources_init(struct spec_resources *resources)
+{
+  resources->memory_limit = resources->memory_reservation = resources->memory_swap = -1;
+  resources->cpu_quota = -1;
+  resources->pids_limit = -1;
+}
+
+int spec_parse_resources(const cJSON *value, const char *path, void *spec, oci_error_t *err)
+{
+  struct spec *out = spec;
+
+  if (value == NULL)
+    return 0;
+  out->has_resources = true;
+  if (spec_expect_object(value, path, err) < 0)
+    return -1;
+  return SPEC_DISPATCH(value, path, resources_fields, &out->resources, err);
+}
