@@ -243,7 +243,7 @@ static int create(const char *root, const char *id, const struct create_options 
         .rootless = geteuid() != 0,
         .unsafe_no_cgroup = options->unsafe_no_cgroup,
         .console_socket = console_socket,
-        .hook_log = log_hook_sink(),
+        .events = log_event_sink(),
     };
     pid_t pid = -1;
     char *cgroup_path = NULL;
@@ -271,7 +271,7 @@ out:
       oci_error_t hook_err = NULL;
       if (state != NULL)
         hooks_run(container.poststop, container.n_poststop, SPEC_HOOK_POSTSTOP, "poststop", state,
-                  log_hook_sink(), &hook_err);
+                  log_event_sink(), &hook_err);
       oci_error_free(&hook_err);
     }
   }

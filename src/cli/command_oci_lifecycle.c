@@ -36,7 +36,7 @@ static void run_post_hooks(const struct container *container, enum spec_hook_kin
   if (n == 0)
     return;
   state = container_state_json(container, status, false, &err);
-  if (state == NULL || hooks_run(hooks, n, kind, name, state, log_hook_sink(), &err) < 0) {
+  if (state == NULL || hooks_run(hooks, n, kind, name, state, log_event_sink(), &err) < 0) {
     log_message("warning", "%s hooks: %s", name, err && err->message ? err->message : "failed");
     oci_error_free(&err);
   }
