@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "error.h"
+#include "events.h"
 
 /* "sha256:" + 64 lowercase hex digits + NUL */
 #define OCI_DIGEST_LEN 72
@@ -54,7 +55,8 @@ struct oci_image {
 };
 
 struct oci_unpack_options {
-  bool quiet;   /* no progress output even on a terminal */
+  /* where the unpack's progress goes (oci/progress.h); NULL: nowhere */
+  const struct oci_event_sink *events;
   int *hold_fd; /* when set: gets an fd that keeps the rootfs in use (and
                    `image rm` refusing to remove it) until it is closed */
 };

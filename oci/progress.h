@@ -1,27 +1,28 @@
-/* Progress of a long unpack on a terminal: bytes and percentage of the
- * current layer on one rewritten stderr line. Silent unless stderr is a
- * terminal and the user did not ask for quiet. */
+/* Progress of a long unpack: the bytes of the current layer, reported as
+ * OCI_EVENT_PROGRESS events (oci/events.h) at most ten times a second and
+ * once at each layer's end. The command line draws them (on a terminal
+ * only); no sink, no events. */
 #ifndef OCI_PROGRESS_H
 #define OCI_PROGRESS_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
+
+#include "events.h"
 
 struct progress {
-  bool enabled;
+  const struct oci_event_sink *events; /* NULL: silent */
   size_t layer_index, layer_count;
-  char label[20]; /* short digest of the layer */
+  char label[64]; /* "N/COUNT sha256:<12 hex>" */
   int64_t total;  /* compressed bytes of the layer */
   int64_t done;
-  struct timespec last_shown;
+  int64_t last_shown_ms;
 };
 
-void progress_init(struct progress *progress, bool quiet);
+void progress_init(struct progress *progress, const struct oci_event_sink *events);
 void progress_layer_begin(struct progress *progress, size_t index, size_t count, const char *digest,
                           int64_t total);
-/* Called as compressed bytes are consumed; redraws at most ten times a second. */
+/* Called as compressed bytes are consumed; reports at most ten times a second. */
 void progress_layer_advance(struct progress *progress, size_t bytes);
 void progress_layer_end(struct progress *progress);
 

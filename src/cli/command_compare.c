@@ -12,6 +12,7 @@
 
 #include "probe/artifact_read.h"
 #include "oci/cleanup.h"
+#include "cli/log.h"
 #include "cli/ocirun.h"
 #include "oci/options.h"
 
@@ -460,7 +461,7 @@ int command_compare(int argc, char **argv, const struct global_options *global)
       return EXIT_OK;
     default:
       oci_error_wrap(&err, "compare");
-      oci_error_print(&err);
+      log_error(&err);
       usage(stderr);
       return COMPARE_BAD_INPUT;
     }
@@ -470,7 +471,7 @@ int command_compare(int argc, char **argv, const struct global_options *global)
     return COMPARE_BAD_INPUT;
   }
   if (artifact_read(argv[optind], &a, &err) < 0 || artifact_read(argv[optind + 1], &b, &err) < 0) {
-    oci_error_print(&err);
+    log_error(&err);
     return COMPARE_BAD_INPUT;
   }
   if (build_rows(&rows, a, b) < 0) {

@@ -10,6 +10,7 @@
 
 #include "oci/cleanup.h"
 #include "oci/oci.h"
+#include "cli/log.h"
 #include "cli/ocirun.h"
 #include "oci/options.h"
 
@@ -55,7 +56,7 @@ static int parse_options(int argc, char **argv, const char *subcommand, const ch
       break;
     default:
       oci_error_wrap(&err, "image %s", subcommand);
-      oci_error_print(&err);
+      log_error(&err);
       goto usage;
     }
   }
@@ -75,7 +76,7 @@ static int open_store(const struct global_options *global, struct oci_store **st
 {
   oci_error_t err = NULL;
   if (oci_store_open(global->root, store, &err) < 0) {
-    oci_error_print(&err);
+    log_error(&err);
     return -1;
   }
   return 0;
@@ -83,7 +84,7 @@ static int open_store(const struct global_options *global, struct oci_store **st
 
 static int failed(oci_error_t *err, struct oci_store *store)
 {
-  oci_error_print(err);
+  log_error(err);
   oci_store_close(store);
   return EXIT_FAILURE_GENERIC;
 }
@@ -153,7 +154,7 @@ static void report_import(const struct oci_import_report *report,
       printf("%s: image %.19s (manifest %.19s), moved from image %.19s\n", name ? name : "?",
              report->image_id, report->manifest_digest, was);
     if (replaced != NULL && strcmp(replaced, report->manifest_digest) != 0)
-      fprintf(stderr, "ocirun: image import: '%s' now names image %.19s (it named %.19s)\n",
+      log_say("warning", "image import: '%s' now names image %.19s (it named %.19s)",
               name ? name : "?", report->image_id, was);
   }
   if (report->names[0] == NULL)
@@ -266,7 +267,7 @@ static int image_inspect(int argc, char **argv, const struct global_options *glo
   oci_image_free(image);
   oci_store_close(store);
   if (text == NULL) {
-    fprintf(stderr, "ocirun: image inspect: out of memory\n");
+    log_error_message("image inspect: out of memory");
     return EXIT_FAILURE_GENERIC;
   }
   printf("%s\n", text);
@@ -291,7 +292,7 @@ static int image_rm(int argc, char **argv, const struct global_options *global)
     char size[32];
 
     if (oci_image_remove(store, argv[i], &report, &err) < 0) {
-      oci_error_print(&err);
+      log_error(&err);
       ret = EXIT_FAILURE_GENERIC;
       continue;
     }
@@ -311,7 +312,7 @@ static int image_unpack(int argc, char **argv, const struct global_options *glob
 {
   struct oci_store *store = NULL;
   struct oci_image *image = NULL;
-  struct oci_unpack_options options = {.quiet = global->quiet};
+  struct oci_unpack_options options = {.events = global->quiet ? NULL : log_event_sink()};
   cleanup_free char *rootfs = NULL;
   oci_error_t err = NULL;
   int ret = parse_options(argc, argv, "unpack", NULL, NULL);
@@ -416,7 +417,7 @@ int command_image(int argc, char **argv, const struct global_options *global)
   }
   command = find_command(argv[1]);
   if (command == NULL) {
-    fprintf(stderr, "ocirun: image: unknown command '%s'\n", argv[1]);
+    log_error_message("image: unknown command '%s'", argv[1]);
     usage(stderr);
     return EXIT_USAGE;
   }

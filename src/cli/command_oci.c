@@ -59,24 +59,6 @@ const char *oci_take_id(const char *verb, int argc, char **argv)
   return argv[optind];
 }
 
-/* The events of the lifecycle library, as the log lines the verbs wrote
- * before it had a sink: the detail is the line. */
-static void log_event(void *context, const struct oci_event *event)
-{
-  const char *level = event->kind == OCI_EVENT_WARNING     ? "warning"
-                      : event->kind == OCI_EVENT_HOOK_LINE ? "info"
-                                                           : "debug";
-
-  (void)context;
-  log_message(level, "%s", event->detail != NULL ? event->detail : event->what);
-}
-
-const struct oci_event_sink *oci_log_events(void)
-{
-  static const struct oci_event_sink sink = {.emit = log_event};
-  return &sink;
-}
-
 /* A verb whose only options are -h/--help: parses them and returns the id
  * (NULL with *exit_code set otherwise). */
 static const char *simple_verb(int argc, char **argv, const char *usage, int *exit_code)

@@ -24,9 +24,4 @@ int oci_fail(oci_error_t *err);
  * error has been printed. */
 const char *oci_take_id(const char *verb, int argc, char **argv);
 
-/* Where the library's events go: the log, as the verbs wrote it before
- * there was a sink (a hook's lines as info, warnings as warnings, what was
- * made, started or removed as debug lines). */
-const struct oci_event_sink *oci_log_events(void);
-
 #endif

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "cli/command_oci.h"
+#include "cli/log.h"
 
 int command_oci_create(int argc, char **argv, const struct global_options *global)
 {
@@ -89,7 +90,7 @@ int command_oci_create(int argc, char **argv, const struct global_options *globa
     return EXIT_USAGE;
   if (!container_id_valid(id))
     return oci_usage_error("create", "invalid container id '%s'", id);
-  if (container_create(global->root, id, &create_options, oci_log_events(), &pid, &err) < 0)
+  if (container_create(global->root, id, &create_options, log_event_sink(), &pid, &err) < 0)
     return oci_fail(&err);
   return EXIT_OK;
 }

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "cli/command_oci.h"
+#include "cli/log.h"
 
 /* ---- start ---- */
 
@@ -37,7 +38,7 @@ int command_oci_start(int argc, char **argv, const struct global_options *global
   id = oci_take_id("start", argc, argv);
   if (id == NULL)
     return EXIT_USAGE;
-  if (container_start(global->root, id, oci_log_events(), &pid, &err) < 0)
+  if (container_start(global->root, id, log_event_sink(), &pid, &err) < 0)
     return oci_fail(&err);
   return EXIT_OK;
 }
@@ -78,7 +79,7 @@ int command_oci_delete(int argc, char **argv, const struct global_options *globa
   id = oci_take_id("delete", argc, argv);
   if (id == NULL)
     return EXIT_USAGE;
-  if (container_delete(global->root, id, force, oci_log_events(), &err) < 0)
+  if (container_delete(global->root, id, force, log_event_sink(), &err) < 0)
     return oci_fail(&err);
   return EXIT_OK;
 }

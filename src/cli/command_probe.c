@@ -13,6 +13,7 @@
 
 #include "probe/artifact.h"
 #include "oci/cleanup.h"
+#include "cli/log.h"
 #include "cli/ocirun.h"
 #include "oci/options.h"
 #include "probe/probe_backend.h"
@@ -58,7 +59,7 @@ static bool output_directory_unwritable(const char *file)
 
   if (access(dir, W_OK | X_OK) == 0)
     return false;
-  fprintf(stderr, "ocirun: probe: cannot write the artifact into '%s': %s\n", dir, strerror(errno));
+  log_error_message("probe: cannot write the artifact into '%s': %s", dir, strerror(errno));
   return true;
 }
 
@@ -81,6 +82,10 @@ static int list_append(char ***list, const char *item)
  * (escape sequences) are replaced, so the container cannot drive it. */
 static void print_container_text(FILE *out, const char *what, const char *text, size_t max)
 {
+  if (log_is_json()) {
+    log_say("info", "probe: %s: %.*s", what, (int)max, text);
+    return;
+  }
   fprintf(out, "ocirun: probe: %s:\n", what);
   for (size_t i = 0; text[i] != '\0' && i < max; i++) {
     unsigned char c = (unsigned char)text[i];
@@ -105,12 +110,12 @@ static void report_failures(const cJSON *artifact)
 
     /* The second observer's word first: what the host saw beats the image's. */
     if (cJSON_IsString(disagreement)) {
-      fprintf(stderr, "ocirun: probe: check failed: %s\n", disagreement->valuestring);
+      log_error_message("probe: check failed: %s", disagreement->valuestring);
       continue;
     }
-    fprintf(stderr, "ocirun: probe: check %s failed: expected %s, seen %s\n",
-            cJSON_GetObjectItemCaseSensitive(check, "name")->valuestring, expected ? expected : "?",
-            seen ? seen : "?");
+    log_error_message("probe: check %s failed: expected %s, seen %s",
+                      cJSON_GetObjectItemCaseSensitive(check, "name")->valuestring,
+                      expected ? expected : "?", seen ? seen : "?");
   }
 }
 
@@ -127,8 +132,10 @@ int command_probe(int argc, char **argv, const struct global_options *global)
       {"debug-env", required_argument, NULL, 'E'},
       {NULL, 0, NULL, 0},
   };
-  struct probe_request request = {
-      .timeout_seconds = 30, .root = global->root, .quiet = global->quiet};
+  struct probe_request request = {.timeout_seconds = 30,
+                                  .root = global->root,
+                                  .quiet = global->quiet,
+                                  .events = log_event_sink()};
   struct probe_outcome outcome = {0};
   struct probe_verdict verdict = {0};
   cleanup_cjson cJSON *artifact = NULL;
@@ -144,7 +151,7 @@ int command_probe(int argc, char **argv, const struct global_options *global)
     switch (c) {
     case 'b':
       if (strcmp(optarg, "direct") != 0 && strcmp(optarg, "docker") != 0) {
-        fprintf(stderr, "ocirun: probe: --backend must be direct or docker, not '%s'\n", optarg);
+        log_error_message("probe: --backend must be direct or docker, not '%s'", optarg);
         return EXIT_USAGE;
       }
       backend = optarg;
@@ -156,7 +163,7 @@ int command_probe(int argc, char **argv, const struct global_options *global)
       request.timeout_seconds = strtod(optarg, &end);
       if (*end != '\0' || end == optarg || !(request.timeout_seconds > 0) ||
           request.timeout_seconds > 86400) {
-        fprintf(stderr, "ocirun: probe: --timeout needs seconds in (0, 86400], not '%s'\n", optarg);
+        log_error_message("probe: --timeout needs seconds in (0, 86400], not '%s'", optarg);
         return EXIT_USAGE;
       }
       break;
@@ -178,18 +185,18 @@ int command_probe(int argc, char **argv, const struct global_options *global)
       break;
     default:
       oci_error_wrap(&err, "probe");
-      oci_error_print(&err);
+      log_error(&err);
       usage(stderr);
       return EXIT_USAGE;
     }
   }
   if (optind != argc - 1) {
-    fprintf(stderr, "ocirun: probe: exactly one IMAGE is needed\n");
+    log_error_message("probe: exactly one IMAGE is needed");
     usage(stderr);
     return EXIT_USAGE;
   }
   if (request.unsafe_no_cgroup && strcmp(backend, "docker") == 0) {
-    fprintf(stderr, "ocirun: probe: --unsafe-no-cgroup is for the direct backend only\n");
+    log_error_message("probe: --unsafe-no-cgroup is for the direct backend only");
     return EXIT_USAGE;
   }
   /* A run whose artifact cannot be written is wasted: check the place first. */
@@ -200,20 +207,20 @@ int command_probe(int argc, char **argv, const struct global_options *global)
   request.debug_drop_flags = drop_flags;
   request.debug_env = env;
   if (request.unsafe_no_cgroup)
-    fprintf(stderr, "ocirun: probe: WARNING: --unsafe-no-cgroup: no memory, CPU or process "
-                    "limits; this artifact cannot pass\n");
+    log_say("warning", "probe: WARNING: --unsafe-no-cgroup: no memory, CPU or process limits; "
+                       "this artifact cannot pass");
 
   if (strcmp(backend, "docker") == 0)
     ret = probe_backend_docker(&request, &outcome, &err);
   else
     ret = probe_backend_direct(&request, &outcome, &err);
   if (ret < 0) {
-    oci_error_print(&err);
+    log_error(&err);
     probe_outcome_clear(&outcome);
     return EXIT_RUNTIME_ERROR;
   }
   if (outcome.unsupported != NULL) {
-    fprintf(stderr, "ocirun: probe: %s\n", outcome.unsupported);
+    log_error_message("probe: %s", outcome.unsupported);
     probe_outcome_clear(&outcome);
     return EXIT_UNSUPPORTED;
   }
@@ -221,18 +228,20 @@ int command_probe(int argc, char **argv, const struct global_options *global)
   if (probe_checks_evaluate(&request, &outcome, &verdict, &err) < 0 ||
       artifact_build(backend, &request, &outcome, &verdict, &artifact, &err) < 0 ||
       artifact_write(artifact, output, &err) < 0) {
-    oci_error_print(&err);
+    log_error(&err);
     probe_verdict_clear(&verdict);
     probe_outcome_clear(&outcome);
     return EXIT_RUNTIME_ERROR;
   }
   probe_verdict_clear(&verdict);
 
-  if (!quiet)
+  /* The summary is a table for a person; a caller of JSON lines reads
+   * the artifact. */
+  if (!quiet && !log_is_json())
     artifact_print_summary(artifact, stderr);
   report_failures(artifact);
   if (outcome.error != NULL)
-    fprintf(stderr, "ocirun: probe: %s\n", outcome.error);
+    log_error_message("probe: %s", outcome.error);
   if (outcome.probe_ran && outcome.probe_exit_code != 0 && outcome.probe_stderr != NULL &&
       outcome.probe_stderr[0] != '\0')
     print_container_text(stderr, "the probe's stderr", outcome.probe_stderr, 4000);

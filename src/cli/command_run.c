@@ -9,6 +9,7 @@
 
 #include "oci/cleanup.h"
 #include "oci/oci.h"
+#include "cli/log.h"
 #include "cli/ocirun.h"
 #include "docker_run/run_config.h"
 #include "docker_run/docker_run.h"
@@ -106,8 +107,12 @@ int command_run(int argc, char **argv, const struct global_options *global)
   struct oci_image *image = NULL;
   cleanup_free char *rootfs = NULL;
   cleanup_close int rootfs_hold_fd = -1; /* the rootfs stays in use until the run is over */
-  struct oci_unpack_options unpack = {.quiet = true, .hold_fd = &rootfs_hold_fd};
-  struct run_io io = {.stdin_fd = -1, .stdout_fd = STDOUT_FILENO, .stderr_fd = STDERR_FILENO};
+  struct oci_unpack_options unpack = {.events = NULL, .hold_fd = &rootfs_hold_fd};
+  struct run_io io = {.stdin_fd = -1,
+                      .stdout_fd = STDOUT_FILENO,
+                      .stderr_fd = STDERR_FILENO,
+                      .events = log_event_sink(),
+                      .plan_out = stdout};
   struct run_result result;
   oci_error_t err = NULL;
   int next = 0, ret;
@@ -143,10 +148,10 @@ int command_run(int argc, char **argv, const struct global_options *global)
 
   ret = docker_run(oci_store_root(store), image, rootfs, &config, &io, &result, &err);
   if (result.layer_fallback != NULL && !config.dry_run)
-    fprintf(stderr,
-            "ocirun: run: the store's filesystem (%s) cannot hold an overlay upper layer: the "
+    log_say("warning",
+            "run: the store's filesystem (%s) cannot hold an overlay upper layer: the "
             "root's writable layer was a tmpfs in memory (as --root-tmpfs); a store on a local "
-            "disk filesystem keeps it on disk\n",
+            "disk filesystem keeps it on disk",
             result.layer_fallback);
   if (ret < 0) {
     status = result.exit_code == EXIT_CANNOT_EXECUTE || result.exit_code == EXIT_COMMAND_NOT_FOUND
@@ -156,23 +161,22 @@ int command_run(int argc, char **argv, const struct global_options *global)
   }
   status = result.exit_code;
   if (result.timed_out)
-    fprintf(stderr,
-            "ocirun: run: timed out after %g s (--timeout): every process of '%s' was killed\n",
+    log_say("info", "run: timed out after %g s (--timeout): every process of '%s' was killed",
             config.timeout_seconds, config.name);
   else if (result.interrupted)
-    fprintf(stderr, "ocirun: run: interrupted by %s: every process of '%s' was killed\n",
+    log_say("info", "run: interrupted by %s: every process of '%s' was killed",
             strsignal(result.signal), config.name);
   else if (result.layer_exceeded)
-    fprintf(stderr,
-            "ocirun: run: '%s' wrote %llu KiB into its root's writable layer, past its bound of "
-            "%llu KiB (--storage-opt size=), and was killed\n",
+    log_say("info",
+            "run: '%s' wrote %llu KiB into its root's writable layer, past its bound of "
+            "%llu KiB (--storage-opt size=), and was killed",
             config.name, result.layer_bytes / 1024, result.layer_bound / 1024);
   else if (result.oom_killed)
-    fprintf(stderr, "ocirun: run: '%s' ran out of memory (--memory) and was killed\n", config.name);
+    log_say("info", "run: '%s' ran out of memory (--memory) and was killed", config.name);
   goto out;
 
 fail:
-  oci_error_print(&err);
+  log_error(&err);
 out:
   oci_image_free(image);
   if (store != NULL)

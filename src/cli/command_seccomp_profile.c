@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runtime/capabilities.h"
+#include "cli/log.h"
 #include "cli/ocirun.h"
 #include "oci/options.h"
 #include "oci/cleanup.h"
@@ -77,7 +78,7 @@ int command_seccomp_profile(int argc, char **argv, const struct global_options *
       return EXIT_OK;
     default:
       oci_error_wrap(&err, "seccomp-profile");
-      oci_error_print(&err);
+      log_error(&err);
       usage(stderr);
       return EXIT_USAGE;
     }
@@ -88,7 +89,7 @@ int command_seccomp_profile(int argc, char **argv, const struct global_options *
   }
   if (!resolved) {
     if (seccomp_print_default_profile(stdout, &err) < 0) {
-      oci_error_print(&err);
+      log_error(&err);
       return EXIT_FAILURE_GENERIC;
     }
     return EXIT_OK;
@@ -97,7 +98,7 @@ int command_seccomp_profile(int argc, char **argv, const struct global_options *
   caps = drop_all ? 0 : capabilities_docker_default() & ~drop;
   caps |= add_all ? ~UINT64_C(0) : add;
   if (seccomp_filter_build(profile_path, caps, &filter, &err) < 0) {
-    oci_error_print(&err);
+    log_error(&err);
     return EXIT_FAILURE_GENERIC;
   }
   cleanup_free char *json = seccomp_filter_profile_json(filter);

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "cli/log.h"
 #include "cli/ocirun.h"
 #include "oci/options.h"
 #include "probe/docker_remove.h"
@@ -47,18 +48,18 @@ int command_sweep(int argc, char **argv, const struct global_options *global)
       return EXIT_OK;
     default:
       oci_error_wrap(&err, "sweep");
-      oci_error_print(&err);
+      log_error(&err);
       sweep_usage(stderr);
       return EXIT_USAGE;
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "ocirun: sweep: unexpected argument '%s'\n", argv[optind]);
+    log_error_message("sweep: unexpected argument '%s'", argv[optind]);
     sweep_usage(stderr);
     return EXIT_USAGE;
   }
   if (run_state_sweep(global->root, docker_remove_for_sweep, &n_swept, &err) < 0) {
-    oci_error_print(&err);
+    log_error(&err);
     return EXIT_FAILURE_GENERIC;
   }
   if (!global->quiet)

@@ -94,13 +94,25 @@ static void timestamp(char *buf, size_t size)
   snprintf(buf, size, "%s.%09ldZ", seconds, ts.tv_nsec);
 }
 
-static char *format_json(const char *level, const char *message, const char *time)
+/* event: its kind and fields beside runc's three, for a caller that
+ * parses them (NULL for a plain message). */
+static char *format_json(const char *level, const char *message, const char *time,
+                         const struct oci_event *event)
 {
   cleanup_cjson cJSON *json = cJSON_CreateObject();
   char *text = NULL, *line = NULL;
+  bool ok = json != NULL && cJSON_AddStringToObject(json, "level", level) &&
+            cJSON_AddStringToObject(json, "msg", message) &&
+            cJSON_AddStringToObject(json, "time", time);
 
-  if (json != NULL && cJSON_AddStringToObject(json, "level", level) &&
-      cJSON_AddStringToObject(json, "msg", message) && cJSON_AddStringToObject(json, "time", time))
+  if (ok && event != NULL)
+    ok = cJSON_AddStringToObject(json, "event", oci_event_kind_name(event->kind)) &&
+         cJSON_AddStringToObject(json, "what", event->what) &&
+         (event->subject == NULL || cJSON_AddStringToObject(json, "subject", event->subject)) &&
+         (event->detail == NULL || strcmp(event->detail, message) == 0 ||
+          cJSON_AddStringToObject(json, "detail", event->detail)) &&
+         cJSON_AddNumberToObject(json, "monotonic_ns", (double)event->monotonic_ns);
+  if (ok)
     text = cJSON_PrintUnformatted(json);
   if (text != NULL && asprintf(&line, "%s\n", text) < 0)
     line = NULL;
@@ -108,17 +120,19 @@ static char *format_json(const char *level, const char *message, const char *tim
   return line;
 }
 
-/* logrus quotes msg with Go's %q: backslash, quote and control bytes escaped. */
-static char *format_text(const char *level, const char *message, const char *time)
+/* The one escaper of everything ocirun prints: messages quote what a
+ * config, an image or a container chose (a command's name, a hook's
+ * output, a run's name), so control bytes become \xNN and cannot rewrite
+ * the caller's terminal; quoted (logrus' %q for the text log) also
+ * escapes the quote and the backslash. */
+char *log_escape(const char *text, bool quoted)
 {
-  size_t length = strlen(message);
-  cleanup_free char *quoted = malloc(length * 4 + 1);
-  char *out = quoted, *line = NULL;
+  char *escaped = malloc(strlen(text) * 4 + 1), *out = escaped;
 
-  if (quoted == NULL)
+  if (escaped == NULL)
     return NULL;
-  for (const unsigned char *c = (const unsigned char *)message; *c != '\0'; c++) {
-    if (*c == '"' || *c == '\\') {
+  for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+    if (quoted && (*c == '"' || *c == '\\')) {
       *out++ = '\\';
       *out++ = (char)*c;
     } else if (*c < 0x20 || *c == 0x7f) {
@@ -128,19 +142,30 @@ static char *format_text(const char *level, const char *message, const char *tim
     }
   }
   *out = '\0';
+  return escaped;
+}
+
+static char *format_text(const char *level, const char *message, const char *time)
+{
+  cleanup_free char *quoted = log_escape(message, true);
+  char *line = NULL;
+
+  if (quoted == NULL)
+    return NULL;
   if (asprintf(&line, "time=\"%s\" level=%s msg=\"%s\"\n", time, level, quoted) < 0)
     line = NULL;
   return line;
 }
 
-static void write_line(int fd, const char *level, const char *message)
+static void write_line(int fd, const char *level, const char *message,
+                       const struct oci_event *event)
 {
   char time[64];
   cleanup_free char *line = NULL;
   size_t done = 0, length;
 
   timestamp(time, sizeof(time));
-  line = log_config.format == LOG_FORMAT_JSON ? format_json(level, message, time)
+  line = log_config.format == LOG_FORMAT_JSON ? format_json(level, message, time, event)
                                               : format_text(level, message, time);
   if (line == NULL)
     return;
@@ -155,38 +180,35 @@ static void write_line(int fd, const char *level, const char *message)
   }
 }
 
-/* "ocirun: [LEVEL: ]MESSAGE" on stderr, a person's terminal: messages quote
- * what a config, an image or a container chose (a command's name, a hook's
- * output, a child's report), so control bytes are escaped as \xNN, as
- * oci_error_print does, and cannot rewrite the caller's terminal. */
+/* "ocirun: [LEVEL: ]MESSAGE" on stderr, a person's terminal, escaped. */
 static void print_plain(const char *level, const char *message)
 {
   bool error = strcmp(level, "error") == 0;
+  cleanup_free char *escaped = log_escape(message, false);
 
-  fprintf(stderr, "ocirun: %s%s", error ? "" : level, error ? "" : ": ");
-  for (const unsigned char *c = (const unsigned char *)message; *c != '\0'; c++) {
-    if (*c < 0x20 || *c == 0x7f)
-      fprintf(stderr, "\\x%02x", *c);
-    else
-      fputc(*c, stderr);
-  }
-  fputc('\n', stderr);
+  fprintf(stderr, "ocirun: %s%s%s\n", error ? "" : level, error ? "" : ": ",
+          escaped != NULL ? escaped : "(out of memory)");
 }
 
 /* One message to where it belongs: the file; without one, stderr, in the
  * chosen format for json (a caller parses it) and as ocirun's usual
  * "ocirun: ..." line for text. */
-static void emit(const char *level, const char *message)
+static void emit_event(const char *level, const char *message, const struct oci_event *event)
 {
   if (strcmp(level, "debug") == 0 && !log_config.debug)
     return;
   if (log_config.fd >= 0) {
-    write_line(log_config.fd, level, message);
+    write_line(log_config.fd, level, message, event);
   } else if (log_config.format == LOG_FORMAT_JSON) {
-    write_line(STDERR_FILENO, level, message);
+    write_line(STDERR_FILENO, level, message, event);
   } else {
     print_plain(level, message);
   }
+}
+
+static void emit(const char *level, const char *message)
+{
+  emit_event(level, message, NULL);
 }
 
 void log_message(const char *level, const char *fmt, ...)
@@ -201,12 +223,19 @@ void log_message(const char *level, const char *fmt, ...)
   emit(level, message != NULL ? message : "out of memory");
 }
 
+/* A person runs this too: stderr gets the plain line unless it carries
+ * JSON lines; the log (file, or JSON on stderr) gets the line at level. */
+static void say(const char *level, const char *message)
+{
+  if (log_config.fd >= 0 || log_config.format != LOG_FORMAT_JSON)
+    print_plain("error", message);
+  if (log_config.fd >= 0 || log_config.format == LOG_FORMAT_JSON)
+    emit(level, message);
+}
+
 static void error_line(const char *message)
 {
-  /* With a file, stderr still gets the plain line: a person runs this too. */
-  if (log_config.fd >= 0)
-    print_plain("error", message);
-  emit("error", message);
+  say("error", message);
 }
 
 void log_error(oci_error_t *err)
@@ -214,6 +243,23 @@ void log_error(oci_error_t *err)
   error_line(err != NULL && *err != NULL && (*err)->message != NULL ? (*err)->message
                                                                     : "out of memory");
   oci_error_free(err);
+}
+
+void log_say(const char *level, const char *fmt, ...)
+{
+  cleanup_free char *message = NULL;
+  va_list ap;
+
+  va_start(ap, fmt);
+  if (vasprintf(&message, fmt, ap) < 0)
+    message = NULL;
+  va_end(ap);
+  say(level, message != NULL ? message : "out of memory");
+}
+
+bool log_is_json(void)
+{
+  return log_config.format == LOG_FORMAT_JSON;
 }
 
 void log_error_message(const char *fmt, ...)
@@ -226,4 +272,97 @@ void log_error_message(const char *fmt, ...)
     message = NULL;
   va_end(ap);
   error_line(message != NULL ? message : "out of memory");
+}
+
+/* A layer's progress on a terminal: one line rewritten in place, ended at
+ * the layer's end. detail is "DONE TOTAL" (oci/progress.h). */
+static void draw_progress(const struct oci_event *event)
+{
+  long long done = 0, total = 0;
+  double percent;
+
+  if (log_config.format == LOG_FORMAT_JSON) {
+    if (strcmp(event->what, "layer-end") == 0)
+      emit_event("info", "layer unpacked", event);
+    return;
+  }
+  if (isatty(STDERR_FILENO) != 1 || event->detail == NULL ||
+      sscanf(event->detail, "%lld %lld", &done, &total) != 2)
+    return;
+  percent = total > 0 ? 100.0 * (double)done / (double)total : 100.0;
+  fprintf(stderr, "\rlayer %s: %6.1f / %.1f MiB (%3.0f%%)%s",
+          event->subject != NULL ? event->subject : "", (double)done / 1048576.0,
+          (double)total / 1048576.0, percent > 100.0 ? 100.0 : percent,
+          strcmp(event->what, "layer-end") == 0 ? "\n" : "");
+}
+
+/* A warning that the boundary is weaker than the default (what
+ * "unsafe-..."): docker's "WARNING: ..." on stderr for the person even
+ * with a log file, and a line in that file; in JSON, only the JSON line. */
+static void print_warning(const char *message, const struct oci_event *event)
+{
+  if (log_config.format == LOG_FORMAT_JSON && log_config.fd < 0) {
+    emit_event("warning", message, event);
+    return;
+  }
+  cleanup_free char *escaped = log_escape(message, false);
+  fprintf(stderr, "WARNING: %s\n", escaped != NULL ? escaped : "(out of memory)");
+  if (log_config.fd >= 0)
+    write_line(log_config.fd, "warning", message, event);
+}
+
+/* Every event printed once, where and how its kind belongs: a result line
+ * on stdout (JSON: a line on the log), a hook's line and a warning as log
+ * lines (runc's callers read them there), a weakened boundary for the
+ * person, progress on a terminal, and the rest (what was created, removed,
+ * started, verified, the phases) as debug lines, their detail the line. */
+static void sink_emit(void *context, const struct oci_event *event)
+{
+  const char *detail = event->detail != NULL ? event->detail : "";
+  cleanup_free char *message = NULL;
+
+  (void)context;
+  switch (event->kind) {
+  case OCI_EVENT_PROGRESS:
+    draw_progress(event);
+    return;
+  case OCI_EVENT_RESULT:
+    if (log_config.format == LOG_FORMAT_JSON) {
+      emit_event("info", detail, event);
+    } else {
+      message = log_escape(detail, false);
+      printf("%s\n", message != NULL ? message : "(out of memory)");
+      fflush(stdout);
+    }
+    return;
+  case OCI_EVENT_HOOK_LINE:
+    if (asprintf(&message, "hook %s: %s", event->subject != NULL ? event->subject : "?", detail) <
+        0)
+      message = NULL;
+    emit_event("info", message != NULL ? message : "out of memory", event);
+    return;
+  case OCI_EVENT_WARNING:
+    if (strncmp(event->what, "unsafe", strlen("unsafe")) == 0)
+      print_warning(detail, event);
+    else
+      emit_event("warning", detail, event);
+    return;
+  case OCI_EVENT_REFUSED:
+    emit_event("warning", detail, event);
+    return;
+  default:
+    if (event->detail == NULL &&
+        asprintf(&message, "%s %s%s%s", oci_event_kind_name(event->kind), event->what,
+                 event->subject != NULL ? " " : "", event->subject != NULL ? event->subject : "") < 0)
+      message = NULL;
+    emit_event("debug", event->detail != NULL ? event->detail : message != NULL ? message : "?",
+               event);
+    return;
+  }
+}
+
+const struct oci_event_sink *log_event_sink(void)
+{
+  static const struct oci_event_sink sink = {.emit = sink_emit};
+  return &sink;
 }

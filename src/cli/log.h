@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "oci/error.h"
+#include "oci/events.h"
 
 enum log_format { LOG_FORMAT_TEXT, LOG_FORMAT_JSON };
 
@@ -23,7 +24,20 @@ void log_message(const char *level, const char *fmt, ...) __attribute__((format(
 /* An error: "ocirun: MESSAGE" on stderr and, with a log file, an "error"
  * line in it. Frees the error. */
 void log_error(oci_error_t *err);
+/* A line of the command line's own at level: "ocirun: MESSAGE" on stderr
+ * (escaped) and a line in the log file when there is one; with
+ * --log-format json and no file, only the JSON line. */
+void log_say(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* --log-format json: stderr carries JSON lines only. */
+bool log_is_json(void);
 /* The same for a message of the command line's own (usage errors). */
 void log_error_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The command line's event sink (oci/events.h), the one printer of what
+ * the runtime and the image library report: text as today's lines, or
+ * JSON lines with --log-format json. */
+const struct oci_event_sink *log_event_sink(void);
+/* The one escaper: control bytes as \xNN; quoted also escapes '"' and
+ * '\\'. Returns a new string, NULL without memory. */
+char *log_escape(const char *text, bool quoted);
 
 #endif

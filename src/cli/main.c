@@ -182,14 +182,14 @@ int main(int argc, char **argv)
       systemd_cgroup = true;
       break;
     default:
-      oci_error_print(&option_err);
+      log_error(&option_err);
       fprintf(stderr, "Run 'ocirun --help' for the global options.\n");
       return EXIT_USAGE;
     }
   }
   /* The log first: every later error reaches it (a shim reads it). */
   if (log_open(log_path, (enum log_format)log_format, debug, &log_err) < 0) {
-    oci_error_print(&log_err);
+    log_error(&log_err);
     return EXIT_USAGE;
   }
   if (systemd_cgroup) {

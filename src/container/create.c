@@ -166,7 +166,6 @@ static int create_process(const struct spec *spec, const char *root, const char 
                           struct container *container, oci_error_t *err)
 {
   cleanup_free char *fifo = container_exec_fifo_path(handle);
-  struct hook_log hook_log = container_hook_log(events);
   /* Rootless or not is decided here, once, for the whole runtime. */
   struct runtime_options runtime_options = {
       .state_root = root,
@@ -176,7 +175,7 @@ static int create_process(const struct spec *spec, const char *root, const char 
       .rootless = geteuid() != 0,
       .unsafe_no_cgroup = options->unsafe_no_cgroup,
       .console_socket = console_socket,
-      .hook_log = &hook_log,
+      .events = events,
   };
   pid_t pid = -1;
   char *cgroup_path = NULL;

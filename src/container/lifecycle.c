@@ -95,16 +95,6 @@ int container_load_for_verb(const char *verb, const char *root, const char *id, 
 
 /* ---- hooks ---- */
 
-static void hook_line_event(void *context, bool warning, const char *message)
-{
-  oci_emit(context, warning ? OCI_EVENT_WARNING : OCI_EVENT_HOOK_LINE, "hook", NULL, "%s", message);
-}
-
-struct hook_log container_hook_log(const struct oci_event_sink *events)
-{
-  return (struct hook_log){.line = hook_line_event, .context = (void *)events};
-}
-
 void container_run_post_hooks(const struct container *container, enum spec_hook_kind kind,
                               enum container_status status, const struct oci_event_sink *events)
 {
@@ -112,14 +102,13 @@ void container_run_post_hooks(const struct container *container, enum spec_hook_
       kind == SPEC_HOOK_POSTSTART ? container->poststart : container->poststop;
   size_t n = kind == SPEC_HOOK_POSTSTART ? container->n_poststart : container->n_poststop;
   const char *name = kind == SPEC_HOOK_POSTSTART ? "poststart" : "poststop";
-  struct hook_log log = container_hook_log(events);
   cleanup_free char *state = NULL;
   oci_error_t err = NULL;
 
   if (n == 0)
     return;
   state = container_state_json(container, status, false, &err);
-  if (state == NULL || hooks_run(hooks, n, kind, name, state, &log, &err) < 0) {
+  if (state == NULL || hooks_run(hooks, n, kind, name, state, events, &err) < 0) {
     oci_emit(events, OCI_EVENT_WARNING, "hook", name, "%s hooks: %s", name,
              err && err->message ? err->message : "failed");
     oci_error_free(&err);

@@ -49,9 +49,6 @@ void container_destroy_failed(struct container_handle *handle, const struct cont
  * in status; failures are warnings. */
 void container_run_post_hooks(const struct container *container, enum spec_hook_kind kind,
                               enum container_status status, const struct oci_event_sink *events);
-/* Where the runtime's hook runner sends hook output (OCI_EVENT_HOOK_LINE)
- * and its warnings (OCI_EVENT_WARNING): events. */
-struct hook_log container_hook_log(const struct oci_event_sink *events);
 
 /* Whether ocirun runs hooks of this kind (every kind of the spec, each at
  * its place): what `ocirun features` lists. */

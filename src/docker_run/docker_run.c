@@ -94,8 +94,8 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
     return -1;
   if (spec_parse(json, &spec, err) < 0)
     return oci_error_wrap(err, "run: the configuration built from the options");
-  if (config->dry_run)
-    print_configuration(json, stdout);
+  if (config->dry_run && io->plan_out != NULL)
+    print_configuration(json, io->plan_out);
   /* Kept in the run dir: `ocirun exec NAME` joins the run with it. */
   config_json = config->dry_run ? NULL : cJSON_PrintUnformatted(json);
   if (!config->dry_run && config_json == NULL)
@@ -132,6 +132,8 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
       .timeout_seconds = config->timeout_seconds,
       .unsafe_no_cgroup = config->unsafe_no_cgroup,
       .dry_run = config->dry_run,
+      .plan_out = io->plan_out,
+      .events = io->events,
       .seccomp_origin = run_spec_seccomp_origin(config),
       .mount_names = mount_names,
       .config_json = config_json,

@@ -278,7 +278,8 @@ static int run_probe(struct oci_store *store, const struct oci_image *image,
   cleanup_free char *rootfs = NULL;
   cleanup_close int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
   cleanup_close int rootfs_hold_fd = -1; /* the rootfs stays in use until the run is over */
-  struct oci_unpack_options unpack_options = {.quiet = request->quiet, .hold_fd = &rootfs_hold_fd};
+  struct oci_unpack_options unpack_options = {.events = request->quiet ? NULL : request->events,
+                                              .hold_fd = &rootfs_hold_fd};
   struct run_result result = {0};
   oci_error_t step_err = NULL;
   int next = 0;
@@ -306,7 +307,8 @@ static int run_probe(struct oci_store *store, const struct oci_image *image,
                       .stdout_fd = stdout_fd,
                       .stderr_fd = stderr_fd,
                       .on_exec = host_watch_on_exec,
-                      .context = watch};
+                      .context = watch,
+                      .events = request->events};
   if (docker_run(oci_store_root(store), image, rootfs, config, &io, &result, &step_err) < 0)
     return set_message(&outcome->error, "run: ", &step_err);
   if (result.interrupted &&

@@ -20,11 +20,12 @@ struct probe_request {
   bool unsafe_no_cgroup; /* direct only: loud development opt-out, never passes */
   /* Test options: they change the recipe, so the artifact records them and
    * fails its "recipe_flags" check. */
-  char **debug_drop_flags; /* recipe flags left out, NULL-terminated or NULL */
-  char **debug_env;        /* NAME=VALUE passed as --env, NULL-terminated or NULL */
-  const char *root;        /* the store (--root) */
-  bool quiet;              /* no progress output */
-  bool rootless;           /* the caller's one decision: ocirun runs unprivileged */
+  char **debug_drop_flags;             /* recipe flags left out, NULL-terminated or NULL */
+  char **debug_env;                    /* NAME=VALUE passed as --env, NULL-terminated or NULL */
+  const char *root;                    /* the store (--root) */
+  bool quiet;                          /* no progress output */
+  const struct oci_event_sink *events; /* where the run and the unpack report */
+  bool rootless;                       /* the caller's one decision: ocirun runs unprivileged */
 };
 
 struct probe_outcome {

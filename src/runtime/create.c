@@ -32,7 +32,7 @@ static int run_runtime_hooks(const struct launch *launch, pid_t pid, oci_error_t
   for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
     const struct spec_hooks *list = &spec->hooks[kinds[i]];
     if (hooks_run(list->hooks, list->n_hooks, kinds[i], spec_hook_kind_name(kinds[i]), state,
-                  launch->options->hook_log, err) < 0)
+                  launch->options->events, err) < 0)
       return oci_error_wrap(err, "create");
   }
   return 0;
@@ -100,7 +100,7 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
   if (prepare_launch(&launch, err) < 0 || slice_plan_build(spec, options, &slice, err) < 0)
     goto out;
   if (options->dry_run) {
-    print_plan(&launch, slice.path, &slice.limits, slice.rules, slice.n_rules, stdout);
+    print_plan(&launch, slice.path, &slice.limits, slice.rules, slice.n_rules, options->plan_out);
     ret = 0;
     goto out;
   }

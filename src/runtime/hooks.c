@@ -30,29 +30,18 @@
 #define HOOK_LINE_MAX 4096
 
 struct output {
-  const struct hook_log *log;
+  const struct oci_event_sink *events;
   const char *what;
   char line[HOOK_LINE_MAX + 1];
   size_t length;
 };
 
-static void emit(const struct hook_log *log, bool warning, const char *message)
-{
-  if (log != NULL && log->line != NULL)
-    log->line(log->context, warning, message);
-  else
-    fprintf(stderr, "ocirun: %s%s\n", warning ? "warning: " : "", message);
-}
-
 static void flush_line(struct output *out)
 {
-  char message[HOOK_LINE_MAX + 256];
-
   if (out->length == 0)
     return;
   out->line[out->length] = '\0';
-  snprintf(message, sizeof(message), "hook %s: %s", out->what, out->line);
-  emit(out->log, false, message);
+  oci_emit(out->events, OCI_EVENT_HOOK_LINE, "hook", out->what, "%s", out->line);
   out->length = 0;
 }
 
@@ -269,7 +258,7 @@ static int hook_outcome(const siginfo_t *info, int report_fd, const char *what,
 }
 
 static int run_one(const struct spec_hook *hook, const char *what, const char *state_json,
-                   const struct hook_log *log, bool in_container, oci_error_t *err)
+                   const struct oci_event_sink *events, bool in_container, oci_error_t *err)
 {
   cleanup_close int stdin_fd = -1;
   cleanup_close int pidfd = -1;
@@ -277,7 +266,7 @@ static int run_one(const struct spec_hook *hook, const char *what, const char *s
   cleanup_close int report_write = -1;
   cleanup_close int output_read = -1;
   cleanup_close int output_write = -1;
-  struct output out = {.log = log, .what = what};
+  struct output out = {.events = events, .what = what};
   long long deadline = hook->timeout > 0 ? now_ms() + (long long)hook->timeout * 1000 : 0;
   siginfo_t info = {0};
   int fds[2];
@@ -293,8 +282,8 @@ static int run_one(const struct spec_hook *hook, const char *what, const char *s
     return oci_error_errno(err, "hook %s: pipe", what);
   report_read = fds[0];
   report_write = fds[1];
-  /* Without a log the hook writes straight to the runner's stderr. */
-  if (log != NULL && log->line != NULL) {
+  /* Without a sink the hook writes straight to the runner's stderr. */
+  if (events != NULL && events->emit != NULL) {
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
       return oci_error_errno(err, "hook %s: pipe", what);
     output_read = fds[0];
@@ -321,9 +310,9 @@ static int run_one(const struct spec_hook *hook, const char *what, const char *s
 }
 
 int hook_run(const struct spec_hook *hook, const char *what, const char *state_json,
-             const struct hook_log *log, oci_error_t *err)
+             const struct oci_event_sink *events, oci_error_t *err)
 {
-  return run_one(hook, what, state_json, log, false, err);
+  return run_one(hook, what, state_json, events, false, err);
 }
 
 bool hooks_failure_aborts(enum spec_hook_kind kind)
@@ -332,7 +321,7 @@ bool hooks_failure_aborts(enum spec_hook_kind kind)
 }
 
 int hooks_run(const struct spec_hook *hooks, size_t n, enum spec_hook_kind kind,
-              const char *kind_name, const char *state_json, const struct hook_log *log,
+              const char *kind_name, const char *state_json, const struct oci_event_sink *events,
               oci_error_t *err)
 {
   for (size_t i = 0; i < n; i++) {
@@ -340,7 +329,7 @@ int hooks_run(const struct spec_hook *hooks, size_t n, enum spec_hook_kind kind,
     oci_error_t failure = NULL;
 
     snprintf(what, sizeof(what), "%s[%zu]", kind_name, i);
-    if (hook_run(&hooks[i], what, state_json, log, &failure) == 0)
+    if (hook_run(&hooks[i], what, state_json, events, &failure) == 0)
       continue;
     if (hooks_failure_aborts(kind)) {
       if (*err == NULL)
@@ -349,7 +338,8 @@ int hooks_run(const struct spec_hook *hooks, size_t n, enum spec_hook_kind kind,
         oci_error_free(&failure);
       return -1;
     }
-    emit(log, true, failure != NULL ? failure->message : "out of memory");
+    oci_emit(events, OCI_EVENT_WARNING, "hook", what, "%s",
+             failure != NULL ? failure->message : "out of memory");
     oci_error_free(&failure);
   }
   return 0;

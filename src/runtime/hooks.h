@@ -9,23 +9,22 @@
 #include <stddef.h>
 
 #include "oci/error.h"
+#include "oci/events.h"
 #include "runtime/spec/spec.h"
 
-/* Where hook output and warnings go. message is one line without its
- * newline; warning is set for a failure that does not stop the lifecycle. */
-struct hook_log {
-  void (*line)(void *context, bool warning, const char *message);
-  void *context;
-};
+/* Hooks report into an event sink (oci/events.h): each line a hook writes
+ * is an OCI_EVENT_HOOK_LINE (subject: the hook, "poststop[0]"; detail: the
+ * line without its newline), each failure that does not stop the
+ * lifecycle an OCI_EVENT_WARNING whose what is "hook". */
 
 /* Runs one hook: path with args (args[0] is argv[0]; none: path) and env
  * (none: empty), state_json on stdin, stdout and stderr line by line to
- * log (NULL: the caller's stderr), in a process group of its own that is
+ * events (NULL: straight to the caller's stderr), in a process group of its own that is
  * SIGKILLed when its timeout expires, with no descriptor of the caller's
  * but 0, 1 and 2. what names it in messages ("poststart[1]"). 0 when it
  * exited with status 0. */
 int hook_run(const struct spec_hook *hook, const char *what, const char *state_json,
-             const struct hook_log *log, oci_error_t *err);
+             const struct oci_event_sink *events, oci_error_t *err);
 
 /* prestart, createRuntime, createContainer, startContainer: a failure
  * stops the lifecycle (the runtime then destroys the container).
@@ -34,9 +33,9 @@ bool hooks_failure_aborts(enum spec_hook_kind kind);
 
 /* Runs hooks[0..n) of one kind in order (kind_name: the spec's name, for
  * messages). A kind whose failures abort stops at the first and returns
- * -1; otherwise each failure goes to log as a warning and 0 is returned. */
+ * -1; otherwise each failure is a warning event and 0 is returned. */
 int hooks_run(const struct spec_hook *hooks, size_t n, enum spec_hook_kind kind,
-              const char *kind_name, const char *state_json, const struct hook_log *log,
+              const char *kind_name, const char *state_json, const struct oci_event_sink *events,
               oci_error_t *err);
 
 /* The hooks the container's own process runs (createContainer before

@@ -34,6 +34,8 @@ void print_plan(const struct launch *launch, const char *slice_path,
   const struct spec_process *process = &spec->process;
   cleanup_free char *profile = NULL;
 
+  if (out == NULL)
+    return;
   fprintf(out, "plan of '%s': nothing was created or started\n\n", launch->options->id);
   fprintf(out, "namespaces:");
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++) {

@@ -277,13 +277,14 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   launch_init(&launch, spec, &run_options, true);
   launch.init = true;
   if (options->unsafe_no_cgroup)
-    fprintf(stderr, "WARNING: --unsafe-no-cgroup: no memory/cpu/pids limits are applied and "
-                    "processes are contained by the pid namespace only; no device cgroup either: "
-                    "devices are kept out by nodev on every mount the container can write\n");
+    oci_emit(options->events, OCI_EVENT_WARNING, "unsafe-no-cgroup", NULL,
+             "--unsafe-no-cgroup: no memory/cpu/pids limits are applied and processes are "
+             "contained by the pid namespace only; no device cgroup either: devices are kept out "
+             "by nodev on every mount the container can write");
   if (prepare_launch(&launch, err) < 0 || slice_plan_build(spec, options, &slice, err) < 0)
     goto out;
   if (options->dry_run) {
-    print_plan(&launch, slice.path, &slice.limits, slice.rules, slice.n_rules, stdout);
+    print_plan(&launch, slice.path, &slice.limits, slice.rules, slice.n_rules, options->plan_out);
     *result = (struct run_result){.exit_code = 0, .exited = true, .teardown_verified = true};
     ret = 0;
     goto out;

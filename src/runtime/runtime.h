@@ -7,6 +7,7 @@
 #define RUNTIME_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "oci/error.h"
@@ -14,7 +15,7 @@
 #include "runtime/spec/spec.h"
 #include "runtime/stdio_relay.h"
 
-struct hook_log;
+struct oci_event_sink;
 
 /* How a run is made that a configuration does not say. */
 struct runtime_options {
@@ -25,7 +26,8 @@ struct runtime_options {
   bool rootless;              /* decided once, by the caller: ocirun runs without privilege */
   double timeout_seconds;     /* runtime_run only; 0: none */
   bool unsafe_no_cgroup;      /* loud development opt-out: no slice, no limits, no device program */
-  bool dry_run;               /* print the plan, create and run nothing */
+  bool dry_run;               /* print the plan to plan_out, create and run nothing */
+  FILE *plan_out;             /* the command line's stream for --dry-run's plan */
   const char *seccomp_origin; /* names linux.seccomp in messages and the plan */
   /* create with process.terminal: a unix socket the pty's master is sent
    * to (SCM_RIGHTS), as runc's callers expect; the slave is the stdio */
@@ -33,9 +35,10 @@ struct runtime_options {
   /* What names each mounts[] entry in messages, n_mounts of them, NULL for
    * the default ("config.json: mounts[N]"): a front end's own flag. */
   const char *const *mount_names;
-  /* create: where the prestart and createRuntime hooks' output and
-   * warnings go (NULL: ocirun's stderr) */
-  const struct hook_log *hook_log;
+  /* What the run reports as it works (warnings, the hooks' output and
+   * failures that do not stop it): the command line's sink, NULL for none
+   * (a hook then writes straight to ocirun's stderr). */
+  const struct oci_event_sink *events;
   /* runtime_run: the configuration's text, kept in the run dir (with the
    * run's pid 1 in its record once it has exec'd) so `ocirun exec NAME`
    * can join the run; NULL: it cannot be joined. */
@@ -60,6 +63,10 @@ struct run_io {
    * process has exec'd (an outside observer, e.g. the probe's host view). */
   void (*on_exec)(const struct run_started *started, void *context);
   void *context;
+  /* The command line's: where the run reports (runtime_options.events)
+   * and where --dry-run prints (plan_out); a front end passes them on. */
+  const struct oci_event_sink *events;
+  FILE *plan_out;
 };
 
 struct run_result {

@@ -17,6 +17,12 @@
 #include "runtime/capabilities.h"
 #include "runtime/seccomp_filter.h"
 
+static void print_error(oci_error_t *err)
+{
+  fprintf(stderr, "confine-exec: %s\n", *err != NULL ? (*err)->message : "out of memory");
+  oci_error_free(err);
+}
+
 static int parse_cap(const char *name, uint64_t *mask, bool *all)
 {
   int cap = capability_from_name(name);
@@ -58,7 +64,7 @@ static int confine_child(struct seccomp_filter *filter, uid_t uid, gid_t gid, ui
   perror("confine-exec: execv");
   return 127;
 fail:
-  oci_error_print(&err);
+  print_error(&err);
   return 125;
 }
 
@@ -120,7 +126,7 @@ int main(int argc, char **argv)
   /* Built in the parent, as the runtime builds it before clone. */
   if (!unconfined &&
       seccomp_filter_build_cached(profile_path, keep, cache_root, &filter, &err) < 0) {
-    oci_error_print(&err);
+    print_error(&err);
     return 125;
   }
   pid = fork();

@@ -194,11 +194,17 @@ struct captured {
   int n;
 };
 
-static void capture(void *context, bool warning, const char *message)
+/* The hooks' events as the command line prints them: a line as
+ * "hook WHAT: LINE", a warning as its message. */
+static void capture(void *context, const struct oci_event *event)
 {
   struct captured *c = context;
-  if (c->n < 8) {
-    snprintf(c->lines[c->n], sizeof(c->lines[0]), "%s", message);
+  bool warning = event->kind == OCI_EVENT_WARNING;
+  if (c->n < 8 && (warning || event->kind == OCI_EVENT_HOOK_LINE)) {
+    if (warning)
+      snprintf(c->lines[c->n], sizeof(c->lines[0]), "%s", event->detail);
+    else
+      snprintf(c->lines[c->n], sizeof(c->lines[0]), "hook %s: %s", event->subject, event->detail);
     c->warning[c->n++] = warning;
   }
 }
@@ -217,7 +223,7 @@ static void test_hooks(const char *dir)
   char *env_args[] = {"sh", "-c", "echo \"X=$X\"", NULL};
   char *env[] = {"X=from-the-hook-env", NULL};
   struct captured captured = {0};
-  struct hook_log log = {.line = capture, .context = &captured};
+  struct oci_event_sink log = {.emit = capture, .context = &captured};
   struct spec_hook hook;
   oci_error_t err = NULL;
   struct timespec t0, t1;
