@@ -351,11 +351,14 @@ static void sink_emit(void *context, const struct oci_event *event)
     emit_event("warning", detail, event);
     return;
   default:
-    if (event->detail == NULL &&
-        asprintf(&message, "%s %s%s%s", oci_event_kind_name(event->kind), event->what,
-                 event->subject != NULL ? " " : "", event->subject != NULL ? event->subject : "") < 0)
+    if (event->detail == NULL && asprintf(&message, "%s %s%s%s", oci_event_kind_name(event->kind),
+                                          event->what, event->subject != NULL ? " " : "",
+                                          event->subject != NULL ? event->subject : "") < 0)
       message = NULL;
-    emit_event("debug", event->detail != NULL ? event->detail : message != NULL ? message : "?",
+    emit_event("debug",
+               event->detail != NULL ? event->detail
+               : message != NULL     ? message
+                                     : "?",
                event);
     return;
   }
