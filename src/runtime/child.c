@@ -43,9 +43,15 @@ _Noreturn void child_report_and_exit(const struct launch *launch, int kind, int 
   _exit(kind == CHILD_EXEC_FAILED ? EXIT_COMMAND_NOT_FOUND : EXIT_RUNTIME_ERROR);
 }
 
+_Noreturn void child_fail_as(const struct launch *launch, int kind, oci_error_t *err)
+{
+  child_report_and_exit(launch, kind, *err != NULL ? (*err)->errno_value : ENOMEM,
+                        *err != NULL ? (*err)->message : "out of memory");
+}
+
 _Noreturn void child_fail(const struct launch *launch, oci_error_t *err)
 {
-  child_report_and_exit(launch, CHILD_SETUP_FAILED, (*err)->errno_value, (*err)->message);
+  child_fail_as(launch, CHILD_SETUP_FAILED, err);
 }
 
 /* The child's first step once it may go, before any path is resolved or
@@ -289,7 +295,7 @@ _Static_assert(sizeof(struct child_report) == sizeof(struct exec_stub_report) &&
                    CHILD_SETUP_FAILED == EXEC_STUB_REPORT_SETUP_FAILED,
                "struct child_report is the exec stub's report");
 
-/* Execs the command child_find_command found, through the sealed exec stub;
+/* Execs the command command_find found, through the sealed exec stub;
  * a failure of the exec proper is the stub's to report. */
 static _Noreturn void child_exec(const struct launch *launch)
 {
@@ -305,7 +311,7 @@ static _Noreturn void child_exec(const struct launch *launch)
 }
 
 /* Sets the user, capabilities, no-new-privileges and seccomp in the order
- * that works (child_find_command has found the command before it). Without
+ * that works (command_find has found the command before it). Without
  * no-new-privileges, loading a filter needs CAP_SYS_ADMIN, so it goes in before the user switch
  * drops it. With it, the user switch, then no-new-privileges, then seccomp last: nothing after the
  * filter but execve. */
@@ -387,7 +393,7 @@ _Noreturn void child_main(struct launch *launch)
   const struct spec *spec = launch->spec;
   struct mount_plan_pause pause = {.before_pivot = child_before_pivot, .context = launch};
   oci_error_t err = NULL;
-  int start_fd = -1;
+  int start_fd = -1, failure;
   char go;
   ssize_t n;
 
@@ -440,7 +446,8 @@ _Noreturn void child_main(struct launch *launch)
     child_fail(launch, &err);
   /* A command that is not there fails create, not start (as runc's create
    * does): the caller learns it while it still reads this process's report. */
-  child_find_command(launch);
+  if (command_find(launch, &failure, &err) < 0)
+    child_fail_as(launch, failure, &err);
   if (launch->exec_fifo_fd >= 0 && (start_fd = wait_for_start(launch, &err)) < 0)
     child_fail(launch, &err);
   if (child_confine(launch, &err) < 0 || run_start_hooks(launch, &err) < 0) {

@@ -107,6 +107,7 @@ static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, 
                                 int pid_pipe)
 {
   oci_error_t err = NULL;
+  int failure;
 
   if (oom_score_adjust(0, &launch->spec->process, &err) < 0 ||
       exec_clean_state(launch, pidfd, cgroup_fd, pid_pipe, &err) < 0 ||
@@ -124,7 +125,8 @@ static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, 
       join_new_session_keyring(&err) < 0 || apply_rlimits(&launch->spec->process, &err) < 0 ||
       enter_workdir(launch->spec->process.cwd, true, &err) < 0)
     child_fail(launch, &err);
-  child_find_command(launch);
+  if (command_find(launch, &failure, &err) < 0)
+    child_fail_as(launch, failure, &err);
   if (child_confine(launch, &err) < 0)
     child_fail(launch, &err);
   exec_stub_spawn(launch->command_fd, launch->command_path, launch->report_fd, pid_pipe,

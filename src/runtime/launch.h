@@ -119,14 +119,24 @@ void print_plan(const struct launch *launch, const char *slice_path,
 _Noreturn void child_report_and_exit(const struct launch *launch, int kind, int errno_value,
                                      const char *message);
 _Noreturn void child_fail(const struct launch *launch, oci_error_t *err);
+/* The same with the report's kind (enum child_failure). */
+_Noreturn void child_fail_as(const struct launch *launch, int kind, oci_error_t *err);
 int apply_rlimits(const struct spec_process *process, oci_error_t *err);
 int join_new_session_keyring(oci_error_t *err);
 int enter_workdir(const char *workdir, bool read_only, oci_error_t *err);
 int child_confine(struct launch *launch, oci_error_t *err);
 _Noreturn void child_main(struct launch *launch);
 
-/* lookup.c */
-void child_find_command(struct launch *launch);
+/* lookup.c: execvp's search, with the container's PATH, after pivot_root
+ * and BEFORE the seccomp filter: the lookup is the runtime's work, not the
+ * workload's, and a profile that does not allow openat2 (runtime-tools'
+ * default, Docker's before 2020) would otherwise fail every command. It
+ * runs with the user's filesystem ids, groups and effective capabilities;
+ * the kernel checks the file's execute permission, as the user, at the
+ * exec. On success launch->command_fd and command_path are the command;
+ * on failure *failure is the report's kind (CHILD_EXEC_FAILED: no such
+ * command, or not runnable) and err says why. */
+int command_find(struct launch *launch, int *failure, oci_error_t *err);
 
 /* spawn.c */
 void spawned_kill(struct spawned *child);

@@ -82,25 +82,21 @@ static int lookup_done(uint64_t runtime_effective, oci_error_t *err)
   return set_fs_ids(geteuid(), getegid(), err);
 }
 
-/* child_find_command's search proper; reports and exits on failure. */
-static void child_lookup_command(struct launch *launch)
+/* command_find's search proper. */
+static int lookup_command(struct launch *launch, int *failure, oci_error_t *err)
 {
   const char *command = launch->spec->process.args[0];
   const char *path = DEFAULT_PATH;
-  char message[600];
   int last_errno = ENOENT;
   bool denied = false;
   cleanup_close int root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-  if (root_fd < 0) {
-    oci_error_t err = NULL;
-    oci_error_errno(&err, "run: open the container's root");
-    child_fail(launch, &err);
-  }
+  if (root_fd < 0)
+    return oci_error_errno(err, "run: open the container's root");
   if (strchr(command, '/') != NULL) {
     launch->command_fd = open_command(root_fd, command);
     if (launch->command_fd >= 0 && (launch->command_path = strdup(command)) != NULL)
-      return;
+      return 0;
     last_errno = errno;
   } else {
     for (char *const *s = launch->envp; *s != NULL; s++) {
@@ -115,7 +111,7 @@ static void child_lookup_command(struct launch *launch)
                    command) < (int)sizeof(candidate)) {
         launch->command_fd = open_command(root_fd, candidate);
         if (launch->command_fd >= 0 && (launch->command_path = strdup(candidate)) != NULL)
-          return;
+          return 0;
         if (launch->command_fd >= 0) {
           last_errno = ENOMEM;
           break;
@@ -132,40 +128,31 @@ static void child_lookup_command(struct launch *launch)
     if (denied)
       last_errno = EACCES;
   }
+  *failure = CHILD_EXEC_FAILED;
   if (last_errno == ENOENT && strchr(command, '/') == NULL)
-    snprintf(message, sizeof(message), "exec '%s': executable file not found in $PATH", command);
-  else if (last_errno == ELOOP)
-    snprintf(message, sizeof(message),
-             "exec '%s': refused: the path goes through a /proc magic link (or a symlink loop); "
-             "the command is resolved inside the container's root",
-             command);
-  else
-    snprintf(message, sizeof(message), "exec '%s': %s", command, strerror(last_errno));
-  child_report_and_exit(launch, CHILD_EXEC_FAILED, last_errno, message);
+    return oci_error_set(err, last_errno, "exec '%s': executable file not found in $PATH", command);
+  if (last_errno == ELOOP)
+    return oci_error_set(err, last_errno,
+                         "exec '%s': refused: the path goes through a /proc magic link (or a "
+                         "symlink loop); the command is resolved inside the container's root",
+                         command);
+  return oci_error_set(err, last_errno, "exec '%s': %s", command, strerror(last_errno));
 }
 
-/* execvp's search, with the container's PATH, after pivot_root and BEFORE
- * the seccomp filter: the lookup is the runtime's work, not the workload's,
- * and a profile that does not allow openat2 (runtime-tools' default,
- * Docker's before 2020) would otherwise fail every command. It runs with
- * the user's filesystem ids, groups and effective capabilities
- * (lookup_as_user); the kernel checks the file's execute permission,
- * as the user, at the exec. Reports and exits on failure; on success
- * launch->command_fd and command_path are the command. */
-void child_find_command(struct launch *launch)
+int command_find(struct launch *launch, int *failure, oci_error_t *err)
 {
   const struct spec_process *process = &launch->spec->process;
   uint64_t runtime_effective = 0;
-  oci_error_t err = NULL;
+  int ret;
 
+  *failure = CHILD_SETUP_FAILED;
   /* (uid_t)-1 is not an id: child_confine refuses it, naming it */
-  if (process->uid == (uid_t)-1 || process->gid == (gid_t)-1) {
-    child_lookup_command(launch);
-    return;
-  }
-  if (lookup_as_user(launch, &runtime_effective, &err) < 0)
-    child_fail(launch, &err);
-  child_lookup_command(launch);
-  if (lookup_done(runtime_effective, &err) < 0)
-    child_fail(launch, &err);
+  if (process->uid == (uid_t)-1 || process->gid == (gid_t)-1)
+    return lookup_command(launch, failure, err);
+  if (lookup_as_user(launch, &runtime_effective, err) < 0)
+    return -1;
+  ret = lookup_command(launch, failure, err);
+  if (ret < 0)
+    return ret; /* the process reports it and exits, as the user */
+  return lookup_done(runtime_effective, err);
 }
