@@ -22,7 +22,7 @@
 #define EXEC_STUB_SPAWN_ARG_TERMINAL 5
 #define EXEC_STUB_SPAWN_ARG_WORKLOAD 6
 
-/* The layout of runtime.c's child report (it asserts so), with the kind
+/* The layout of the runtime's child report (launch.h) (it asserts so), with the kind
  * that says the exec failed: the parent cannot tell the stub's report from
  * one the child wrote itself. */
 #define EXEC_STUB_REPORT_SETUP_FAILED 1
