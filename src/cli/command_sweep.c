@@ -9,7 +9,7 @@
 #include "cli/ocirun.h"
 #include "oci/options.h"
 #include "probe/docker_remove.h"
-#include "runtime/run_state.h"
+#include "runtime/state/record.h"
 
 static void sweep_usage(FILE *out)
 {

@@ -28,7 +28,7 @@
 #include "oci/cleanup.h"
 #include "oci/io.h"
 #include "oci/oci.h"
-#include "runtime/run_dir.h"
+#include "runtime/state/run_dir.h"
 
 #define WALK_INTERVAL_MS 1000
 #define WALK_COST_FACTOR 10

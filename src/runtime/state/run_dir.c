@@ -8,7 +8,7 @@
  * never follows a link the container planted. */
 #include "config.h"
 
-#include "runtime/run_dir.h"
+#include "runtime/state/run_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>

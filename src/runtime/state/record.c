@@ -12,7 +12,7 @@
  * acts only if that very record is still there once the lock is held. */
 #include "config.h"
 
-#include "runtime/run_state.h"
+#include "runtime/state/record.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -41,7 +41,7 @@
 #include "oci/io.h"
 #include "oci/oci.h"
 #include "oci/remove_tree.h"
-#include "runtime/run_dir.h"
+#include "runtime/state/run_dir.h"
 
 #define RECORD_SUFFIX ".json"
 /* Temporary records are TEMP_PREFIX-<pid>-<random> (oci/atomic_file.h). */
