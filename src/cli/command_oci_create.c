@@ -25,7 +25,7 @@
 #include "oci/cleanup.h"
 #include "runtime/cgroup.h"
 #include "runtime/hooks.h"
-#include "runtime/state/record.h"
+#include "runtime/process_stat.h"
 #include "runtime/runtime.h"
 
 struct create_options {

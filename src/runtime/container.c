@@ -34,7 +34,7 @@
 #include "oci/oci.h"
 #include "oci/remove_tree.h"
 #include "runtime/cgroup.h"
-#include "runtime/state/record.h"
+#include "runtime/process_stat.h"
 
 #define STATE_FILE "state.json"
 #define EXEC_FIFO "exec.fifo"

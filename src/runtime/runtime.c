@@ -57,6 +57,7 @@
 #include "oci/io.h"
 #include "runtime/state/run_dir.h"
 #include "runtime/state/record.h"
+#include "runtime/process_stat.h"
 #include "runtime/seccomp_filter.h"
 #include "runtime/stdio_relay.h"
 #include "runtime/sysctl.h"

@@ -22,7 +22,7 @@
 #include "runtime/container.h"
 #include "runtime/hooks.h"
 #include "runtime/capabilities.h"
-#include "runtime/state/record.h"
+#include "runtime/process_stat.h"
 #include "runtime/seccomp_rules.h"
 #include "runtime/spec.h"
 #include "unit.h"

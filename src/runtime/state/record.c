@@ -35,6 +35,7 @@
 #include <cjson/cJSON.h>
 
 #include "runtime/cgroup.h"
+#include "runtime/process_stat.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
@@ -53,48 +54,6 @@
 #define RUN_CONFIG "config.json"
 /* A configuration with docker's seccomp profile is some 100 KiB. */
 #define RUN_CONFIG_MAX (16 << 20)
-
-int process_stat_read(int pid, struct process_stat *out, oci_error_t *err)
-{
-  char path[64], buf[1024];
-  cleanup_close int fd = -1;
-  ssize_t n;
-  char *p;
-
-  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-  fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return oci_error_errno(err, "run state: open '%s'", path);
-  n = read(fd, buf, sizeof(buf) - 1);
-  if (n < 0)
-    return oci_error_errno(err, "run state: read '%s'", path);
-  buf[n] = '\0';
-  /* comm (field 2) may hold spaces and parentheses: count from the last ')'. */
-  p = strrchr(buf, ')');
-  if (p == NULL || p[1] != ' ' || p[2] == '\0')
-    return oci_error_set(err, 0, "run state: malformed '%s'", path);
-  out->state = p[2];
-  out->parent = atoi(p + 3);
-  p++;
-  /* After ')' come fields 3.. ; field 22 is the 20th of them. */
-  for (int field = 3; field < 22; field++) {
-    p = strchr(p + 1, ' ');
-    if (p == NULL)
-      return oci_error_set(err, 0, "run state: malformed '%s'", path);
-  }
-  out->start_time = strtoull(p + 1, NULL, 10);
-  return 0;
-}
-
-int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err)
-{
-  struct process_stat stat;
-
-  if (process_stat_read(pid, &stat, err) < 0)
-    return -1;
-  *start_time = stat.start_time;
-  return 0;
-}
 
 /* A live owner: the pid exists, started when the record says (a
  * different start time means the pid was reused by another process), and

@@ -78,16 +78,4 @@ int run_state_find_live(const char *root, const char *name, struct run_record *r
 int run_state_check_container(const struct run_record *record, oci_error_t *err);
 void run_record_clear(struct run_record *record);
 
-/* The fields of /proc/PID/stat (the host's) a pid is judged by. */
-struct process_stat {
-  char state;                    /* field 3: 'Z' for a zombie */
-  int parent;                    /* field 4 */
-  unsigned long long start_time; /* field 22 */
-};
-int process_stat_read(int pid, struct process_stat *out, oci_error_t *err);
-
-/* Field 22 of /proc/PID/stat (clock ticks after boot): with the pid, it
- * identifies a process even after its pid is reused. */
-int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err);
-
 #endif
