@@ -20,7 +20,7 @@
 #include "cli/log.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
-#include "runtime/state/record.h"
+#include "runtime/state/run_state.h"
 
 int oci_usage_error(const char *verb, const char *fmt, ...)
 {

@@ -26,7 +26,7 @@
 #include "cli/log.h"
 #include "runtime/capabilities.h"
 #include "runtime/console.h"
-#include "runtime/state/record.h"
+#include "runtime/state/run_state.h"
 #include "runtime/runtime.h"
 #include "runtime/spec.h"
 #include "runtime/stdio_relay.h"

@@ -9,7 +9,7 @@
 #include "cli/ocirun.h"
 #include "oci/options.h"
 #include "probe/docker_remove.h"
-#include "runtime/state/record.h"
+#include "runtime/state/run_state.h"
 
 static void sweep_usage(FILE *out)
 {

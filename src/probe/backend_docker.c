@@ -21,7 +21,7 @@
 #include "oci/digest.h"
 #include "probe/probe_backend.h"
 #include "probe/process_capture.h"
-#include "runtime/state/record.h"
+#include "runtime/state/run_state.h"
 
 /* Every docker command except the probe run itself: generous, because an
  * engine under emulation (the CI guest) creates containers slowly. */

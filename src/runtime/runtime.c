@@ -56,7 +56,7 @@
 #include "oci/cleanup.h"
 #include "oci/io.h"
 #include "runtime/state/run_dir.h"
-#include "runtime/state/record.h"
+#include "runtime/state/run_state.h"
 #include "runtime/process_stat.h"
 #include "runtime/seccomp_filter.h"
 #include "runtime/stdio_relay.h"
