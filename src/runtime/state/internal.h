@@ -30,7 +30,6 @@ struct record_seen {
 };
 
 /* record.c: the record and its name */
-bool state_valid_name(const char *name);
 /* Opens root/run, creating root and root/run (0700) when asked; both must
  * pass the store's ownership check (oci_store_root_open). */
 int state_open_run_dir(const char *root, bool create, oci_error_t *err);

@@ -17,6 +17,7 @@
 #include "oci/file_read.h"
 #include "runtime/process_stat.h"
 #include "runtime/state/internal.h"
+#include "runtime/state/root.h"
 
 /* A configuration with docker's seccomp profile is some 100 KiB. */
 #define RUN_CONFIG_MAX (16 << 20)
@@ -134,11 +135,8 @@ int run_state_find_live(const char *root, const char *name, struct run_record *r
 
   memset(record, 0, sizeof(*record));
   *config = NULL;
-  if (!state_valid_name(name))
-    return oci_error_set(err, 0,
-                         "invalid run name '%s': letters, digits, '_', '.' and '-', not starting "
-                         "with '.', at most 200",
-                         name ? name : "");
+  if (state_name_check("run name", name, err) < 0)
+    return -1;
   run_fd = state_open_run_dir(root, false, err);
   if (run_fd < 0) {
     if ((*err)->errno_value != ENOENT)

@@ -14,7 +14,6 @@
 
 #include "runtime/state/run_state.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -33,6 +32,7 @@
 #include "oci/oci.h"
 #include "runtime/process_stat.h"
 #include "runtime/state/internal.h"
+#include "runtime/state/root.h"
 
 /* A live owner: the pid exists, started when the record says (a
  * different start time means the pid was reused by another process), and
@@ -49,16 +49,6 @@ bool state_owner_alive(int pid, unsigned long long start_time)
     return false;
   }
   return now.start_time == start_time && now.state != 'Z';
-}
-
-bool state_valid_name(const char *name)
-{
-  if (name == NULL || name[0] == '\0' || name[0] == '.' || strlen(name) > 200)
-    return false;
-  for (const char *c = name; *c != '\0'; c++)
-    if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '-')
-      return false;
-  return true;
 }
 
 /* Opens root/run, creating root and root/run (0700) when asked; both must
@@ -307,9 +297,8 @@ int run_state_write(const char *root, const struct run_record *record, oci_error
   cleanup_free char *text = NULL;
   int lock_fd, ret;
 
-  if (!state_valid_name(record->name))
-    return oci_error_set(err, 0, "run state: invalid run name '%s'",
-                         record->name ? record->name : "");
+  if (state_name_check("run name", record->name, err) < 0)
+    return oci_error_wrap(err, "run state");
   run_fd = state_open_run_dir(root, true, err);
   if (run_fd < 0)
     return -1;
@@ -330,8 +319,8 @@ int run_state_remove(const char *root, const char *name, oci_error_t *err)
   char file[256];
   int lock_fd, ret = 0;
 
-  if (!state_valid_name(name))
-    return oci_error_set(err, 0, "run state: invalid run name '%s'", name ? name : "");
+  if (state_name_check("run name", name, err) < 0)
+    return oci_error_wrap(err, "run state");
   run_fd = state_open_run_dir(root, false, err);
   if (run_fd < 0)
     return -1;
@@ -354,8 +343,8 @@ int run_state_set_container(const char *root, const char *name, int pid, oci_err
   char file[256], what[PATH_MAX];
   int lock_fd, ret = -1;
 
-  if (!state_valid_name(name))
-    return oci_error_set(err, 0, "run state: invalid run name '%s'", name ? name : "");
+  if (state_name_check("run name", name, err) < 0)
+    return oci_error_wrap(err, "run state");
   run_fd = state_open_run_dir(root, false, err);
   if (run_fd < 0)
     return -1;
@@ -399,8 +388,8 @@ int run_state_write_config(const char *root, const char *name, const char *text,
   cleanup_close int dir_fd = -1;
   cleanup_close int fd = -1;
 
-  if (!state_valid_name(name))
-    return oci_error_set(err, 0, "run state: invalid run name '%s'", name ? name : "");
+  if (state_name_check("run name", name, err) < 0)
+    return oci_error_wrap(err, "run state");
   run_fd = state_open_run_dir(root, false, err);
   if (run_fd < 0)
     return -1;

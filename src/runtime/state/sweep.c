@@ -17,6 +17,7 @@
 
 #include "oci/cleanup.h"
 #include "runtime/state/internal.h"
+#include "runtime/state/root.h"
 
 /* A temporary file left by a runner that died between create and link. */
 static void sweep_temp_file(int run_fd, const char *file)
@@ -35,7 +36,7 @@ static void sweep_lock_file(int run_fd, const char *file)
   struct stat held, current;
   int fd;
 
-  if (!state_valid_name(name))
+  if (!state_name_valid(name))
     return;
   fd = openat(run_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
@@ -58,7 +59,7 @@ static bool record_file_name(const char *file, char *name, size_t size)
     return false;
   memcpy(name, file, len - suffix);
   name[len - suffix] = '\0';
-  return state_valid_name(name);
+  return state_name_valid(name);
 }
 
 /* Judged stale without the lock; acted on only if, under the name's lock,
