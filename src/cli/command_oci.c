@@ -5,7 +5,6 @@
 
 #include "cli/command_oci.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -20,6 +19,7 @@
 #include "cli/log.h"
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
+#include "runtime/state/root.h"
 #include "runtime/state/run_state.h"
 
 int oci_usage_error(const char *verb, const char *fmt, ...)
@@ -86,16 +86,18 @@ int oci_container_load(const char *root, const char *id, bool lock, struct conta
 
 int oci_refuse_run(const char *verb, const char *root, const char *id, oci_error_t *err)
 {
-  struct run_record run;
+  cleanup_state_root struct state_root state = STATE_ROOT_NONE;
+  struct run_record run = {0};
   cleanup_free char *config = NULL;
   oci_error_t run_err = NULL;
   int found;
 
-  /* `run --name` names begin with a letter or a digit; an id that does not
-   * is no run's (and run_state would refuse it as a name). */
-  if (*err == NULL || (*err)->errno_value != ENOENT || !isalnum((unsigned char)id[0]))
+  /* an id that is no name under $ROOT is no run's */
+  if (*err == NULL || (*err)->errno_value != ENOENT || !state_name_valid(id))
     return -1;
-  found = run_state_find_live(root, id, &run, &config, &run_err);
+  found = state_root_open(&state, root, STATE_RUN, false, &run_err) < 0
+              ? -1
+              : run_state_find_live(&state, id, &run, &config, &run_err);
   if (found == 0)
     return -1;
   oci_error_free(err);

@@ -26,6 +26,7 @@
 #include "cli/log.h"
 #include "runtime/capabilities.h"
 #include "runtime/console.h"
+#include "runtime/state/root.h"
 #include "runtime/state/run_state.h"
 #include "runtime/runtime.h"
 #include "runtime/spec.h"
@@ -296,12 +297,15 @@ static int run_target(const char *name, const struct run_record *run, const char
 static int exec_target_resolve(const char *root, const char *id, struct exec_target *target,
                                oci_error_t *err)
 {
+  cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   struct container_handle handle;
   struct container container;
-  struct run_record run;
+  struct run_record run = {0};
   cleanup_free char *config = NULL;
   oci_error_t run_err = NULL;
-  int found_run = run_state_find_live(root, id, &run, &config, &run_err);
+  int found_run = state_root_open(&state, root, STATE_RUN, false, &run_err) < 0
+                      ? -1
+                      : run_state_find_live(&state, id, &run, &config, &run_err);
   int ret;
 
   if (oci_container_load(root, id, false, &handle, &container, err) == 0) {

@@ -7,8 +7,10 @@
 #include <stdio.h>
 
 #include "cli/ocirun.h"
+#include "oci/cleanup.h"
 #include "oci/options.h"
 #include "probe/docker_remove.h"
+#include "runtime/state/root.h"
 #include "runtime/state/run_state.h"
 
 static void sweep_usage(FILE *out)
@@ -37,6 +39,7 @@ int command_sweep(int argc, char **argv, const struct global_options *global)
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
+  cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   oci_error_t err = NULL;
   int n_swept = 0, c;
 
@@ -57,7 +60,8 @@ int command_sweep(int argc, char **argv, const struct global_options *global)
     sweep_usage(stderr);
     return EXIT_USAGE;
   }
-  if (run_state_sweep(global->root, docker_remove_for_sweep, &n_swept, &err) < 0) {
+  if (state_root_open(&state, global->root, STATE_RUN, false, &err) < 0 ||
+      run_state_sweep(&state, docker_remove_for_sweep, &n_swept, &err) < 0) {
     oci_error_print(&err);
     return EXIT_FAILURE_GENERIC;
   }

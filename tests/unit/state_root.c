@@ -1,13 +1,19 @@
 /* The state under $ROOT (runtime/state/root.c): the one rule for a name
- * that becomes a path component there. */
+ * that becomes a path component there, and the one opener of $ROOT's
+ * folders: checked, held as fds, looked up again on request. */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "oci/error.h"
+#include "oci/remove_tree.h"
 #include "runtime/state/root.h"
 #include "unit.h"
 
@@ -87,8 +93,130 @@ static void test_names(void)
   oci_error_free(&err);
 }
 
+static bool message_has(const oci_error_t err, const char *text)
+{
+  return err != NULL && err->message != NULL && strstr(err->message, text) != NULL;
+}
+
+static mode_t mode_of(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0 ? st.st_mode & 07777 : 0;
+}
+
+static void test_opener(const char *base)
+{
+  struct state_root state = STATE_ROOT_NONE;
+  oci_error_t err = NULL;
+  char root[256], run[300], moved[300], text[400];
+  struct stat st;
+
+  snprintf(root, sizeof(root), "%s/root", base);
+  snprintf(run, sizeof(run), "%s/run", root);
+  snprintf(moved, sizeof(moved), "%s/run.moved", root);
+
+  /* A root that does not exist: nothing was ever kept there. */
+  is_int(state_root_open(&state, root, STATE_RUN, false, &err), 0,
+         "a missing root opens without create");
+  ok(err == NULL && state.fd < 0 && state.folder_fd[STATE_RUN] < 0, "... holding nothing");
+  ok(stat(root, &st) < 0 && errno == ENOENT, "... and making nothing");
+  is_int(state_root_folder(&state, STATE_RUN, &err), -1, "its run folder is asked for");
+  ok(err != NULL && err->errno_value == ENOENT && message_has(err, root),
+     "... ENOENT, naming the root (%s)", err ? err->message : "");
+  oci_error_free(&err);
+  state_root_close(&state);
+
+  /* Created: the root and the folder asked for, 0700, and no other. */
+  is_int(state_root_open(&state, root, STATE_RUN, true, &err), 0, "create the root and run/");
+  ok(state.fd >= 0 && state.folder_fd[STATE_RUN] >= 0, "... both held");
+  is_int(mode_of(root), 0700, "... the root 0700");
+  is_int(mode_of(run), 0700, "... run/ 0700");
+  snprintf(text, sizeof(text), "%s/containers", root);
+  ok(state.folder_fd[STATE_CONTAINERS] < 0 && access(text, F_OK) < 0,
+     "... containers/ neither opened nor made");
+  is_int(state_root_check_folder(&state, STATE_RUN, &err), 0, "run/ looked up again is the same");
+  oci_error_free(&err);
+
+  /* A second folder of the same root, missing then created. */
+  is_int(state_root_open_folder(&state, STATE_CONTAINERS, false, &err), 0,
+         "a missing containers/ opens without create");
+  is_int(state_root_folder(&state, STATE_CONTAINERS, &err), -1, "... and is not there");
+  snprintf(text, sizeof(text), "'%s/containers'", root);
+  ok(err != NULL && err->errno_value == ENOENT && message_has(err, text),
+     "... ENOENT, naming it (%s)", err ? err->message : "");
+  oci_error_free(&err);
+  is_int(state_root_open_folder(&state, STATE_CONTAINERS, true, &err), 0, "containers/ created");
+  ok(state.folder_fd[STATE_CONTAINERS] >= 0, "... and held");
+
+  /* The folder swapped under the command: the fd keeps the folder it
+   * checked, and a look by path says what the path leads to now. */
+  ok(rename(run, moved) == 0 && mkdir(run, 0700) == 0, "control: run/ replaced by another folder");
+  is_int(state_root_check_folder(&state, STATE_RUN, &err), -1, "the replacement is seen");
+  ok(message_has(err, "is no longer the folder this command opened"), "... and named (%s)",
+     err ? err->message : "");
+  oci_error_free(&err);
+  ok(mkdirat(state.folder_fd[STATE_RUN], "made", 0700) == 0 &&
+         faccessat(AT_FDCWD, moved, F_OK, 0) == 0,
+     "what the command makes lands in the folder it checked");
+  snprintf(text, sizeof(text), "%s/made", moved);
+  ok(access(text, F_OK) == 0, "... (%s)", text);
+  ok(rmdir(run) == 0 && symlink("run.moved", run) == 0, "control: run/ now a symlink to it");
+  is_int(state_root_check_folder(&state, STATE_RUN, &err), -1, "the symlink is refused");
+  snprintf(text, sizeof(text), "'%s' is a symlink", run);
+  ok(message_has(err, text), "... by name (%s)", err ? err->message : "");
+  oci_error_free(&err);
+  state_root_close(&state);
+  ok(state.fd < 0 && state.folder_fd[STATE_RUN] < 0 && state.folder_fd[STATE_CONTAINERS] < 0 &&
+         state.path == NULL,
+     "closed: nothing held");
+  is_int(state_root_open(&state, root, STATE_RUN, false, &err), -1,
+         "a run/ that is a symlink is refused at open");
+  ok(message_has(err, text), "... by name (%s)", err ? err->message : "");
+  oci_error_free(&err);
+  state_root_close(&state);
+  unlink(run);
+  rename(moved, run);
+
+  /* The ownership checks apply: others may not write the root or a folder. */
+  ok(chmod(run, 0777) == 0, "control: run/ made world-writable");
+  is_int(state_root_open(&state, root, STATE_RUN, false, &err), -1, "... is refused");
+  ok(message_has(err, "has mode 0777"), "... naming the mode (%s)", err ? err->message : "");
+  oci_error_free(&err);
+  state_root_close(&state);
+  chmod(run, 0700);
+  ok(chmod(root, 0777) == 0, "control: the root made world-writable");
+  is_int(state_root_open(&state, root, STATE_CONTAINERS, false, &err), -1, "... is refused");
+  ok(message_has(err, "has mode 0777"), "... naming the mode (%s)", err ? err->message : "");
+  oci_error_free(&err);
+  state_root_close(&state);
+  chmod(root, 0700);
+  is_int(state_root_open(&state, root, STATE_RUN, false, &err), 0, "control: restored, it opens");
+  oci_error_free(&err);
+  state_root_close(&state);
+
+  is_int(state_root_open(&state, "relative/root", STATE_RUN, true, &err), -1,
+         "a relative root is refused");
+  ok(access("relative", F_OK) < 0, "... making nothing");
+  oci_error_free(&err);
+  state_root_close(&state);
+}
+
 int main(void)
 {
+  char base[] = "/tmp/ocirun-unit-state.XXXXXX";
+  oci_error_t err = NULL;
+
+  if (mkdtemp(base) == NULL) {
+    perror("mkdtemp");
+    return 1;
+  }
   test_names();
+  test_opener(base);
+  {
+    int parent = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    remove_tree_at(parent, base + strlen("/tmp/"), &err);
+    oci_error_free(&err);
+    close(parent);
+  }
   return unit_done();
 }

@@ -30,9 +30,6 @@ struct record_seen {
 };
 
 /* record.c: the record and its name */
-/* Opens root/run, creating root and root/run (0700) when asked; both must
- * pass the store's ownership check (oci_store_root_open). */
-int state_open_run_dir(const char *root, bool create, oci_error_t *err);
 /* A live owner: the pid exists, started when the record says, not a zombie. */
 bool state_owner_alive(int pid, unsigned long long start_time);
 /* Takes the name's lock (exclusive, waiting); returns its fd. */

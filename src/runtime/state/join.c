@@ -126,10 +126,11 @@ static int read_config(int run_fd, const char *root, const char *name, char **co
   return oci_file_read_fd(fd, what, RUN_CONFIG_MAX, config, &length, err);
 }
 
-int run_state_find_live(const char *root, const char *name, struct run_record *record,
+int run_state_find_live(const struct state_root *state, const char *name, struct run_record *record,
                         char **config, oci_error_t *err)
 {
-  cleanup_close int run_fd = -1;
+  const char *root = state->path;
+  int run_fd = state->folder_fd[STATE_RUN];
   struct record_seen seen;
   char file[256];
 
@@ -137,13 +138,8 @@ int run_state_find_live(const char *root, const char *name, struct run_record *r
   *config = NULL;
   if (state_name_check("run name", name, err) < 0)
     return -1;
-  run_fd = state_open_run_dir(root, false, err);
-  if (run_fd < 0) {
-    if ((*err)->errno_value != ENOENT)
-      return -1;
-    oci_error_free(err); /* no run has ever been recorded */
-    return 0;
-  }
+  if (run_fd < 0)
+    return 0; /* no run has ever been recorded */
   snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
   if (state_read_record(run_fd, file, record, &seen) < 0) {
     if (errno == ENOENT)

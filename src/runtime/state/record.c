@@ -51,15 +51,12 @@ bool state_owner_alive(int pid, unsigned long long start_time)
   return now.start_time == start_time && now.state != 'Z';
 }
 
-/* Opens root/run, creating root and root/run (0700) when asked; both must
- * pass the store's ownership check (oci_store_root_open). */
-int state_open_run_dir(const char *root, bool create, oci_error_t *err)
+/* The run folder state holds, for the files of a name checked first. */
+static int run_folder_for(const struct state_root *state, const char *name, oci_error_t *err)
 {
-  cleanup_close int root_fd = oci_store_root_open(root, create, err);
-
-  if (root_fd < 0)
-    return -1;
-  return oci_store_dir_open(root_fd, root, "run", create, err);
+  if (state_name_check("run name", name, err) < 0)
+    return oci_error_wrap(err, "run state");
+  return state_root_folder(state, STATE_RUN, err);
 }
 
 static int flock_retry(int fd, int operation)
@@ -291,15 +288,15 @@ static int write_locked(int run_fd, const char *root, const struct run_record *r
   }
 }
 
-int run_state_write(const char *root, const struct run_record *record, oci_error_t *err)
+int run_state_write(struct state_root *state, const struct run_record *record, oci_error_t *err)
 {
-  cleanup_close int run_fd = -1;
+  const char *root = state->path;
   cleanup_free char *text = NULL;
-  int lock_fd, ret;
+  int run_fd, lock_fd, ret;
 
-  if (state_name_check("run name", record->name, err) < 0)
-    return oci_error_wrap(err, "run state");
-  run_fd = state_open_run_dir(root, true, err);
+  if (state_root_open_folder(state, STATE_RUN, true, err) < 0)
+    return -1;
+  run_fd = run_folder_for(state, record->name, err);
   if (run_fd < 0)
     return -1;
   text = record_to_json(record, err);
@@ -313,15 +310,12 @@ int run_state_write(const char *root, const struct run_record *record, oci_error
   return ret;
 }
 
-int run_state_remove(const char *root, const char *name, oci_error_t *err)
+int run_state_remove(const struct state_root *state, const char *name, oci_error_t *err)
 {
-  cleanup_close int run_fd = -1;
+  const char *root = state->path;
   char file[256];
-  int lock_fd, ret = 0;
+  int run_fd = run_folder_for(state, name, err), lock_fd, ret = 0;
 
-  if (state_name_check("run name", name, err) < 0)
-    return oci_error_wrap(err, "run state");
-  run_fd = state_open_run_dir(root, false, err);
   if (run_fd < 0)
     return -1;
   lock_fd = state_lock_name(run_fd, root, name, err);
@@ -334,18 +328,16 @@ int run_state_remove(const char *root, const char *name, oci_error_t *err)
   return ret;
 }
 
-int run_state_set_container(const char *root, const char *name, int pid, oci_error_t *err)
+int run_state_set_container(const struct state_root *state, const char *name, int pid,
+                            oci_error_t *err)
 {
-  cleanup_close int run_fd = -1;
+  const char *root = state->path;
   cleanup_free char *text = NULL;
   struct run_record record = {0};
   struct atomic_file temp;
   char file[256], what[PATH_MAX];
-  int lock_fd, ret = -1;
+  int run_fd = run_folder_for(state, name, err), lock_fd, ret = -1;
 
-  if (state_name_check("run name", name, err) < 0)
-    return oci_error_wrap(err, "run state");
-  run_fd = state_open_run_dir(root, false, err);
   if (run_fd < 0)
     return -1;
   lock_fd = state_lock_name(run_fd, root, name, err);
@@ -382,15 +374,14 @@ out:
   return ret;
 }
 
-int run_state_write_config(const char *root, const char *name, const char *text, oci_error_t *err)
+int run_state_write_config(const struct state_root *state, const char *name, const char *text,
+                           oci_error_t *err)
 {
-  cleanup_close int run_fd = -1;
+  const char *root = state->path;
   cleanup_close int dir_fd = -1;
   cleanup_close int fd = -1;
+  int run_fd = run_folder_for(state, name, err);
 
-  if (state_name_check("run name", name, err) < 0)
-    return oci_error_wrap(err, "run state");
-  run_fd = state_open_run_dir(root, false, err);
   if (run_fd < 0)
     return -1;
   dir_fd = openat(run_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -105,22 +105,18 @@ static int sweep_one(int run_fd, const char *root, const char *file,
   return ret;
 }
 
-int run_state_sweep(const char *root, run_external_remove_fn remove_external, int *n_swept,
-                    oci_error_t *err)
+int run_state_sweep(const struct state_root *state, run_external_remove_fn remove_external,
+                    int *n_swept, oci_error_t *err)
 {
-  cleanup_close int run_fd = -1;
+  const char *root = state->path;
+  int run_fd = state->folder_fd[STATE_RUN];
   cleanup_dir DIR *dir = NULL;
   struct dirent *entry;
   int ret = 0;
 
   *n_swept = 0;
-  run_fd = state_open_run_dir(root, false, err);
-  if (run_fd < 0) {
-    if ((*err)->errno_value != ENOENT)
-      return -1;
-    oci_error_free(err); /* no run has ever been recorded */
-    return 0;
-  }
+  if (run_fd < 0)
+    return 0; /* no run has ever been recorded */
   {
     int list_fd = fcntl(run_fd, F_DUPFD_CLOEXEC, 0);
     if (list_fd < 0)
