@@ -107,7 +107,10 @@ int command_run(int argc, char **argv, const struct global_options *global)
   cleanup_free char *rootfs = NULL;
   cleanup_close int rootfs_hold_fd = -1; /* the rootfs stays in use until the run is over */
   struct oci_unpack_options unpack = {.quiet = true, .hold_fd = &rootfs_hold_fd};
-  struct run_io io = {.stdin_fd = -1, .stdout_fd = STDOUT_FILENO, .stderr_fd = STDERR_FILENO};
+  struct run_io io = {.stdin_fd = -1,
+                      .stdout_fd = STDOUT_FILENO,
+                      .stderr_fd = STDERR_FILENO,
+                      .events = &sweep_report_sink};
   struct run_result result;
   oci_error_t err = NULL;
   int next = 0, ret;

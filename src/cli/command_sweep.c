@@ -5,8 +5,11 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/ocirun.h"
+#include "oci/apply.h"
 #include "oci/cleanup.h"
 #include "oci/options.h"
 #include "probe/docker_remove.h"
@@ -32,6 +35,51 @@ static void sweep_usage(FILE *out)
                "A record whose leftovers cannot be removed (an engine that does not answer,\n"
                "no docker CLI) is kept for a later sweep; the exit status is then 1.\n");
 }
+
+/* text with control bytes and backslashes as \xNN (text_printable): a
+ * record's name is whatever its file holds, and must not drive the
+ * terminal */
+static void print_escaped(FILE *out, const char *text)
+{
+  size_t size = strlen(text != NULL ? text : "") * 4 + 6;
+  cleanup_free char *shown = malloc(size);
+
+  fputs(shown != NULL ? text_printable(text != NULL ? text : "", shown, size) : "?", out);
+}
+
+/* What sweep reports (run_state.h), printed as it always read, escaped:
+ * the runs swept on stdout, what was skipped or failed on stderr. Until
+ * the command line's one sink replaces it. */
+static void sweep_report(void *context, const struct oci_event *event)
+{
+  (void)context;
+  switch (event->kind) {
+  case OCI_EVENT_RESULT:
+    printf("%s ", event->what);
+    print_escaped(stdout, event->subject);
+    putchar(' ');
+    print_escaped(stdout, event->detail);
+    putchar('\n');
+    fflush(stdout);
+    break;
+  case OCI_EVENT_REFUSED:
+    fprintf(stderr, "ocirun: sweep: %s '", event->what);
+    print_escaped(stderr, event->subject);
+    fputs("': ", stderr);
+    print_escaped(stderr, event->detail);
+    fputc('\n', stderr);
+    break;
+  case OCI_EVENT_WARNING:
+    fputs("ocirun: ", stderr);
+    print_escaped(stderr, event->detail);
+    fputc('\n', stderr);
+    break;
+  default:
+    break;
+  }
+}
+
+const struct oci_event_sink sweep_report_sink = {.emit = sweep_report};
 
 int command_sweep(int argc, char **argv, const struct global_options *global)
 {
@@ -60,8 +108,12 @@ int command_sweep(int argc, char **argv, const struct global_options *global)
     sweep_usage(stderr);
     return EXIT_USAGE;
   }
-  if (state_root_open(&state, global->root, STATE_RUN, false, &err) < 0 ||
-      run_state_sweep(&state, docker_remove_for_sweep, &n_swept, &err) < 0) {
+  if (state_root_open(&state, global->root, STATE_RUN, false, &err) < 0) {
+    oci_error_print(&err);
+    return EXIT_FAILURE_GENERIC;
+  }
+  state.events = &sweep_report_sink;
+  if (run_state_sweep(&state, docker_remove_for_sweep, &n_swept, &err) < 0) {
     oci_error_print(&err);
     return EXIT_FAILURE_GENERIC;
   }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "oci/error.h"
+#include "oci/events.h"
 #include "runtime/exit_codes.h"
 
 struct global_options {
@@ -23,6 +24,9 @@ int command_probe(int argc, char **argv, const struct global_options *global);
 int command_compare(int argc, char **argv, const struct global_options *global);
 int command_seccomp_profile(int argc, char **argv, const struct global_options *global);
 int command_sweep(int argc, char **argv, const struct global_options *global);
+/* How a run swept is reported (on stdout, escaped), by sweep and by run
+ * when a dead run's record of its name is swept first. */
+extern const struct oci_event_sink sweep_report_sink;
 /* The OCI runtime verbs (cli/command_oci*.c). */
 int command_oci_create(int argc, char **argv, const struct global_options *global);
 int command_oci_start(int argc, char **argv, const struct global_options *global);

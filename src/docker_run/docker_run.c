@@ -141,6 +141,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   /* $ROOT's run folder, opened once for the run (its record, its run dir). */
   if (state_root_open(&state, state_root, STATE_RUN, false, err) < 0)
     return oci_error_wrap(err, "run");
+  state.events = io->events;
   options.state = &state;
   /* A store where overlayfs cannot keep an upper layer gets the tmpfs,
    * with the tmpfs's bound; the result says so. */

@@ -15,6 +15,7 @@
 #include "runtime/stdio_relay.h"
 
 struct hook_log;
+struct oci_event_sink;
 struct state_root;
 
 /* How a run is made that a configuration does not say. */
@@ -64,6 +65,9 @@ struct run_io {
    * process has exec'd (an outside observer, e.g. the probe's host view). */
   void (*on_exec)(const struct run_started *started, void *context);
   void *context;
+  /* Optional: where the run's state reports what it did (a dead run of the
+   * same name swept before the record is written); NULL drops it. */
+  const struct oci_event_sink *events;
 };
 
 struct run_result {

@@ -52,6 +52,6 @@ int state_recorded_cgroup(const char *path, const char *name, oci_error_t *err);
  * record (kept when any of them could not be removed). */
 int state_remove_dead_run(int run_fd, const char *root, const char *name,
                           const struct run_record *record, run_external_remove_fn remove_external,
-                          oci_error_t *err);
+                          const struct oci_event_sink *sink, oci_error_t *err);
 
 #endif

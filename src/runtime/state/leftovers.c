@@ -13,6 +13,7 @@
 #include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,15 +194,33 @@ static int kill_recorded_pid1(const struct run_record *record, oci_error_t *err)
   return 1;
 }
 
+/* Appends *separator and WHAT to the report of what a sweep removed; the
+ * separators after the first are ", ". */
+static void report_add(char *report, size_t size, const char **separator, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void report_add(char *report, size_t size, const char **separator, const char *fmt, ...)
+{
+  size_t used = strlen(report);
+  va_list args;
+
+  used += (size_t)snprintf(report + used, size - used, "%s", *separator);
+  *separator = ", ";
+  if (used >= size)
+    return;
+  va_start(args, fmt);
+  vsnprintf(report + used, size - used, fmt, args);
+  va_end(args);
+}
+
 /* Cleans up one dead run, the caller holding its name's lock: what its
  * front end created outside (a probe's Docker container), its cgroup, its
  * run dir, then its record (kept when any of them could not be removed). */
 int state_remove_dead_run(int run_fd, const char *root, const char *name,
                           const struct run_record *record, run_external_remove_fn remove_external,
-                          oci_error_t *err)
+                          const struct oci_event_sink *sink, oci_error_t *err)
 {
   const char *separator = ": ";
-  char file[256], external[512] = "";
+  char file[256], external[512] = "", report[3 * PATH_MAX];
   struct stat st;
   bool had_dir = fstatat(run_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
   int cgroup = 0, killed;
@@ -230,22 +249,15 @@ int state_remove_dead_run(int run_fd, const char *root, const char *name,
   snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
   if (unlinkat(run_fd, file, 0) < 0 && errno != ENOENT)
     return oci_error_errno(err, "sweep: remove '%s/run/%s'", root, file);
-  printf("swept %s (owner pid %d gone)", name, record->owner_pid);
-  if (killed > 0) {
-    printf("%skilled pid 1 %d", separator, record->container_pid);
-    separator = ", ";
-  }
-  if (external[0] != '\0') {
-    printf("%s%s", separator, external);
-    separator = ", ";
-  }
-  if (cgroup > 0) {
-    printf("%scgroup %s", separator, record->cgroup_path);
-    separator = ", ";
-  }
+  snprintf(report, sizeof(report), "(owner pid %d gone)", record->owner_pid);
+  if (killed > 0)
+    report_add(report, sizeof(report), &separator, "killed pid 1 %d", record->container_pid);
+  if (external[0] != '\0')
+    report_add(report, sizeof(report), &separator, "%s", external);
+  if (cgroup > 0)
+    report_add(report, sizeof(report), &separator, "cgroup %s", record->cgroup_path);
   if (had_dir)
-    printf("%srun dir %s/run/%s", separator, root, name);
-  printf("\n");
-  fflush(stdout);
+    report_add(report, sizeof(report), &separator, "run dir %s/run/%s", root, name);
+  oci_emit(sink, OCI_EVENT_RESULT, "swept", name, "%s", report);
   return 0;
 }

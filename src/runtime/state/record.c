@@ -249,9 +249,10 @@ bool state_record_unchanged(int run_fd, const char *file, const struct record_se
   return now.dev == judged->dev && now.ino == judged->ino && strcmp(now.text, judged->text) == 0;
 }
 
-/* Links the record in under its name; the caller holds the name's lock. */
+/* Links the record in under its name; the caller holds the name's lock.
+ * A dead run's record of the name is swept first, reported into events. */
 static int write_locked(int run_fd, const char *root, const struct run_record *record,
-                        const char *text, oci_error_t *err)
+                        const char *text, const struct oci_event_sink *events, oci_error_t *err)
 {
   char file[256], what[PATH_MAX];
 
@@ -274,7 +275,8 @@ static int write_locked(int run_fd, const char *root, const struct run_record *r
       /* A crashed runner's record of the same name: clean up after it
        * (the lock is held, so it is the record just read). */
       int swept =
-          alive ? 0 : state_remove_dead_run(run_fd, root, record->name, &existing, NULL, err);
+          alive ? 0
+                : state_remove_dead_run(run_fd, root, record->name, &existing, NULL, events, err);
       run_record_clear(&existing);
       if (alive)
         return oci_error_set(err, EEXIST, "run name '%s' is in use by a live run (owner pid %d)",
@@ -305,7 +307,7 @@ int run_state_write(struct state_root *state, const struct run_record *record, o
   lock_fd = state_lock_name(run_fd, root, record->name, err);
   if (lock_fd < 0)
     return -1;
-  ret = write_locked(run_fd, root, record, text, err);
+  ret = write_locked(run_fd, root, record, text, state->events, err);
   state_unlock_name(run_fd, record->name, lock_fd);
   return ret;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "oci/error.h"
+#include "oci/events.h"
 
 /* A name under $ROOT: a letter or a digit, then letters, digits, '_', '.'
  * and '-', at most STATE_NAME_MAX bytes. The first byte keeps it apart
@@ -30,6 +31,9 @@ struct state_root {
   char *path;                        /* absolute, as given: names files in messages */
   int fd;                            /* $ROOT, checked; -1 when it does not exist */
   int folder_fd[STATE_FOLDER_COUNT]; /* each folder, checked; -1 when not opened or missing */
+  /* where the state's functions report what they did (a dead run swept);
+   * set by the command, NULL drops it */
+  const struct oci_event_sink *events;
 };
 
 /* What a state_root holds before it is opened and after it is closed. */

@@ -36,7 +36,8 @@ struct run_record {
 /* run/<name>.json, written atomically under the name's lock; fails if the
  * name is taken by a live run (a dead run's record of the same name is
  * swept first). owner_pid <= 0 means the calling process; owner_start_time
- * 0 means read it from /proc. The run folder is made when missing. */
+ * 0 means read it from /proc. The run folder is made when missing. A dead
+ * run's record swept here is reported as run_state_sweep reports it. */
 int run_state_write(struct state_root *state, const struct run_record *record, oci_error_t *err);
 /* Removes the record (not the cgroup or run dir); a missing record is fine. */
 int run_state_remove(const struct state_root *state, const char *name, oci_error_t *err);
@@ -52,7 +53,14 @@ typedef int (*run_external_remove_fn)(const char *name, const struct run_record 
  * is kept, and reported as a failure, when remove_external is NULL). Each
  * under the name's lock and only if the record is still the one judged;
  * what is removed is derived from the name, not read from the record.
- * Reports what it cleaned on stdout. */
+ * Reports into state->events (names and paths as they are: the sink
+ * escapes them):
+ *   OCI_EVENT_RESULT "swept", subject the run's name, detail what went
+ *     ("(owner pid P gone): killed pid 1 N, <external>, cgroup C, run dir D");
+ *   OCI_EVENT_REFUSED what "skipping" or "skipping unreadable record",
+ *     subject the record's path, detail why (a record left alone);
+ *   OCI_EVENT_WARNING what "sweep", detail the message of a failure after
+ *     the first (which is *err: the sweep goes on past a stuck run). */
 int run_state_sweep(const struct state_root *state, run_external_remove_fn remove_external,
                     int *n_swept, oci_error_t *err);
 

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,8 +68,10 @@ static bool record_file_name(const char *file, char *name, size_t size)
  * still gone: a run that took the name meanwhile keeps everything.
  * Returns 1 when swept, 0 when left alone. */
 static int sweep_one(int run_fd, const char *root, const char *file,
-                     run_external_remove_fn remove_external, oci_error_t *err)
+                     run_external_remove_fn remove_external, const struct oci_event_sink *sink,
+                     oci_error_t *err)
 {
+  char path[PATH_MAX];
   struct run_record record;
   struct record_seen judged;
   char name[256];
@@ -76,15 +79,14 @@ static int sweep_one(int run_fd, const char *root, const char *file,
 
   if (!record_file_name(file, name, sizeof(name)))
     return 0;
+  snprintf(path, sizeof(path), "%s/run/%s", root, file);
   if (state_read_record(run_fd, file, &record, &judged) < 0) {
     if (errno != ENOENT)
-      fprintf(stderr, "ocirun: sweep: skipping unreadable record '%s/run/%s': %s\n", root, file,
-              strerror(errno));
+      oci_emit(sink, OCI_EVENT_REFUSED, "skipping unreadable record", path, "%s", strerror(errno));
     return 0;
   }
   if (strcmp(record.name, name) != 0) {
-    fprintf(stderr, "ocirun: sweep: skipping '%s/run/%s': it names run '%s'\n", root, file,
-            record.name);
+    oci_emit(sink, OCI_EVENT_REFUSED, "skipping", path, "it names run '%s'", record.name);
     run_record_clear(&record);
     return 0;
   }
@@ -99,7 +101,8 @@ static int sweep_one(int run_fd, const char *root, const char *file,
   }
   if (state_record_unchanged(run_fd, file, &judged) &&
       !state_owner_alive(record.owner_pid, record.owner_start_time))
-    ret = state_remove_dead_run(run_fd, root, name, &record, remove_external, err) < 0 ? -1 : 1;
+    ret =
+        state_remove_dead_run(run_fd, root, name, &record, remove_external, sink, err) < 0 ? -1 : 1;
   state_unlock_name(run_fd, name, lock_fd);
   run_record_clear(&record);
   return ret;
@@ -108,6 +111,7 @@ static int sweep_one(int run_fd, const char *root, const char *file,
 int run_state_sweep(const struct state_root *state, run_external_remove_fn remove_external,
                     int *n_swept, oci_error_t *err)
 {
+  const struct oci_event_sink *sink = state->events;
   const char *root = state->path;
   int run_fd = state->folder_fd[STATE_RUN];
   cleanup_dir DIR *dir = NULL;
@@ -142,13 +146,16 @@ int run_state_sweep(const struct state_root *state, run_external_remove_fn remov
     /* Run dirs ($ROOT/run/<name>/) live beside the records. */
     if (entry->d_name[0] == '.' || entry->d_type == DT_DIR)
       continue;
-    swept = sweep_one(run_fd, root, entry->d_name, remove_external, &one);
+    swept = sweep_one(run_fd, root, entry->d_name, remove_external, sink, &one);
     /* Keep going after a failure: one stuck run must not shield others. */
     if (swept < 0) {
-      if (*err == NULL)
+      if (*err == NULL) {
         *err = one;
-      else
-        oci_error_print(&one);
+      } else {
+        oci_emit(sink, OCI_EVENT_WARNING, "sweep", NULL, "%s",
+                 one != NULL && one->message != NULL ? one->message : "out of memory");
+        oci_error_free(&one);
+      }
       ret = -1;
     } else if (swept > 0) {
       (*n_swept)++;
