@@ -104,6 +104,22 @@ static mode_t mode_of(const char *path)
   return stat(path, &st) == 0 ? st.st_mode & 07777 : 0;
 }
 
+/* path (root or one of its folders) made world-writable: opening root's
+ * folder is refused, naming the mode; then path is 0700 again. */
+static void refused_world_writable(const char *path, const char *root, enum state_folder folder,
+                                   const char *what)
+{
+  struct state_root state = STATE_ROOT_NONE;
+  oci_error_t err = NULL;
+
+  ok(chmod(path, 0777) == 0, "control: %s made world-writable", what);
+  is_int(state_root_open(&state, root, folder, false, &err), -1, "... is refused");
+  ok(message_has(err, "has mode 0777"), "... naming the mode (%s)", err ? err->message : "");
+  oci_error_free(&err);
+  state_root_close(&state);
+  chmod(path, 0700);
+}
+
 static void test_opener(const char *base)
 {
   struct state_root state = STATE_ROOT_NONE;
@@ -178,18 +194,8 @@ static void test_opener(const char *base)
   rename(moved, run);
 
   /* The ownership checks apply: others may not write the root or a folder. */
-  ok(chmod(run, 0777) == 0, "control: run/ made world-writable");
-  is_int(state_root_open(&state, root, STATE_RUN, false, &err), -1, "... is refused");
-  ok(message_has(err, "has mode 0777"), "... naming the mode (%s)", err ? err->message : "");
-  oci_error_free(&err);
-  state_root_close(&state);
-  chmod(run, 0700);
-  ok(chmod(root, 0777) == 0, "control: the root made world-writable");
-  is_int(state_root_open(&state, root, STATE_CONTAINERS, false, &err), -1, "... is refused");
-  ok(message_has(err, "has mode 0777"), "... naming the mode (%s)", err ? err->message : "");
-  oci_error_free(&err);
-  state_root_close(&state);
-  chmod(root, 0700);
+  refused_world_writable(run, root, STATE_RUN, "run/");
+  refused_world_writable(root, root, STATE_CONTAINERS, "the root");
   is_int(state_root_open(&state, root, STATE_RUN, false, &err), 0, "control: restored, it opens");
   oci_error_free(&err);
   state_root_close(&state);

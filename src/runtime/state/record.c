@@ -312,18 +312,27 @@ int run_state_write(struct state_root *state, const struct run_record *record, o
   return ret;
 }
 
+/* The name's lock, taken in the run folder state holds for the record of
+ * a name checked first: its fd, with *run_fd the folder and file the
+ * record's file name; -1 with *err. */
+static int lock_record(const struct state_root *state, const char *name, int *run_fd, char *file,
+                       size_t size, oci_error_t *err)
+{
+  *run_fd = run_folder_for(state, name, err);
+  if (*run_fd < 0)
+    return -1;
+  snprintf(file, size, "%s" RECORD_SUFFIX, name);
+  return state_lock_name(*run_fd, state->path, name, err);
+}
+
 int run_state_remove(const struct state_root *state, const char *name, oci_error_t *err)
 {
   const char *root = state->path;
   char file[256];
-  int run_fd = run_folder_for(state, name, err), lock_fd, ret = 0;
+  int run_fd, lock_fd = lock_record(state, name, &run_fd, file, sizeof(file), err), ret = 0;
 
-  if (run_fd < 0)
-    return -1;
-  lock_fd = state_lock_name(run_fd, root, name, err);
   if (lock_fd < 0)
     return -1;
-  snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
   if (unlinkat(run_fd, file, 0) < 0 && errno != ENOENT)
     ret = oci_error_errno(err, "run state: remove '%s/run/%s'", root, file);
   state_unlock_name(run_fd, name, lock_fd);
@@ -338,14 +347,10 @@ int run_state_set_container(const struct state_root *state, const char *name, in
   struct run_record record = {0};
   struct atomic_file temp;
   char file[256], what[PATH_MAX];
-  int run_fd = run_folder_for(state, name, err), lock_fd, ret = -1;
+  int run_fd, lock_fd = lock_record(state, name, &run_fd, file, sizeof(file), err), ret = -1;
 
-  if (run_fd < 0)
-    return -1;
-  lock_fd = state_lock_name(run_fd, root, name, err);
   if (lock_fd < 0)
     return -1;
-  snprintf(file, sizeof(file), "%s" RECORD_SUFFIX, name);
   snprintf(what, sizeof(what), "'%s/run/%s'", root, file);
   if (state_read_record(run_fd, file, &record, NULL) < 0) {
     oci_error_errno(err, "run state: read %s", what);
