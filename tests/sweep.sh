@@ -82,6 +82,20 @@ last_out | grep -q "swept 2 runs" && ok "two runs are counted" || not_ok "two ru
 last_err | grep -q "garbage.json" && ok "and reported on stderr" || not_ok "and reported on stderr"
 rm -f "$state/garbage.json"
 
+# A record's name is whatever its file holds: sweep reports a record that
+# names another run with that name escaped, so terminal controls in it
+# (an OSC title, a bell) reach the caller's terminal as text.
+printf '{"name":"evil\\u001b]0;owned\\u0007","owner_pid":%s,"owner_start_time":1}\n' \
+  "$dead_pid" >"$state/controls.json"
+check "control: the record's name holds an escape byte" \
+  python3 -c 'import json,sys; sys.exit("\x1b" not in json.load(open(sys.argv[1]))["name"])' \
+  "$state/controls.json"
+expect_exit 0 "sweep with a record whose name holds control bytes" "$OCIRUN" sweep
+check "control: the record is reported as naming another run" grep -q "controls.json': it names run 'evil" "$TEST_TMP/err"
+check "no raw control byte reaches stderr" sh -c "! LC_ALL=C grep -q '[[:cntrl:]]' '$TEST_TMP/err'"
+check "... they are written as \\xNN" grep -qF "it names run 'evil\x1b]0;owned\x07'" "$TEST_TMP/err"
+rm -f "$state/controls.json"
+
 # A record whose cgroup path is an ordinary directory: sweep refuses to
 # remove it (it only ever removes cgroup v2 directories) and says so.
 plain=$TEST_TMP/not-a-cgroup

@@ -5,12 +5,16 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/log.h"
 #include "cli/ocirun.h"
+#include "oci/cleanup.h"
 #include "oci/options.h"
 #include "probe/docker_remove.h"
-#include "runtime/run_state.h"
+#include "runtime/state/root.h"
+#include "runtime/state/run_state.h"
 
 static void sweep_usage(FILE *out)
 {
@@ -38,6 +42,7 @@ int command_sweep(int argc, char **argv, const struct global_options *global)
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
+  cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   oci_error_t err = NULL;
   int n_swept = 0, c;
 
@@ -58,7 +63,12 @@ int command_sweep(int argc, char **argv, const struct global_options *global)
     sweep_usage(stderr);
     return EXIT_USAGE;
   }
-  if (run_state_sweep(global->root, docker_remove_for_sweep, &n_swept, &err) < 0) {
+  if (state_root_open(&state, global->root, STATE_RUN, false, &err) < 0) {
+    log_error(&err);
+    return EXIT_FAILURE_GENERIC;
+  }
+  state.events = log_event_sink();
+  if (run_state_sweep(&state, docker_remove_for_sweep, &n_swept, &err) < 0) {
     log_error(&err);
     return EXIT_FAILURE_GENERIC;
   }

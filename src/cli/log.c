@@ -327,11 +327,16 @@ static void sink_emit(void *context, const struct oci_event *event)
     draw_progress(event);
     return;
   case OCI_EVENT_RESULT:
+    /* "WHAT SUBJECT DETAIL": "swept NAME (owner pid 12 gone), ..." */
+    if (asprintf(&message, "%s%s%s%s%s", event->what, event->subject != NULL ? " " : "",
+                 event->subject != NULL ? event->subject : "", event->detail != NULL ? " " : "",
+                 detail) < 0)
+      message = NULL;
     if (log_config.format == LOG_FORMAT_JSON) {
-      emit_event("info", detail, event);
+      emit_event("info", message != NULL ? message : "out of memory", event);
     } else {
-      message = log_escape(detail, false);
-      printf("%s\n", message != NULL ? message : "(out of memory)");
+      cleanup_free char *escaped = log_escape(message != NULL ? message : "", false);
+      printf("%s\n", escaped != NULL ? escaped : "(out of memory)");
       fflush(stdout);
     }
     return;
@@ -348,7 +353,12 @@ static void sink_emit(void *context, const struct oci_event *event)
       emit_event("warning", detail, event);
     return;
   case OCI_EVENT_REFUSED:
-    emit_event("warning", detail, event);
+    /* "WHAT 'SUBJECT': DETAIL": "sweep: skipping '/x/run/y.json': ..." */
+    if (asprintf(&message, "%s%s%s%s%s%s", event->what, event->subject != NULL ? " '" : "",
+                 event->subject != NULL ? event->subject : "", event->subject != NULL ? "'" : "",
+                 event->detail != NULL ? ": " : "", detail) < 0)
+      message = NULL;
+    emit_event("warning", message != NULL ? message : "out of memory", event);
     return;
   default:
     if (event->detail == NULL && asprintf(&message, "%s %s%s%s", oci_event_kind_name(event->kind),

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "oci/error.h"
+#include "oci/events.h"
 #include "runtime/exit_codes.h"
 
 struct global_options {

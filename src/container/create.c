@@ -20,7 +20,8 @@
 #include "container/container.h"
 #include "container/lifecycle.h"
 #include "oci/cleanup.h"
-#include "runtime/run_state.h"
+#include "runtime/process_stat.h"
+#include "runtime/state/run_state.h"
 #include "runtime/runtime.h"
 
 static char *now_rfc3339(void)

@@ -14,7 +14,8 @@
 
 #include "container/lifecycle.h"
 #include "oci/cleanup.h"
-#include "runtime/run_state.h"
+#include "runtime/state/root.h"
+#include "runtime/state/run_state.h"
 
 void exec_target_clear(struct exec_target *target)
 {
@@ -84,12 +85,15 @@ static int run_target(const char *name, const struct run_record *run, const char
 int exec_target_resolve(const char *root, const char *id, struct exec_target *target,
                         oci_error_t *err)
 {
+  cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   struct container_handle handle;
   struct container container;
-  struct run_record run;
+  struct run_record run = {0};
   cleanup_free char *config = NULL;
   oci_error_t run_err = NULL;
-  int found_run = run_state_find_live(root, id, &run, &config, &run_err);
+  int found_run = state_root_open(&state, root, STATE_RUN, false, &run_err) < 0
+                      ? -1
+                      : run_state_find_live(&state, id, &run, &config, &run_err);
   int ret;
 
   if (container_load_by_id(root, id, false, &handle, &container, err) == 0) {

@@ -23,7 +23,8 @@
 #include "oci/atomic_file.h"
 #include "oci/cleanup.h"
 #include "runtime/cgroup/slice.h"
-#include "runtime/run_state.h"
+#include "runtime/state/root.h"
+#include "runtime/state/run_state.h"
 
 /* How long the destroyer waits for a killed container's process to exit. */
 #define DESTROY_KILL_TIMEOUT_MS 10000
@@ -54,16 +55,18 @@ int container_load_by_id(const char *root, const char *id, bool lock,
 
 int container_refuse_run(const char *verb, const char *root, const char *id, oci_error_t *err)
 {
-  struct run_record run;
+  cleanup_state_root struct state_root state = STATE_ROOT_NONE;
+  struct run_record run = {0};
   cleanup_free char *config = NULL;
   oci_error_t run_err = NULL;
   int found;
 
-  /* `run --name` names begin with a letter or a digit; an id that does not
-   * is no run's (and run_state would refuse it as a name). */
-  if (*err == NULL || (*err)->errno_value != ENOENT || !isalnum((unsigned char)id[0]))
+  /* an id that is no name under $ROOT is no run's */
+  if (*err == NULL || (*err)->errno_value != ENOENT || !state_name_valid(id))
     return -1;
-  found = run_state_find_live(root, id, &run, &config, &run_err);
+  found = state_root_open(&state, root, STATE_RUN, false, &run_err) < 0
+              ? -1
+              : run_state_find_live(&state, id, &run, &config, &run_err);
   if (found == 0)
     return -1;
   oci_error_free(err);

@@ -8,7 +8,6 @@
 
 #include "container/record.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -30,21 +29,19 @@
 #include "oci/oci.h"
 #include "oci/remove_tree.h"
 #include "runtime/cgroup/slice.h"
-#include "runtime/run_state.h"
+#include "runtime/process_stat.h"
+#include "runtime/state/root.h"
+#include "runtime/state/run_state.h"
 
 #define STATE_FILE "state.json"
 #define EXEC_FIFO "exec.fifo"
 #define STATE_MAX_SIZE (4 << 20)
 
+/* A container's id names its folder under $ROOT/containers: the one rule
+ * of every name under $ROOT (state/root.h). */
 bool container_id_valid(const char *id)
 {
-  if (id == NULL || id[0] == '\0' || strlen(id) > 200 || strcmp(id, ".") == 0 ||
-      strcmp(id, "..") == 0)
-    return false;
-  for (const char *c = id; *c != '\0'; c++)
-    if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '-')
-      return false;
-  return true;
+  return state_name_valid(id);
 }
 
 static int flock_wait(int fd)
@@ -56,13 +53,19 @@ static int flock_wait(int fd)
   return status;
 }
 
+/* $ROOT/containers through the one state-root opener, the fd kept. */
 static int containers_dir_open(const char *root, bool create, oci_error_t *err)
 {
-  cleanup_close int root_fd = oci_store_root_open(root, create, err);
+  cleanup_state_root struct state_root state = STATE_ROOT_NONE;
+  int fd;
 
-  if (root_fd < 0)
+  if (state_root_open(&state, root, STATE_CONTAINERS, create, err) < 0)
     return -1;
-  return oci_store_dir_open(root_fd, root, "containers", create, err);
+  fd = state_root_folder(&state, STATE_CONTAINERS, err);
+  if (fd < 0)
+    return -1;
+  state.folder_fd[STATE_CONTAINERS] = -1; /* the caller's now */
+  return fd;
 }
 
 /* ENOENT in the error, without strerror's words in the message. */
@@ -78,11 +81,8 @@ static int handle_init(struct container_handle *handle, const char *root, const 
                        oci_error_t *err)
 {
   *handle = (struct container_handle){.containers_fd = -1, .dir_fd = -1};
-  if (!container_id_valid(id))
-    return oci_error_set(err, 0,
-                         "invalid container id '%s': letters, digits, '_', '.' and '-' only, "
-                         "at most 200, not '.' or '..'",
-                         id ? id : "");
+  if (state_name_check("container id", id, err) < 0)
+    return -1;
   handle->root = strdup(root);
   handle->id = strdup(id);
   if (handle->root == NULL || handle->id == NULL)
@@ -462,37 +462,20 @@ bool container_exec_fifo_exists(const struct container_handle *handle)
 
 /* ---- status ---- */
 
-/* Field 3 of /proc/PID/stat: 'Z' and 'X' are processes that already exited. */
-static char process_state(pid_t pid)
-{
-  char path[64], buf[512];
-  cleanup_close int fd = -1;
-  ssize_t n;
-  const char *p;
-
-  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-  fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
-    return 0;
-  buf[n] = '\0';
-  p = strrchr(buf, ')');
-  return p != NULL && p[1] == ' ' ? p[2] : 0;
-}
-
+/* One read of /proc/PID/stat (process_stat.h): the same start time, and
+ * not a process that already exited ('Z', 'X'). */
 static bool process_alive(const struct container *container)
 {
-  unsigned long long start = 0;
+  struct process_stat stat;
   oci_error_t err = NULL;
-  char state;
 
   if (container->pid <= 0)
     return false;
-  if (process_start_time(container->pid, &start, &err) < 0) {
+  if (process_stat_read(container->pid, &stat, &err) < 0) {
     oci_error_free(&err);
     return false;
   }
-  state = process_state(container->pid);
-  return start == container->pid_start_time && state != 0 && state != 'Z' && state != 'X';
+  return stat.start_time == container->pid_start_time && stat.state != 'Z' && stat.state != 'X';
 }
 
 int container_cgroup_open(const struct container *container, oci_error_t *err)
@@ -559,7 +542,7 @@ char *container_state_json(const struct container *container, enum container_sta
  * a reused pid is refused rather than signalled. */
 int container_pidfd(const struct container *container, oci_error_t *err)
 {
-  unsigned long long start = 0;
+  struct process_stat stat;
   int fd;
 
   if (container->pid <= 0)
@@ -567,8 +550,8 @@ int container_pidfd(const struct container *container, oci_error_t *err)
   fd = pidfd_open(container->pid, 0);
   if (fd < 0)
     return oci_error_errno(err, "container '%s': pidfd_open %d", container->id, container->pid);
-  if (process_start_time(container->pid, &start, err) < 0 || start != container->pid_start_time ||
-      process_state(container->pid) == 'Z') {
+  if (process_stat_read(container->pid, &stat, err) < 0 ||
+      stat.start_time != container->pid_start_time || stat.state == 'Z') {
     close(fd);
     oci_error_free(err);
     return oci_error_set(err, ESRCH, "container '%s': its process %d is gone", container->id,

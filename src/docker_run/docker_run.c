@@ -17,6 +17,7 @@
 #include "runtime/cgroup/slice.h"
 #include "runtime/exit_codes.h"
 #include "runtime/spec/spec.h"
+#include "runtime/state/root.h"
 #include "runtime/userns.h"
 #include "runtime/writable_layer.h"
 
@@ -69,6 +70,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   struct run_spec_input input;
   struct mount_file files[2];
   struct runtime_options options;
+  cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   cleanup_free const char **mount_names = NULL;
   cleanup_free char *config_json = NULL;
   int ret;
@@ -138,9 +140,14 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
       .mount_names = mount_names,
       .config_json = config_json,
   };
+  /* $ROOT's run folder, opened once for the run (its record, its run dir). */
+  if (state_root_open(&state, state_root, STATE_RUN, false, err) < 0)
+    return oci_error_wrap(err, "run");
+  state.events = io->events;
+  options.state = &state;
   /* A store where overlayfs cannot keep an upper layer gets the tmpfs,
    * with the tmpfs's bound; the result says so. */
-  if (writable_layer_choose(state_root, &options.root, err) < 0)
+  if (writable_layer_choose(&state, &options.root, err) < 0)
     return -1;
   options.root.layer_bound = config->storage_size > 0                 ? config->storage_size
                              : options.root.layer == ROOT_LAYER_TMPFS ? WRITABLE_LAYER_TMPFS_DEFAULT

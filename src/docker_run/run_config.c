@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "runtime/capabilities.h"
+#include "runtime/state/root.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
 #include "oci/in_root.h"
@@ -29,7 +30,6 @@
 /* docker refuses memory limits below 6 MiB: the runtime itself needs that. */
 #define MEMORY_MINIMUM_BYTES (6LL * 1024 * 1024)
 #define HOSTNAME_MAX_LEN 63
-#define NAME_MAX_LEN 128
 /* docker reads any size; a megabyte of NAME=VALUE lines is far past real use. */
 #define ENV_FILE_MAX ((size_t)1 << 20)
 
@@ -429,20 +429,6 @@ static int parse_env_file(const char *path, struct run_config *config, oci_error
   return 0;
 }
 
-/* docker's container name rule; the name is also a path component. */
-static bool valid_name(const char *name)
-{
-  size_t len = strlen(name);
-
-  if (len == 0 || len > NAME_MAX_LEN || !isalnum((unsigned char)name[0]))
-    return false;
-  for (size_t i = 1; i < len; i++) {
-    if (!isalnum((unsigned char)name[i]) && strchr("_.-", name[i]) == NULL)
-      return false;
-  }
-  return true;
-}
-
 static bool valid_hostname(const char *name)
 {
   size_t len = strlen(name);
@@ -520,12 +506,9 @@ static int apply_option(int c, const char *arg, struct run_config *config, oci_e
 {
   switch (c) {
   case OPT_NAME:
-    if (!valid_name(arg))
-      return oci_error_set(
-          err, 0,
-          "--name '%s': invalid container name (allowed: [a-zA-Z0-9][a-zA-Z0-9_.-]*"
-          ", at most %d characters)",
-          arg, NAME_MAX_LEN);
+    /* docker's container name rule, which is every name's under $ROOT */
+    if (state_name_check("container name", arg, err) < 0)
+      return oci_error_wrap(err, "--name");
     config->name_generated = false;
     return replace_string(&config->name, arg, err);
   case OPT_NETWORK:

@@ -21,7 +21,7 @@
 #include "oci/digest.h"
 #include "probe/probe_backend.h"
 #include "probe/process_capture.h"
-#include "runtime/run_state.h"
+#include "runtime/state/run_state.h"
 
 /* Every docker command except the probe run itself: generous, because an
  * engine under emulation (the CI guest) creates containers slowly. */
@@ -315,7 +315,8 @@ static void note_interrupt(int interrupt_fd, struct probe_outcome *outcome)
 
 /* The record first: a runner killed from here on leaves a record naming the
  * container and its engine, and `ocirun sweep` removes both. */
-static int record_container(const char *root, const struct probe_outcome *outcome, oci_error_t *err)
+static int record_container(struct state_root *state, const struct probe_outcome *outcome,
+                            oci_error_t *err)
 {
   char *docker_host = getenv("DOCKER_HOST");
   struct run_record record = {
@@ -324,20 +325,21 @@ static int record_container(const char *root, const struct probe_outcome *outcom
       .docker_host =
           (docker_host != NULL && docker_host[0] != '\0' ? docker_host : DOCKER_DEFAULT_HOST),
   };
-  return run_state_write(root, &record, err);
+  return run_state_write(state, &record, err);
 }
 
 /* The record goes only with the container: an unverified teardown keeps it
  * for `ocirun sweep`, and the artifact's error says so. */
-static int release_record(const char *root, struct probe_outcome *outcome, oci_error_t *err)
+static int release_record(const struct state_root *state, struct probe_outcome *outcome,
+                          oci_error_t *err)
 {
   cleanup_free char *before = NULL;
 
   if (outcome->teardown_verified)
-    return run_state_remove(root, outcome->container_name, err);
+    return run_state_remove(state, outcome->container_name, err);
   before = steal_pointer(&outcome->error);
   set_text(&outcome->error, "%s; %s/run/%s.json is kept: `ocirun sweep` removes the container",
-           before != NULL ? before : "teardown not verified", root, outcome->container_name);
+           before != NULL ? before : "teardown not verified", state->path, outcome->container_name);
   return 0;
 }
 
@@ -347,6 +349,7 @@ int probe_backend_docker(const struct probe_request *request, struct probe_outco
   struct sigaction ignore = {.sa_handler = SIG_IGN}, previous;
   sigset_t previous_mask;
   cleanup_close int interrupt_fd = -1;
+  cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   int ret = -1;
 
   memset(outcome, 0, sizeof(*outcome));
@@ -376,7 +379,9 @@ int probe_backend_docker(const struct probe_request *request, struct probe_outco
     oci_error_errno(err, "probe: build the docker command line");
     goto out;
   }
-  if (record_container(request->root, outcome, err) < 0)
+  /* $ROOT's run folder, opened once for the record's life */
+  if (state_root_open(&state, request->root, STATE_RUN, false, err) < 0 ||
+      record_container(&state, outcome, err) < 0)
     goto out;
   /* From here on something may exist in the engine: teardown always runs. */
   ret = create_and_run(request, outcome, interrupt_fd, err);
@@ -388,7 +393,7 @@ int probe_backend_docker(const struct probe_request *request, struct probe_outco
   note_interrupt(interrupt_fd, outcome);
   {
     oci_error_t removal = NULL;
-    if (release_record(request->root, outcome, &removal) < 0) {
+    if (release_record(&state, outcome, &removal) < 0) {
       ret = -1;
       if (*err == NULL)
         *err = removal;

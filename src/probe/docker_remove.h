@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "oci/error.h"
-#include "runtime/run_state.h"
+#include "runtime/state/run_state.h"
 
 /* The endpoint as messages name it: docker_host, or the CLI's default. */
 const char *docker_remove_endpoint(const char *docker_host);

@@ -19,12 +19,13 @@
 #include "runtime/console.h"
 #include "runtime/exit_codes.h"
 #include "oci/cleanup.h"
-#include "runtime/run_dir.h"
-#include "runtime/run_state.h"
+#include "runtime/state/run_dir.h"
+#include "runtime/state/run_state.h"
 
 /* What exists on the host for this run, in creation order. */
 struct run_resources {
   const char *root;
+  struct state_root *state;
   const char *name;
   bool record_written;
   bool run_dir_created;
@@ -38,20 +39,20 @@ struct run_resources {
 
 /* Whether $ROOT/run/<entry> exists, looked up from the store's checked run
  * folder without following a symlink; true (with *err) when it cannot be
- * told. */
-static bool store_run_entry_exists(const char *root, const char *entry, oci_error_t *err)
+ * told, or when $ROOT/run no longer leads to that folder. */
+static bool store_run_entry_exists(const struct state_root *state, const char *entry,
+                                   oci_error_t *err)
 {
-  cleanup_close int root_fd = oci_store_root_open(root, false, err);
-  cleanup_close int run_fd =
-      root_fd < 0 ? -1 : oci_store_dir_open(root_fd, root, "run", false, err);
+  int run_fd = state_root_folder(state, STATE_RUN, err);
 
-  if (run_fd < 0)
+  /* the path must still lead to the folder the run worked in */
+  if (run_fd < 0 || state_root_check_folder(state, STATE_RUN, err) < 0)
     return true;
   if (faccessat(run_fd, entry, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
     return true;
   if (errno == ENOENT)
     return false;
-  oci_error_errno(err, "look for '%s/run/%s'", root, entry);
+  oci_error_errno(err, "look for '%s/run/%s'", state->path, entry);
   return true;
 }
 
@@ -83,14 +84,14 @@ static bool teardown(struct run_resources *res, oci_error_t *err)
   }
   writable_layer_close(&res->layer);
   if (res->run_dir_created) {
-    if (run_dir_remove(res->root, res->name, &one) < 0) {
+    if (run_dir_remove(res->state, res->name, &one) < 0) {
       ok = false;
       keep_first_error(err, &one);
     }
     res->run_dir_created = false;
   }
   if (res->record_written) {
-    if (run_state_remove(res->root, res->name, &one) < 0) {
+    if (run_state_remove(res->state, res->name, &one) < 0) {
       ok = false;
       keep_first_error(err, &one);
     }
@@ -99,7 +100,7 @@ static bool teardown(struct run_resources *res, oci_error_t *err)
   /* Verified by looking, not by trusting the steps above. */
   for (size_t i = 0; i < sizeof(res->created_in_store) / sizeof(res->created_in_store[0]); i++) {
     if (res->created_in_store[i] != NULL &&
-        store_run_entry_exists(res->root, res->created_in_store[i], &one)) {
+        store_run_entry_exists(res->state, res->created_in_store[i], &one)) {
       ok = false;
       if (one != NULL)
         keep_first_error(err, &one);
@@ -209,7 +210,7 @@ int slice_create(const struct slice_plan *plan, bool rootless, struct cgroup_sli
  * caller's own on_exec follows. */
 struct exec_recorder {
   const struct run_io *io;
-  const char *root;
+  const struct state_root *state;
   const char *name;
   oci_error_t err;
 };
@@ -218,7 +219,7 @@ static void record_started(const struct run_started *started, void *context)
 {
   struct exec_recorder *recorder = context;
 
-  if (run_state_set_container(recorder->root, recorder->name, started->pid, &recorder->err) < 0)
+  if (run_state_set_container(recorder->state, recorder->name, started->pid, &recorder->err) < 0)
     pidfd_send_signal(started->pidfd, SIGKILL, NULL, 0);
   if (recorder->io->on_exec != NULL)
     recorder->io->on_exec(started, recorder->io->context);
@@ -230,6 +231,7 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   struct launch launch;
   struct run_resources res = {
       .root = options->state_root,
+      .state = options->state,
       .name = options->id,
       .layer = {.mountpoint_fd = -1, .upper_fd = -1, .walker = -1, .walker_fd = -1},
       .slice = {.dir_fd = -1}};
@@ -243,11 +245,13 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
   struct stdio_relay relay;
   struct runtime_options run_options = *options;
-  struct exec_recorder recorder = {.io = io, .root = options->state_root, .name = options->id};
+  struct exec_recorder recorder = {.io = io, .state = options->state, .name = options->id};
   struct run_io joinable_io = *io;
   int ret = -1;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
+  if (options->state == NULL)
+    return oci_error_set(err, EINVAL, "run: no state root was opened for the run's record");
   /* Hooks belong to the OCI lifecycle (create, start, delete); a hook is
    * refused rather than skipped. */
   for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++)
@@ -345,17 +349,17 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   res.created_in_store[0] = record_file;
   res.created_in_store[1] = options->id;
   res.created_cgroup = slice.path;
-  if (run_state_write(res.root, &record, err) < 0)
+  if (run_state_write(res.state, &record, err) < 0)
     goto out;
   res.record_written = true;
   if (run_options.root.overlay) {
     res.run_dir_created =
-        writable_layer_create(&res.layer, res.root, options->id, &run_options.root,
+        writable_layer_create(&res.layer, res.state, options->id, &run_options.root,
                               options->rootless, &launch.plan, err) == 0;
     if (!res.run_dir_created)
       goto teardown;
     if (options->config_json != NULL &&
-        run_state_write_config(res.root, options->id, options->config_json, err) < 0)
+        run_state_write_config(res.state, options->id, options->config_json, err) < 0)
       goto teardown;
   }
   /* pid 1 in the record, once it has exec'd: what `ocirun exec NAME`

@@ -16,10 +16,14 @@
 #include "runtime/stdio_relay.h"
 
 struct oci_event_sink;
+struct state_root;
 
 /* How a run is made that a configuration does not say. */
 struct runtime_options {
-  const char *state_root;     /* --root: ocirun's state, records and caches */
+  const char *state_root; /* --root: ocirun's state, records and caches */
+  /* runtime_run: --root as the caller opened it once (state/root.h), with
+   * its run folder (made when missing): the record and the run dir */
+  struct state_root *state;
   const char *id;             /* the container's name (ocirun run's --name) */
   const char *bundle;         /* absolute; root.path is relative to it; NULL for ocirun run */
   struct mount_root root;     /* how the root is made; root_fd -1: opened from the bundle */

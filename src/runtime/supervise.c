@@ -18,7 +18,7 @@
 #include "runtime/exec_stub/protocol.h"
 #include "runtime/exit_codes.h"
 #include "oci/cleanup.h"
-#include "runtime/run_state.h"
+#include "runtime/process_stat.h"
 #include "oci/events.h"
 
 /* docker's (and timeout(1)'s) status at the deadline */

@@ -27,8 +27,7 @@
 
 #include "oci/cleanup.h"
 #include "oci/io.h"
-#include "oci/oci.h"
-#include "runtime/run_dir.h"
+#include "runtime/state/run_dir.h"
 
 #define WALK_INTERVAL_MS 1000
 #define WALK_COST_FACTOR 10
@@ -65,24 +64,21 @@ static int mount_type(int fd, char *type, size_t size)
   return -1;
 }
 
-int writable_layer_choose(const char *state_root, struct mount_root *root, oci_error_t *err)
+int writable_layer_choose(const struct state_root *state, struct mount_root *root, oci_error_t *err)
 {
-  cleanup_close int root_fd = -1;
-  cleanup_close int run_fd = -1;
-  oci_error_t ignored = NULL;
+  /* the run folder when it exists (it could be a mount of its own) */
+  int fd = state->folder_fd[STATE_RUN] >= 0 ? state->folder_fd[STATE_RUN] : state->fd;
   char type[64];
 
   root->layer_fallback = NULL;
   if (!root->overlay || root->layer != ROOT_LAYER_DISK)
     return 0;
-  root_fd = oci_store_root_open(state_root, false, err);
-  if (root_fd < 0)
+  if (fd < 0) { /* no root: state_root_folder names it */
+    state_root_folder(state, STATE_RUN, err);
     return oci_error_wrap(err, "writable layer");
-  /* the run folder when it exists (it could be a mount of its own) */
-  run_fd = oci_store_dir_open(root_fd, state_root, "run", false, &ignored);
-  oci_error_free(&ignored);
+  }
   /* Not told: the disk layer, and the overlay's own refusal names it. */
-  if (mount_type(run_fd >= 0 ? run_fd : root_fd, type, sizeof(type)) < 0)
+  if (mount_type(fd, type, sizeof(type)) < 0)
     return 0;
   for (size_t i = 0; i < sizeof(no_upper) / sizeof(no_upper[0]); i++) {
     size_t n = strlen(no_upper[i]);
@@ -96,9 +92,9 @@ int writable_layer_choose(const char *state_root, struct mount_root *root, oci_e
   return 0;
 }
 
-int writable_layer_create(struct writable_layer *layer, const char *state_root, const char *name,
-                          const struct mount_root *root, bool join_userns, struct mount_plan *plan,
-                          oci_error_t *err)
+int writable_layer_create(struct writable_layer *layer, const struct state_root *state,
+                          const char *name, const struct mount_root *root, bool join_userns,
+                          struct mount_plan *plan, oci_error_t *err)
 {
   bool disk = root->layer == ROOT_LAYER_DISK;
   struct stat lower, mountpoint;
@@ -111,8 +107,8 @@ int writable_layer_create(struct writable_layer *layer, const char *state_root, 
                                    .walker_fd = -1};
   if (disk && fstat(root->root_fd, &lower) < 0)
     return oci_error_errno(err, "run: stat the root '%s'", root->root_path);
-  if (run_dir_create(state_root, name, disk ? &lower : NULL, &layer->mountpoint_fd,
-                     &layer->upper_fd, err) < 0)
+  if (run_dir_create(state, name, disk ? &lower : NULL, &layer->mountpoint_fd, &layer->upper_fd,
+                     err) < 0)
     return -1;
   /* The root goes onto the directory just created, which this fd holds
    * (so its inode stays that directory's) until teardown. */
@@ -121,7 +117,7 @@ int writable_layer_create(struct writable_layer *layer, const char *state_root, 
 
     oci_error_errno(err, "run: stat the run dir's mount point");
     writable_layer_close(layer);
-    run_dir_remove(state_root, name, &ignored);
+    run_dir_remove(state, name, &ignored);
     oci_error_free(&ignored);
     return -1;
   }

@@ -12,6 +12,7 @@
 
 #include "oci/error.h"
 #include "runtime/mount/mount_plan.h"
+#include "runtime/state/root.h"
 
 /* The defaults, in bytes: 10 GiB on disk, 64 MiB of memory (docker's
  * /dev/shm). See docs/runtime.md, "The writable layer". */
@@ -34,14 +35,15 @@ struct writable_layer {
  * layer. When the store's is not one (9p, NFS, SMB, FUSE, overlay...),
  * root->layer becomes ROOT_LAYER_TMPFS and root->layer_fallback names that
  * filesystem (a static string). Nothing else changes. */
-int writable_layer_choose(const char *state_root, struct mount_root *root, oci_error_t *err);
+int writable_layer_choose(const struct state_root *state, struct mount_root *root,
+                          oci_error_t *err);
 
 /* Creates the run dir (rootfs/; with a disk layer also upper/ and work/)
  * and records in plan the mount point's identity, which the child checks.
  * join_userns: the run has its own user namespace. */
-int writable_layer_create(struct writable_layer *layer, const char *state_root, const char *name,
-                          const struct mount_root *root, bool join_userns, struct mount_plan *plan,
-                          oci_error_t *err);
+int writable_layer_create(struct writable_layer *layer, const struct state_root *state,
+                          const char *name, const struct mount_root *root, bool join_userns,
+                          struct mount_plan *plan, oci_error_t *err);
 
 /* The periodic check, from the wait loop while pid 1 lives (pidfd): a
  * measure is started in a child process at most once per interval (1 s, or

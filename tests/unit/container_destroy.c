@@ -24,7 +24,8 @@
 #include "oci/events.h"
 #include "oci/file_read.h"
 #include "oci/remove_tree.h"
-#include "runtime/run_state.h"
+#include "runtime/process_stat.h"
+#include "runtime/state/run_state.h"
 #include "unit.h"
 
 struct seen {

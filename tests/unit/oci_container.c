@@ -23,26 +23,30 @@
 #include "container/record.h"
 #include "runtime/hooks.h"
 #include "runtime/capabilities.h"
-#include "runtime/run_state.h"
+#include "runtime/process_stat.h"
 #include "runtime/seccomp_rules.h"
 #include "runtime/spec/spec.h"
+#include "runtime/state/root.h"
 #include "unit.h"
 
 static void test_ids(void)
 {
-  static const char *const good[] = {"a", "my-container_1.2", "ABC", "..a", ".x", NULL};
-  static const char *const bad[] = {"", ".", "..", "a/b", "a b", "a:b", "é", "a\n", NULL};
-  char long_id[202];
+  /* the one rule of every name under $ROOT (state/root.h): a letter or a
+   * digit first, so never ".", "..", nor one of ocirun's own dot files */
+  static const char *const good[] = {"a", "my-container_1.2", "ABC", "0.a", "9-x", NULL};
+  static const char *const bad[] = {"",  ".",   "..",  "a/b", "a b", "a:b",
+                                    "é", "a\n", "..a", ".x",  "_x",  NULL};
+  char long_id[STATE_NAME_MAX + 2];
 
   for (size_t i = 0; good[i] != NULL; i++)
     ok(container_id_valid(good[i]), "id '%s' is valid", good[i]);
   for (size_t i = 0; bad[i] != NULL; i++)
     ok(!container_id_valid(bad[i]), "bad id %zu (\"%.*s\"...) is refused", i, 1, bad[i]);
-  memset(long_id, 'a', 201);
-  long_id[201] = '\0';
-  ok(!container_id_valid(long_id), "a 201-byte id is refused");
-  long_id[200] = '\0';
-  ok(container_id_valid(long_id), "a 200-byte id is valid");
+  memset(long_id, 'a', STATE_NAME_MAX + 1);
+  long_id[STATE_NAME_MAX + 1] = '\0';
+  ok(!container_id_valid(long_id), "an id one byte past STATE_NAME_MAX is refused");
+  long_id[STATE_NAME_MAX] = '\0';
+  ok(container_id_valid(long_id), "an id of STATE_NAME_MAX bytes is valid");
 }
 
 static void test_signals(void)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "oci/error.h"
+#include "runtime/state/root.h"
 
 struct run_record {
   char *name;
@@ -29,14 +30,17 @@ struct run_record {
   unsigned long long container_start_time;
 };
 
-/* root/run/<name>.json, written atomically under the name's lock; fails if
- * the name is taken by a live run (a dead run's record of the same name is
+/* Every function below works in the run folder of the state root the
+ * command opened (state/root.h), never by a path of its own. */
+
+/* run/<name>.json, written atomically under the name's lock; fails if the
+ * name is taken by a live run (a dead run's record of the same name is
  * swept first). owner_pid <= 0 means the calling process; owner_start_time
- * 0 means read it from /proc. The store root and its run folder must pass
- * the ownership check (oci_store_root_open). */
-int run_state_write(const char *root, const struct run_record *record, oci_error_t *err);
+ * 0 means read it from /proc. The run folder is made when missing. A dead
+ * run's record swept here is reported as run_state_sweep reports it. */
+int run_state_write(struct state_root *state, const struct run_record *record, oci_error_t *err);
 /* Removes the record (not the cgroup or run dir); a missing record is fine. */
-int run_state_remove(const char *root, const char *name, oci_error_t *err);
+int run_state_remove(const struct state_root *state, const char *name, oci_error_t *err);
 /* What a front end created for a run outside the runtime (the docker
  * probe's container) is removed by the front end through this callback:
  * 0 when it is verified gone, with what was removed written into `what`
@@ -49,18 +53,27 @@ typedef int (*run_external_remove_fn)(const char *name, const struct run_record 
  * is kept, and reported as a failure, when remove_external is NULL). Each
  * under the name's lock and only if the record is still the one judged;
  * what is removed is derived from the name, not read from the record.
- * Reports what it cleaned on stdout. */
-int run_state_sweep(const char *root, run_external_remove_fn remove_external, int *n_swept,
-                    oci_error_t *err);
+ * Reports into state->events (names and paths as they are: the sink
+ * escapes them):
+ *   OCI_EVENT_RESULT "swept", subject the run's name, detail what went
+ *     ("(owner pid P gone): killed pid 1 N, <external>, cgroup C, run dir D");
+ *   OCI_EVENT_REFUSED what "skipping" or "skipping unreadable record",
+ *     subject the record's path, detail why (a record left alone);
+ *   OCI_EVENT_WARNING what "sweep", detail the message of a failure after
+ *     the first (which is *err: the sweep goes on past a stuck run). */
+int run_state_sweep(const struct state_root *state, run_external_remove_fn remove_external,
+                    int *n_swept, oci_error_t *err);
 
 /* Completes the caller's own record (its owner is this process) with the
  * run's pid 1, which has exec'd: from then on `ocirun exec NAME` can join
  * it. Replaced atomically under the name's lock. */
-int run_state_set_container(const char *root, const char *name, int pid, oci_error_t *err);
+int run_state_set_container(const struct state_root *state, const char *name, int pid,
+                            oci_error_t *err);
 /* Keeps the configuration the run was built from as
- * root/run/<name>/config.json (0600; the run dir must exist), before its
+ * run/<name>/config.json (0600; the run dir must exist), before its
  * process starts: what exec gets its seccomp filter and process from. */
-int run_state_write_config(const char *root, const char *name, const char *text, oci_error_t *err);
+int run_state_write_config(const struct state_root *state, const char *name, const char *text,
+                           oci_error_t *err);
 
 /* A live run by name, for `ocirun exec NAME`. Returns 0 when no record has
  * the name; 1 with *record and *config (the config.json text, caller
@@ -71,23 +84,11 @@ int run_state_write_config(const char *root, const char *name, const char *text,
  * own (mode 0600, run dir 0700, never through a symlink), and only when
  * pid 1 is the recorded runner's child, started when recorded, in the
  * recorded slice. */
-int run_state_find_live(const char *root, const char *name, struct run_record *record,
+int run_state_find_live(const struct state_root *state, const char *name, struct run_record *record,
                         char **config, oci_error_t *err);
 /* The checks on pid 1 again, for a caller about to join it: right before,
  * so that a pid reused meanwhile is never joined. */
 int run_state_check_container(const struct run_record *record, oci_error_t *err);
 void run_record_clear(struct run_record *record);
-
-/* The fields of /proc/PID/stat (the host's) a pid is judged by. */
-struct process_stat {
-  char state;                    /* field 3: 'Z' for a zombie */
-  int parent;                    /* field 4 */
-  unsigned long long start_time; /* field 22 */
-};
-int process_stat_read(int pid, struct process_stat *out, oci_error_t *err);
-
-/* Field 22 of /proc/PID/stat (clock ticks after boot): with the pid, it
- * identifies a process even after its pid is reused. */
-int process_start_time(int pid, unsigned long long *start_time, oci_error_t *err);
 
 #endif

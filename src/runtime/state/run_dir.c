@@ -8,7 +8,7 @@
  * never follows a link the container planted. */
 #include "config.h"
 
-#include "runtime/run_dir.h"
+#include "runtime/state/run_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,16 +24,8 @@
 #include "oci/cleanup.h"
 #include "oci/oci.h"
 #include "oci/remove_tree.h"
+#include "runtime/state/root.h"
 #include "runtime/userns.h"
-
-static int open_run_folder(const char *root, bool create, oci_error_t *err)
-{
-  cleanup_close int root_fd = oci_store_root_open(root, create, err);
-
-  if (root_fd < 0)
-    return -1;
-  return oci_store_dir_open(root_fd, root, "run", create, err);
-}
 
 /* upper/ takes the owner and mode of the lower's root, as the merged root
  * shows them; work/ is overlayfs's, empty and private. */
@@ -47,10 +39,11 @@ static int make_layer_dirs(int dir_fd, const struct stat *like, int *upper_fd)
   return *upper_fd < 0 ? -1 : 0;
 }
 
-int run_dir_create(const char *root, const char *name, const struct stat *upper_like,
+int run_dir_create(const struct state_root *state, const char *name, const struct stat *upper_like,
                    int *mountpoint_fd, int *upper_fd, oci_error_t *err)
 {
-  cleanup_close int run_fd = open_run_folder(root, true, err);
+  const char *root = state->path;
+  int run_fd = state_root_folder(state, STATE_RUN, err);
   cleanup_close int dir_fd = -1;
 
   *mountpoint_fd = -1;
@@ -163,11 +156,11 @@ int run_dir_remove_at(int run_fd, const char *root, const char *name, oci_error_
   return 0;
 }
 
-int run_dir_remove(const char *root, const char *name, oci_error_t *err)
+int run_dir_remove(const struct state_root *state, const char *name, oci_error_t *err)
 {
-  cleanup_close int run_fd = open_run_folder(root, false, err);
+  int run_fd = state_root_folder(state, STATE_RUN, err);
 
   if (run_fd < 0)
     return -1;
-  return run_dir_remove_at(run_fd, root, name, err);
+  return run_dir_remove_at(run_fd, state->path, name, err);
 }
