@@ -8,6 +8,7 @@
 
 #include "container/record.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
