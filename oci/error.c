@@ -82,23 +82,3 @@ void oci_error_free(oci_error_t *err)
   free(*err);
   *err = NULL;
 }
-
-void oci_error_print(oci_error_t *err)
-{
-  const char *message;
-
-  if (err == NULL)
-    return;
-  message = *err != NULL && (*err)->message ? (*err)->message : "out of memory";
-  /* Messages quote names from images and files: control characters are
-   * escaped so an entry name cannot rewrite the user's terminal. */
-  fputs("ocirun: ", stderr);
-  for (const unsigned char *c = (const unsigned char *)message; *c != '\0'; c++) {
-    if (*c < 0x20 || *c == 0x7f)
-      fprintf(stderr, "\\x%02x", *c);
-    else
-      fputc(*c, stderr);
-  }
-  fputc('\n', stderr);
-  oci_error_free(err);
-}

@@ -21,9 +21,5 @@ int oci_error_errno(oci_error_t *err, const char *fmt, ...) __attribute__((forma
 /* Prefixes an existing error with context ("unpack sha256:...: " + old). */
 int oci_error_wrap(oci_error_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void oci_error_free(oci_error_t *err);
-/* Prints "ocirun: message" to stderr and frees the error. Called after a
- * failure: an error that could not even be allocated (*err NULL) prints as
- * "out of memory". */
-void oci_error_print(oci_error_t *err);
 
 #endif
