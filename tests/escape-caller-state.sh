@@ -5,7 +5,7 @@
 # Host only, with --unsafe-no-cgroup: none of these depends on the cgroup.
 . "$top_srcdir/tests/lib.sh"
 
-root_with_python "escape-review-run"
+root_with_python "escape-caller-state"
 
 run() { "$OCIRUN" run --unsafe-no-cgroup "$@"; }
 

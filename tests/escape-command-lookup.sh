@@ -9,7 +9,7 @@
 . "$top_srcdir/tests/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
-  skip "escape-session5 needs root"
+  skip "escape-command-lookup needs root"
   tap_done
   exit 0
 fi

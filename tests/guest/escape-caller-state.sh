@@ -1,7 +1,7 @@
 #!/bin/bash
 # In the cgroup v2 guest, in normal mode (a real slice): an independent
 # attacker's cases against the runtime boundary, each after its positive
-# control (the host's tests/escape-review-run.sh has the rest). The caller's
+# control (the host's tests/escape-caller-state.sh has the rest). The caller's
 # oom_score_adj handed to the container (the host cannot lower a score: its
 # root lacks CAP_SYS_RESOURCE), and the caller's session keyring.
 . "$top_srcdir/tests/lib.sh"

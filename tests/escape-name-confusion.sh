@@ -24,7 +24,7 @@
 #      same), but a name that moves off another image is reported.
 . "$top_srcdir/tests/lib.sh"
 
-root_with_busybox "escape-review-store"
+root_with_busybox "escape-name-confusion"
 err_has() { grep -qF -- "$1" "$TEST_TMP/err"; }
 out_has() { grep -qF -- "$1" "$TEST_TMP/out"; }
 image_id() { "$OCIRUN" image inspect "$1" 2>/dev/null | sed -n 's/.*"Id":[[:space:]]*"\(sha256:[0-9a-f]*\)".*/\1/p'; }
