@@ -8,43 +8,12 @@
 # open is a TAP `# TODO`. Host only, --unsafe-no-cgroup.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "escape-command-lookup needs root"
-  tap_done
-  exit 0
-fi
+needs_root "escape-command-lookup needs root"
 
 ROOT=$OCIRUN_ROOT
-oci() { oci_root "$ROOT" "$@"; }
 
-# --- a busybox bundle; mk DIR PYTHON: a copy with PYTHON applied to c ---
-BASE=$TEST_TMP/base
-"$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1
-mkdir -p "$BASE/rootfs" && python3 - "$TEST_IMAGES/busybox" "$BASE/rootfs" <<'PY' &&
-import gzip, io, json, os, sys, tarfile
-layout, rootfs = sys.argv[1], sys.argv[2]
-def blob(digest):
-    return open(os.path.join(layout, "blobs", "sha256", digest.split(":")[1]), "rb").read()
-manifest = json.loads(blob(json.load(open(os.path.join(layout, "index.json")))["manifests"][0]["digest"]))
-for layer in manifest["layers"]:
-    data = blob(layer["digest"])
-    tarfile.open(fileobj=io.BytesIO(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)).extractall(rootfs)
-PY
-  oci spec --bundle "$BASE" || { not_ok "a busybox bundle"; tap_done; exit 1; }
-mk() {
-  rm -rf "$1" && mkdir -p "$1" && cp -a "$BASE/rootfs" "$1/rootfs" &&
-    python3 - "$BASE/config.json" "$1/config.json" "$2" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-del c["linux"]["resources"]
-c["root"]["readonly"] = False
-c["process"]["terminal"] = False
-c["process"]["args"] = ["sleep", "1000"]
-exec(sys.argv[3])
-json.dump(c, open(sys.argv[2], "w"))
-PY
-}
-status_of() { oci state "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])'; }
+# --- each case's bundle: sleeper_bundle DIR PYTHON (tests/lib.sh) ---
+sleeper_bundle "$TEST_TMP/base" || { not_ok "a busybox bundle"; tap_done; exit 1; }
 # run_to_end DIR ID: create and start, wait (10 s at most) for the program to
 # end, print what it wrote (create's and start's errors too), remove it.
 run_to_end() {
@@ -71,7 +40,7 @@ run_to_end() {
 # path.
 SB=$TEST_TMP/secret
 check "a bundle whose /secret is 0700 root, holding an executable shell (0755)" \
-  mk "$SB" 'c["process"]["user"] = {"uid": 1000, "gid": 1000}'
+  sleeper_bundle "$SB" 'c["process"]["user"] = {"uid": 1000, "gid": 1000}'
 mkdir -p "$SB/rootfs/secret" && cp "$SB/rootfs/bin/busybox" "$SB/rootfs/secret/sh" &&
   chmod 0755 "$SB/rootfs/secret/sh" && chown 0:0 "$SB/rootfs/secret" && chmod 0700 "$SB/rootfs/secret"
 cfg() { python3 - "$SB/config.json" "$1" <<'PY'
@@ -159,7 +128,7 @@ oci delete --force s9 >/dev/null 2>&1
 # the host (bundle/evil) must stay out of reach of "../evil" and of a PATH
 # entry "..".
 RB=$TEST_TMP/relative
-check "a bundle with a host program next to its rootfs" mk "$RB" 'c["process"]["cwd"] = "/"'
+check "a bundle with a host program next to its rootfs" sleeper_bundle "$RB" 'c["process"]["cwd"] = "/"'
 printf '#!/bin/sh\necho HOST-PROGRAM-RAN\n' >"$RB/evil" && chmod 0755 "$RB/evil"
 check "control: ../evil from the rootfs runs it on the host" \
   sh -c "cd '$RB/rootfs' && ../evil | grep -qx HOST-PROGRAM-RAN"
@@ -191,7 +160,7 @@ check "nor 'evil' through PATH=..:../..:." sh -c '! echo "$1" | grep -q HOST-PRO
 # (exec_stub_prepare), so /proc/1/fd is closed to the hook.
 FB=$TEST_TMP/fifo
 check "a bundle whose startContainer hook (in the image) writes to every fd of pid 1" \
-  mk "$FB" 'c["hooks"] = {"startContainer": [{"path": "/hook.sh"}]}; c["process"]["args"] = ["true"]'
+  sleeper_bundle "$FB" 'c["hooks"] = {"startContainer": [{"path": "/hook.sh"}]}; c["process"]["args"] = ["true"]'
 cat >"$FB/rootfs/hook.sh" <<'EOF'
 #!/bin/sh
 ls /proc/1/ >/dev/null 2>&1 && echo "hook: sees /proc/1" >&2
@@ -219,7 +188,7 @@ oci delete --force f1 >/dev/null 2>&1
 # may outlive it (the host has no cgroup here: the pid namespace holds all).
 TB=$TEST_TMP/timeout
 check "a bundle whose startContainer hook starts a setsid daemon, then outlasts its timeout" \
-  mk "$TB" 'c["hooks"] = {"startContainer": [{"path": "/hook.sh", "timeout": 2}]}'
+  sleeper_bundle "$TB" 'c["hooks"] = {"startContainer": [{"path": "/hook.sh", "timeout": 2}]}'
 printf '#!/bin/sh\nsetsid sleep 4243 </dev/null >/dev/null 2>&1 &\necho $! >/tmp/daemon\nsleep 60\n' >"$TB/rootfs/hook.sh"
 chmod 0755 "$TB/rootfs/hook.sh"
 oci create --unsafe-no-cgroup --bundle "$TB" t1 </dev/null >"$TB/out" 2>&1
@@ -241,7 +210,7 @@ oci delete --force t1 >/dev/null 2>&1
 sum_before=$(sha256sum <"$OCIRUN")
 XB=$TEST_TMP/selfexe
 check "a bundle whose startContainer hook is a symlink to /proc/self/exe" \
-  mk "$XB" 'c["hooks"] = {"startContainer": [{"path": "/hook", "args": ["hook", "--version"]}]}'
+  sleeper_bundle "$XB" 'c["hooks"] = {"startContainer": [{"path": "/hook", "args": ["hook", "--version"]}]}'
 ln -s /proc/self/exe "$XB/rootfs/hook"
 oci create --unsafe-no-cgroup --bundle "$XB" x1 </dev/null >"$XB/out" 2>&1
 expect_exit 1 "start refuses the hook (a /proc magic link)" oci start x1
