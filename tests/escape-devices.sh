@@ -124,7 +124,7 @@ caps_case() { # caps_case DESCRIPTION RUN-ARGS...
 caps_case "root"
 caps_case "--user 65534" --user 65534
 caps_case "--cap-add SYS_ADMIN" --cap-add SYS_ADMIN
-caps_case "--user 65534 --cap-add ALL" --user 65534 --cap-add ALL
+caps_case "--user 65534 --cap-add ALL --cap-drop SYS_PTRACE" --user 65534 --cap-add ALL --cap-drop SYS_PTRACE
 caps_case "--no-new-privileges --cap-add NET_ADMIN" --security-opt no-new-privileges --cap-add NET_ADMIN
 run busybox:latest grep CapEff /proc/self/status
 out_has_literal 00000000a80425fb && ok "a default run keeps Docker's capabilities (MKNOD included)" ||

@@ -119,6 +119,12 @@ check "... naming the capability and why, and nothing ran" \
   sh -c "grep -q 'CAP_SYS_PTRACE: the workload could trace ocirun.s init' '$TEST_TMP/err' && ! grep -q forged '$TEST_TMP/out'"
 expect_exit 125 "run --cap-add ALL is refused the same way" \
   "$OCIRUN" run --unsafe-no-cgroup --cap-add ALL busybox:latest true
+# docker's rule: ALL with --cap-drop is every capability but those dropped.
+"$OCIRUN" run --unsafe-no-cgroup --cap-add ALL --cap-drop SYS_PTRACE busybox:latest \
+  grep CapBnd /proc/self/status >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+bnd=$(awk '{print $2}' "$TEST_TMP/out")
+check "run --cap-add ALL --cap-drop SYS_PTRACE runs with every capability but CAP_SYS_PTRACE (bounding $bnd)" \
+  sh -c "[ -n '$bnd' ] && [ \$(( 0x$bnd & (1 << 19) )) -eq 0 ] && [ \$(( 0x$bnd & (1 << 21) )) -ne 0 ]"
 # A rootless run's init is exec'd inside the run's user namespace, so the
 # namespace of its memory is the container's own: CAP_SYS_PTRACE there is
 # enough (an exec'd process, forked on the host, is out of its reach).

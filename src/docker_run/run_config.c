@@ -599,7 +599,7 @@ static int apply_option(int c, const char *arg, struct run_config *config, oci_e
   case OPT_CAP_DROP:
     return parse_capability("--cap-drop", arg, &config->cap_drop, &config->cap_drop_all, err);
   case OPT_CAP_ADD:
-    return parse_capability("--cap-add", arg, &config->cap_add, NULL, err);
+    return parse_capability("--cap-add", arg, &config->cap_add, &config->cap_add_all, err);
   case OPT_SECURITY_OPT:
     return parse_security_opt(arg, config, err);
   case 'u':

@@ -37,6 +37,7 @@ struct run_config {
   uint64_t cap_drop;  /* capability bit masks, after resolving ALL */
   uint64_t cap_add;
   bool cap_drop_all;
+  bool cap_add_all;
   bool no_new_privileges;
   bool seccomp_unconfined;
   char *seccomp_profile_path; /* NULL: built-in default */

@@ -278,9 +278,13 @@ const char *run_spec_seccomp_origin(const struct run_config *config)
                                               : "built-in default (docker's profile)";
 }
 
-/* docker's default set, --cap-drop (ALL: everything) then --cap-add. */
+/* docker's rule: --cap-add ALL is every capability (the caller holds) but
+ * those --cap-drop names (its ALL names none); otherwise docker's default
+ * set, less --cap-drop (ALL: everything), plus --cap-add. */
 static uint64_t effective_capabilities(const struct run_config *config)
 {
+  if (config->cap_add_all)
+    return capabilities_all_held() & (config->cap_drop_all ? ~(uint64_t)0 : ~config->cap_drop);
   uint64_t caps = config->cap_drop_all ? 0 : capabilities_docker_default() & ~config->cap_drop;
 
   return caps | config->cap_add;

@@ -79,6 +79,15 @@ const char *capability_name(int cap)
   return capability_names[cap];
 }
 
+uint64_t capabilities_all_held(void)
+{
+  uint64_t mask = 0;
+  for (int cap = 0; cap < CAPABILITY_COUNT; cap++)
+    if (capability_names[cap] != NULL && prctl(PR_CAPBSET_READ, (unsigned long)cap, 0, 0, 0) == 1)
+      mask |= UINT64_C(1) << cap;
+  return mask;
+}
+
 uint64_t capabilities_docker_default(void)
 {
   static const int defaults[] = {

@@ -17,6 +17,9 @@ int capability_from_name(const char *name);
 const char *capability_name(int cap);
 /* Docker's default capability set as a bit mask. */
 uint64_t capabilities_docker_default(void);
+/* docker's ALL: every capability ocirun has a name for that the caller's
+ * bounding set holds (no process can give more). */
+uint64_t capabilities_all_held(void);
 /* The five sets of a process, as bit masks (1 << CAP_*). */
 struct capability_sets {
   uint64_t bounding, effective, permitted, inheritable, ambient;

@@ -1,0 +1,348 @@
+/* ocirun exec: a second process in a live container, made from outside its
+ * pid namespace by a joiner that takes the child's steps and spawns it
+ * already confined; its stdio relayed while it lives (or handed over). */
+#include "config.h"
+
+#include "runtime/launch.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/clean_state.h"
+#include "runtime/console.h"
+#include "runtime/exec_stub.h"
+#include "oci/cleanup.h"
+#include "oci/io.h"
+#include "oci/events.h"
+
+/* The namespaces of pid that are not ocirun's own: joining one's own user
+ * namespace is an error, and the others need not be joined. */
+static int namespaces_to_join(pid_t pid, int *flags, oci_error_t *err)
+{
+  static const struct {
+    const char *name;
+    int flag;
+  } types[] = {{"user", CLONE_NEWUSER},     {"mnt", CLONE_NEWNS},   {"pid", CLONE_NEWPID},
+               {"net", CLONE_NEWNET},       {"ipc", CLONE_NEWIPC},  {"uts", CLONE_NEWUTS},
+               {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME}};
+  char path[64];
+
+  *flags = 0;
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+    struct stat theirs, ours;
+
+    snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, types[i].name);
+    if (stat(path, &theirs) < 0) {
+      if (errno == ENOENT && strcmp(types[i].name, "time") == 0)
+        continue; /* a kernel without time namespaces */
+      return oci_error_errno(err, "exec: %s", path);
+    }
+    snprintf(path, sizeof(path), "/proc/self/ns/%s", types[i].name);
+    if (stat(path, &ours) < 0)
+      return oci_error_errno(err, "exec: %s", path);
+    if (theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino)
+      *flags |= types[i].flag;
+  }
+  return 0;
+}
+
+/* In the exec'd process, in the container's mount namespace and a session
+ * of its own: its pty, from the container's devpts. */
+static int exec_console(struct launch *launch, oci_error_t *err)
+{
+  if (console_setup(launch->console_fd, &launch->spec->process, launch->host_devpts, false, err) <
+      0)
+    return -1;
+  close(launch->console_fd);
+  launch->console_fd = -1;
+  return 0;
+}
+
+/* The joiner's first step, still in ocirun's namespaces (clean_state.c):
+ * its stdio (vetted by runtime_exec_start, or /dev/null until its pty
+ * replaces it), nothing else of the caller's, the exec'd process's state
+ * for it to inherit; its OOM score set from the host's /proc just before. */
+static int exec_clean_state(struct launch *launch, int pidfd, int cgroup_fd, int pid_pipe,
+                            oci_error_t *err)
+{
+  const int keep[] = {launch->report_fd, launch->console_fd, pidfd, cgroup_fd, pid_pipe};
+  struct clean_state state;
+
+  clean_state_init(&state, CLEAN_ENTRY_EXEC, &launch->spec->process, false);
+  memcpy(state.stdio, launch->stdio, sizeof(state.stdio));
+  state.keep = keep;
+  state.n_keep = sizeof(keep) / sizeof(keep[0]);
+  return clean_state_apply(&state, err);
+}
+
+/* Into the container's slice, by the checked directory's fd: the process
+ * the stub spawns inherits it. */
+static int exec_join_cgroup(int cgroup_fd, oci_error_t *err)
+{
+  cleanup_close int procs = -1;
+
+  if (cgroup_fd < 0)
+    return 0;
+  procs = openat(cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+  if (procs < 0 || oci_write_all(procs, "0", 1) < 0)
+    return oci_error_errno(err, "exec: join the container's cgroup");
+  return 0;
+}
+
+/* The process that joins, forked by `ocirun exec`, never in the container's
+ * pid namespace itself: its OOM score and clean state, the container's
+ * cgroup, then its namespaces through pid 1's pidfd (the pid namespace only
+ * for its children), its pty, rlimits, working directory and command, and
+ * its confinement (user, capabilities, no-new-privileges, seccomp). Only
+ * then, running the sealed stub and no more privileged than the workload,
+ * it spawns the process into the container's pid namespace as a child of
+ * `ocirun exec` (exec_stub_spawn), which reads its pid from pid_pipe. A
+ * process of the container, even one holding CAP_SYS_PTRACE, never sees a
+ * process of ocirun's binary or of the runtime's privileges there. */
+static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, int cgroup_fd,
+                                int pid_pipe)
+{
+  oci_error_t err = NULL;
+
+  if (oom_score_adjust(0, &launch->spec->process, &err) < 0 ||
+      exec_clean_state(launch, pidfd, cgroup_fd, pid_pipe, &err) < 0 ||
+      exec_join_cgroup(cgroup_fd, &err) < 0)
+    child_fail(launch, &err);
+  if (setns(pidfd, ns_flags) < 0) {
+    oci_error_errno(&err, "exec: join the container's namespaces");
+    child_fail(launch, &err);
+  }
+  close(pidfd);
+  if (cgroup_fd >= 0)
+    close(cgroup_fd);
+  if (stdio_relay_own_null_devices(&err) < 0 || exec_stub_prepare(&err) < 0 ||
+      (launch->console_fd >= 0 && exec_console(launch, &err) < 0) ||
+      join_new_session_keyring(&err) < 0 || apply_rlimits(&launch->spec->process, &err) < 0 ||
+      enter_workdir(launch->spec->process.cwd, true, &err) < 0)
+    child_fail(launch, &err);
+  child_find_command(launch);
+  if (child_confine(launch, &err) < 0)
+    child_fail(launch, &err);
+  exec_stub_spawn(launch->command_fd, launch->command_path, launch->report_fd, pid_pipe,
+                  launch->spec->process.terminal, launch->spec->process.args, launch->envp);
+  {
+    char message[600];
+    int saved = errno;
+
+    snprintf(message, sizeof(message), "exec '%s': %s", launch->spec->process.args[0],
+             strerror(saved));
+    child_report_and_exit(launch, CHILD_EXEC_FAILED, saved, message);
+  }
+}
+
+int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_error_t *err)
+{
+  struct launch launch;
+  struct spec joined = *exec->spec; /* shallow: the container's, with this process */
+  cleanup_close int pidfd = -1, cgroup_fd = -1, null_fd = -1;
+  int report[2] = {-1, -1}, pid_pipe[2] = {-1, -1};
+  cleanup_close int report_read = -1, pid_read = -1;
+  struct runtime_options options = {.state_root = exec->state_root, .id = "exec"};
+  struct child_report failure;
+  pid_t joiner;
+  int ns_flags, status;
+  ssize_t n;
+  int ret = -1;
+
+  *exec_pid = -1;
+  joined.process = *exec->process;
+  joined.has_process = true;
+  launch_init(&launch, &joined, &options, false);
+  launch.envp = joined.process.env;
+  launch.caps = (struct capability_sets){.bounding = joined.process.cap_bounding,
+                                         .effective = joined.process.cap_effective,
+                                         .permitted = joined.process.cap_permitted,
+                                         .inheritable = joined.process.cap_inheritable,
+                                         .ambient = joined.process.cap_ambient};
+  launch.groups = joined.process.additional_gids;
+  launch.n_groups = joined.process.n_additional_gids;
+  launch.set_groups = exec->set_groups;
+  if (joined.process.terminal) {
+    if (exec->console_fd < 0)
+      return oci_error_set(err, 0, "exec: process.terminal: no console socket to send the pty to");
+    launch.console_fd = exec->console_fd;
+    /* until the pty replaces them: never the caller's descriptors */
+    null_fd = open("/dev/null", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (null_fd < 0)
+      return oci_error_errno(err, "exec: open /dev/null");
+  } else if (stdio_relay_check_hand_over(exec->stdio, "exec", err) < 0) {
+    return -1;
+  }
+  if (exec->pidfd >= 0)
+    pidfd = fcntl(exec->pidfd, F_DUPFD_CLOEXEC, 3);
+  else
+    pidfd = (int)syscall(SYS_pidfd_open, exec->pid, 0);
+  if (pidfd < 0)
+    return oci_error_errno(err, "exec: the container's process %d", (int)exec->pid);
+  if (namespaces_to_join(exec->pid, &ns_flags, err) < 0)
+    return -1;
+  /* Still alive after /proc/PID/ns was read: that was this process's (a
+   * pid is not reused while its process lives). */
+  if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
+    return oci_error_errno(err, "exec: the container's process %d", (int)exec->pid);
+  if (exec->cgroup_path != NULL) {
+    cgroup_fd = open(exec->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cgroup_fd < 0)
+      return oci_error_errno(err, "exec: the container's cgroup '%s'", exec->cgroup_path);
+  }
+  if (joined.seccomp != NULL &&
+      seccomp_filter_build_oci(joined.seccomp, joined.process.cap_effective, exec->state_root,
+                               &launch.filter, err) < 0)
+    goto out;
+  if (pipe2(report, O_CLOEXEC) < 0 || pipe2(pid_pipe, O_CLOEXEC) < 0) {
+    oci_error_errno(err, "exec: pipe");
+    goto out;
+  }
+  report_read = report[0];
+  pid_read = pid_pipe[0];
+  launch.report_fd = report[1];
+  for (int i = 0; i < 3; i++)
+    launch.stdio[i] = null_fd >= 0 ? null_fd : exec->stdio[i];
+  joiner = fork();
+  if (joiner == 0) {
+    close(report[0]);
+    close(pid_pipe[0]);
+    exec_join(&launch, pidfd, ns_flags, cgroup_fd, pid_pipe[1]);
+  }
+  close(report[1]);
+  close(pid_pipe[1]);
+  if (joiner < 0) {
+    oci_error_errno(err, "exec: fork");
+    goto out;
+  }
+  while (waitpid(joiner, &status, 0) < 0 && errno == EINTR)
+    ;
+  do
+    n = read(pid_read, exec_pid, sizeof(*exec_pid));
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)sizeof(*exec_pid))
+    *exec_pid = -1;
+  /* End of file: the process exec'd (the write end was close-on-exec);
+   * a report: it failed before, and says why. */
+  do
+    n = read(report_read, &failure, sizeof(failure));
+  while (n < 0 && errno == EINTR);
+  if (n == (ssize_t)sizeof(failure)) {
+    struct run_result ignored;
+    failure.message[sizeof(failure.message) - 1] = '\0';
+    if (*exec_pid > 0)
+      waitpid(*exec_pid, &status, 0);
+    *exec_pid = -1;
+    report_failure(&failure, &ignored, err);
+    ret = failure.kind == CHILD_EXEC_FAILED ? -ignored.exit_code : -1;
+    goto out;
+  }
+  if (*exec_pid <= 0) {
+    oci_error_set(err, 0, "exec: the process could not be started in the container");
+    goto out;
+  }
+  ret = 0;
+out:
+  launch.report_fd = -1;
+  launch.console_fd = -1; /* the caller's */
+  launch_clear(&launch);
+  return ret;
+}
+
+int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err)
+{
+  siginfo_t info = {0};
+
+  while (waitid(P_PID, (id_t)exec_pid, &info, WEXITED) < 0) {
+    if (errno != EINTR)
+      return oci_error_errno(err, "exec: wait for process %d", (int)exec_pid);
+  }
+  *exit_code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+  return 0;
+}
+
+/* The exec'd process is gone: what it (or a process it left holding the
+ * pty) still writes is drained for at most this long. */
+#define EXEC_DRAIN_MS 500
+
+int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int *exit_code, oci_error_t *err)
+{
+  sigset_t handled, original_mask;
+  struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
+  cleanup_close int pidfd = -1, signal_fd = -1;
+  int64_t drain_until = -1;
+  int ret = -1;
+
+  /* No signal of the caller's ends ocirun with the terminal left raw: the
+   * ones a user or a terminal sends go to the process, as runc's callers
+   * expect; a caller gone away is a failed write. */
+  sigemptyset(&handled);
+  sigaddset(&handled, SIGINT);
+  sigaddset(&handled, SIGTERM);
+  sigaddset(&handled, SIGHUP);
+  sigaddset(&handled, SIGQUIT);
+  sigaddset(&handled, SIGWINCH);
+  if (sigprocmask(SIG_BLOCK, &handled, &original_mask) < 0)
+    return oci_error_errno(err, "exec: block the caller's signals");
+  sigaction(SIGPIPE, &ignore_pipe, &original_pipe);
+  pidfd = (int)syscall(SYS_pidfd_open, exec_pid, 0);
+  signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (pidfd < 0 || signal_fd < 0) {
+    oci_error_errno(err, "exec: watch process %d", (int)exec_pid);
+    goto out;
+  }
+  for (;;) {
+    struct pollfd fds[2 + STDIO_RELAY_MAX_POLL] = {
+        {.fd = drain_until < 0 ? pidfd : -1, .events = POLLIN},
+        {.fd = signal_fd, .events = POLLIN}};
+    size_t n_relay = stdio_relay_poll_fds(relay, fds + 2);
+    int timeout = -1, ready;
+
+    if (drain_until >= 0) {
+      int64_t left = drain_until - oci_monotonic_ms();
+      if (left <= 0 || !stdio_relay_output_open(relay))
+        break;
+      timeout = (int)left;
+    }
+    ready = poll(fds, 2 + n_relay, timeout);
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready < 0) {
+      oci_error_errno(err, "exec: poll");
+      goto out;
+    }
+    if (fds[1].revents != 0) {
+      struct signalfd_siginfo si;
+
+      while (read(signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        if (si.ssi_signo == SIGWINCH)
+          stdio_relay_resize(relay);
+        else
+          pidfd_send_signal(pidfd, (int)si.ssi_signo, NULL, 0);
+      }
+    }
+    if (fds[0].revents != 0) {
+      drain_until = oci_monotonic_ms() + EXEC_DRAIN_MS;
+      stdio_relay_stop_input(relay);
+    }
+    stdio_relay_step(relay, fds + 2, n_relay);
+  }
+  ret = runtime_exec_wait(exec_pid, exit_code, err);
+out:
+  /* a process whose stdio ocirun cannot relay is not left behind */
+  if (ret < 0 && pidfd >= 0 && pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == 0)
+    waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
+  stdio_relay_clear(relay);
+  sigaction(SIGPIPE, &original_pipe, NULL);
+  sigprocmask(SIG_SETMASK, &original_mask, NULL);
+  return ret;
+}

@@ -1,0 +1,104 @@
+/* The plan as --dry-run prints it: what the child and the parent will
+ * carry out, nothing created or started. */
+#include "config.h"
+
+#include "runtime/launch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/cgroup_devices.h"
+#include "oci/cleanup.h"
+
+static void print_capabilities(const char *set, uint64_t mask, FILE *out)
+{
+  fprintf(out, "  %-12s", set);
+  if (mask == 0)
+    fprintf(out, " none");
+  for (int cap = 0; cap < 64; cap++) {
+    if ((mask & (UINT64_C(1) << cap)) != 0 && capability_name(cap) != NULL)
+      fprintf(out, " %s", capability_name(cap));
+  }
+  fprintf(out, "\n");
+}
+
+/* The plan, as the child and the parent will carry it out. */
+void print_plan(const struct launch *launch, const char *slice_path,
+                const struct cgroup_limits *limits, const struct spec_device_rule *rules,
+                size_t n_rules, FILE *out)
+{
+  const struct spec *spec = launch->spec;
+  const struct spec_process *process = &spec->process;
+  cleanup_free char *profile = NULL;
+
+  fprintf(out, "plan of '%s': nothing was created or started\n\n", launch->options->id);
+  fprintf(out, "namespaces:");
+  for (int ns = 0; ns < SPEC_NS_COUNT; ns++) {
+    if (spec->namespaces[ns].present)
+      fprintf(out, " %s%s%s", spec_namespace_name(ns), spec->namespaces[ns].path ? "=" : "",
+              spec->namespaces[ns].path ? spec->namespaces[ns].path : "");
+  }
+  fprintf(out, "\nhostname: %s\n", spec->hostname != NULL ? spec->hostname : "(unchanged)");
+  if (launch->new_user_ns) {
+    fprintf(out, "user namespace: ");
+    userns_map_print(&launch->map, out);
+  }
+  fprintf(out, "\nmount plan (root: %s):\n", launch->root.root_path);
+  mount_plan_print(&launch->plan, out);
+  fprintf(out, "\ncgroup:\n");
+  if (slice_path == NULL) {
+    fprintf(out, "  NONE (--unsafe-no-cgroup): no limits and no device program are applied\n");
+  } else {
+    fprintf(out, "  slice: %s\n", slice_path);
+    cgroup_limits_print(limits, out, "  ");
+  }
+  fprintf(out, "\ndevices:\n");
+  if (slice_path == NULL || launch->options->rootless)
+    fprintf(out, "  no device program (%s): every mount the workload can write is nodev%s\n",
+            slice_path == NULL ? "--unsafe-no-cgroup" : "rootless",
+            launch->options->rootless ? ", and mknod of a device needs CAP_MKNOD on the host" : "");
+  else
+    cgroup_devices_print(rules, n_rules, out, "  ");
+  fprintf(out, "\ncapabilities:\n");
+  print_capabilities("bounding", launch->caps.bounding, out);
+  print_capabilities("effective", launch->caps.effective, out);
+  print_capabilities("permitted", launch->caps.permitted, out);
+  print_capabilities("inheritable", launch->caps.inheritable, out);
+  print_capabilities("ambient", launch->caps.ambient, out);
+  fprintf(out, "no-new-privileges: %s\n", process->no_new_privileges ? "yes" : "no");
+  fprintf(out, "user: uid %u gid %u groups", (unsigned)process->uid, (unsigned)process->gid);
+  for (size_t i = 0; i < launch->n_groups; i++)
+    fprintf(out, " %u", (unsigned)launch->groups[i]);
+  fprintf(out, "\nrlimits:");
+  for (size_t i = 0; i < process->n_rlimits; i++)
+    fprintf(out, " %d=%llu/%llu", process->rlimits[i].resource,
+            (unsigned long long)process->rlimits[i].soft,
+            (unsigned long long)process->rlimits[i].hard);
+  fprintf(out, "%s\nsysctl:", process->n_rlimits == 0 ? " (inherited)" : "");
+  for (size_t i = 0; i < spec->n_sysctl; i++)
+    fprintf(out, " %s=%s", spec->sysctl[i].key, spec->sysctl[i].value);
+  fprintf(out, "\nseccomp: %s\n",
+          launch->filter == NULL                    ? "unconfined"
+          : launch->options->seccomp_origin != NULL ? launch->options->seccomp_origin
+                                                    : "linux.seccomp");
+  if (launch->filter != NULL) {
+    profile = seccomp_filter_profile_json(launch->filter);
+    if (profile != NULL) {
+      size_t groups = 0;
+      for (const char *p = profile; (p = strstr(p, "\"names\"")) != NULL; p++)
+        groups++;
+      fprintf(out, "  %zu rule groups, compiled for this host\n", groups);
+    }
+  }
+  fprintf(out, "workdir: %s\nargv:", process->cwd);
+  for (char **a = process->args; *a != NULL; a++)
+    fprintf(out, " '%s'", *a);
+  fprintf(out, "\nenv:\n");
+  for (char *const *e = launch->envp; *e != NULL; e++)
+    fprintf(out, "  %s\n", *e);
+  if (launch->supervised && launch->options->timeout_seconds > 0)
+    fprintf(out, "timeout: %g s\n", launch->options->timeout_seconds);
+}

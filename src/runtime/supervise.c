@@ -1,0 +1,230 @@
+/* Waiting for a run's pid 1 under its deadline: the pidfd, the signalfd,
+ * the stdio relay and the writable layer's bound in one poll loop; what the
+ * child's report pipe and ocirun's init say of it. */
+#include "config.h"
+
+#include "runtime/launch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/exec_stub/protocol.h"
+#include "runtime/exit_codes.h"
+#include "oci/cleanup.h"
+#include "runtime/run_state.h"
+#include "oci/events.h"
+
+/* docker's (and timeout(1)'s) status at the deadline */
+#define EXIT_TIMED_OUT 124
+
+/* The workload under ocirun's init: the init's one child (it forks
+ * nothing else), read from the host's /proc, with a pidfd taken before its
+ * parent is checked (so it is that process); -1 when it cannot be told
+ * (already gone, or no children file): the observer then looks at the
+ * init, whose credentials, capabilities, filter and slice are the
+ * workload's. */
+static pid_t init_workload(pid_t init, int *pidfd)
+{
+  char path[64], text[64];
+  cleanup_close int fd = -1, child_fd = -1;
+  struct process_stat stat;
+  oci_error_t ignored = NULL;
+  ssize_t n;
+  long pid;
+
+  *pidfd = -1;
+  snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)init, (int)init);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (n = read(fd, text, sizeof(text) - 1)) <= 0)
+    return -1;
+  text[n] = '\0';
+  pid = strtol(text, NULL, 10);
+  if (pid <= 0 || (child_fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) < 0)
+    return -1;
+  if (process_stat_read((int)pid, &stat, &ignored) < 0 || stat.parent != init) {
+    oci_error_free(&ignored);
+    return -1;
+  }
+  *pidfd = steal_fd(&child_fd);
+  return (pid_t)pid;
+}
+
+/* The init's report, read once it has exited: the workload's own status
+ * (an exit code, or the signal that killed it), or why the init failed.
+ * Nothing when the init itself was killed (the deadline, a signal to
+ * ocirun): result keeps what waitid said. */
+int init_outcome(int status_fd, struct run_result *result, oci_error_t *err)
+{
+  static const char *const steps[] = {
+      [INIT_STEP_ARGUMENTS] = "read its arguments",
+      [INIT_STEP_DUMPABLE] = "make itself non-dumpable",
+      [INIT_STEP_GATE] = "let the workload go",
+      [INIT_STEP_WAIT] = "wait for signals",
+  };
+  struct init_report report;
+  int flags = fcntl(status_fd, F_GETFL);
+  ssize_t n;
+
+  if (flags < 0 || fcntl(status_fd, F_SETFL, flags | O_NONBLOCK) < 0)
+    return oci_error_errno(err, "run: the init's status pipe");
+  do
+    n = read(status_fd, &report, sizeof(report));
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)sizeof(report) || result->timed_out || result->interrupted)
+    return 0;
+  switch (report.kind) {
+  case INIT_REPORT_EXITED:
+    result->exited = true;
+    result->signal = 0;
+    result->exit_code = report.value;
+    return 0;
+  case INIT_REPORT_SIGNALED:
+    result->exited = false;
+    result->signal = report.value;
+    result->exit_code = 128 + report.value;
+    return 0;
+  default:
+    result->exit_code = EXIT_RUNTIME_ERROR;
+    return oci_error_set(err, report.value, "run: ocirun's init could not %s",
+                         report.step > 0 && (size_t)report.step < sizeof(steps) / sizeof(steps[0])
+                             ? steps[report.step]
+                             : "start");
+  }
+}
+
+/* Reads the report pipe once it is readable: a report means the child
+ * failed before exec; end of file without one means execve closed it
+ * (CLOEXEC) or the child died. Only a child still running has exec'd. */
+void watch_report(int pidfd, struct child_watch *watch)
+{
+  ssize_t n;
+  siginfo_t info = {0};
+  cleanup_close int workload_pidfd = -1;
+  pid_t workload;
+
+  do
+    n = read(watch->report_fd, &watch->report, sizeof(watch->report));
+  while (n < 0 && errno == EINTR);
+  if (n == (ssize_t)sizeof(watch->report)) {
+    watch->report.message[sizeof(watch->report.message) - 1] = '\0';
+    watch->reported = true;
+    return; /* the child exits next; end of file follows */
+  }
+  watch->report_fd = -1;
+  if (watch->reported || watch->io->on_exec == NULL)
+    return;
+  if (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid != 0)
+    return; /* gone before anything could look at it */
+  workload = watch->init ? init_workload(watch->pid, &workload_pidfd) : -1;
+  watch->io->on_exec(&(struct run_started){.pid = watch->pid,
+                                           .pidfd = pidfd,
+                                           .workload_pid = workload > 0 ? workload : watch->pid,
+                                           .workload_pidfd = workload > 0 ? workload_pidfd : pidfd,
+                                           .cgroup_fd = watch->cgroup_fd},
+                     watch->io->context);
+}
+
+/* Waits for pid 1 under the deadline while relaying stdio, then drains
+ * what pid 1 and its namespace left in the output pipes; kills pid 1 (and
+ * with it every process of its pid namespace) on expiry or on a signal to
+ * ocirun. The relay never blocks on a pipe or socket, so a caller that stops
+ * reading cannot hold off the deadline or a signal. */
+int wait_for_child(int pidfd, int signal_fd, double timeout_seconds, struct child_watch *watch,
+                   struct stdio_relay *relay, struct run_result *result, oci_error_t *err)
+{
+  /* no --timeout (0): no deadline */
+  int64_t deadline =
+      timeout_seconds > 0 ? oci_monotonic_ms() + (int64_t)(timeout_seconds * 1000) : INT64_MAX;
+  siginfo_t info = {0};
+  bool exited = false;
+  int64_t next_check = INT64_MAX;
+
+  for (;;) {
+    struct pollfd fds[3 + STDIO_RELAY_MAX_POLL] = {{.fd = exited ? -1 : pidfd, .events = POLLIN},
+                                                   {.fd = signal_fd, .events = POLLIN},
+                                                   {.fd = watch->report_fd, .events = POLLIN}};
+    size_t n_relay;
+    int64_t remaining;
+    int ready;
+
+    /* pid 1 is gone, so is every process of its namespace: the pipes'
+     * write ends are all closed and the output ends at end of file. */
+    if (exited && !stdio_relay_output_open(relay))
+      break;
+    remaining = deadline - oci_monotonic_ms();
+    if (remaining <= 0) {
+      result->timed_out = true;
+      break;
+    }
+    if (!exited) {
+      int64_t now = oci_monotonic_ms();
+      int over = writable_layer_check(watch->layer, pidfd, now, &next_check, err);
+
+      if (over < 0)
+        return oci_error_wrap(err, "run: the writable layer could not be measured: killed");
+      if (over > 0) {
+        result->layer_exceeded = true;
+        result->layer_bytes = watch->layer->bytes;
+        result->layer_bound = watch->layer->bound;
+        break;
+      }
+      if (next_check - now < remaining)
+        remaining = next_check > now ? next_check - now : 0;
+    }
+    n_relay = stdio_relay_poll_fds(relay, fds + 3);
+    ready = poll(fds, 3 + n_relay, remaining > 60000 ? 60000 : (int)remaining);
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready < 0)
+      return oci_error_errno(err, "run: poll the container's pidfd");
+    if (fds[2].revents != 0) {
+      watch_report(pidfd, watch);
+      continue; /* the report comes before the exit it explains */
+    }
+    if (fds[1].revents != 0) {
+      struct signalfd_siginfo si;
+
+      if (read(signal_fd, &si, sizeof(si)) != (ssize_t)sizeof(si)) {
+        /* nothing read */
+      } else if (si.ssi_signo == SIGWINCH) { /* -t: the caller's terminal resized */
+        stdio_relay_resize(relay);
+      } else {
+        result->interrupted = true;
+        result->signal = (int)si.ssi_signo;
+        break;
+      }
+    }
+    if (fds[0].revents != 0) {
+      exited = true;
+      stdio_relay_stop_input(relay);
+    }
+    stdio_relay_step(relay, fds + 3, n_relay);
+  }
+  if ((result->timed_out || result->interrupted || result->layer_exceeded) &&
+      pidfd_send_signal(pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
+    return oci_error_errno(err, "run: kill the container's pid 1");
+  while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED) < 0) {
+    if (errno != EINTR)
+      return oci_error_errno(err, "run: waitid on the container's pidfd");
+  }
+  if (info.si_code == CLD_EXITED) {
+    result->exited = true;
+    result->exit_code = info.si_status;
+  } else {
+    if (!result->interrupted)
+      result->signal = info.si_status;
+    result->exit_code = 128 + info.si_status;
+  }
+  if (result->timed_out)
+    result->exit_code = EXIT_TIMED_OUT;
+  else if (result->interrupted)
+    result->exit_code = 128 + result->signal;
+  return 0;
+}
