@@ -178,7 +178,7 @@ rm -f "$SHARED"/*
 # 5 s: time enough for the hook to start its child under the guest's TCG
 check "a bundle whose createRuntime hook starts a child and outlives its timeout (5 s)" bundle "$TEST_TMP/slow" '
 c["process"]["args"] = ["sleep", "4104"]
-c["hooks"] = {"createRuntime": [{"path": "/bin/sh", "timeout": 5, "args": ["sh", "-c", "sleep 4105 & echo $! >" + sys.argv[3] + "/child; exec sleep 4106"]}]}'
+c["hooks"] = {"createRuntime": [{"path": "/bin/sh", "timeout": 5, "args": ["sh", "-c", "sleep 4105 & echo $! >" + shared + "/child; exec sleep 4106"]}]}'
 start_s=$(date +%s)
 expect_exit 1 "create fails" create --bundle "$TEST_TMP/slow" h1
 check "... at the timeout, not at the hook's end" test $(($(date +%s) - start_s)) -lt 60
