@@ -5,11 +5,7 @@
 # cgroup v2 host, where tests/guest.sh's cases apply directly.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "cgroup-host needs root"
-  tap_done
-  exit 0
-fi
+needs_root "cgroup-host needs root"
 if [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] &&
   grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
   skip "this host has cgroup v2 controllers"

@@ -13,7 +13,6 @@
 . "$top_srcdir/tests/lib.sh"
 
 ROOT=$OCIRUN_ROOT/oci
-oci() { oci_root "$ROOT" "$@"; }
 if [ "${CLEAN_STATE_CGROUP:-0}" = 1 ]; then NO_CGROUP=(); else NO_CGROUP=(--unsafe-no-cgroup); fi
 root_with_busybox "clean-state"
 INHERITED=$top_builddir/tests/helpers/inherited
@@ -91,23 +90,17 @@ build_image() {
 build_image 2>"$TEST_TMP/image.err" || { not_ok "build the image holding the helper"; sed 's/^/# /' "$TEST_TMP/image.err"; tap_done; exit 1; }
 ROOTFS=$TEST_TMP/rootfs
 mkdir -p "$ROOTFS" && busybox_rootfs "$ROOTFS" && install -m 0755 "$INHERITED" "$ROOTFS/inherited"
-# bundle DIR PYTHON: a config.json on the shared rootfs, PYTHON applied
+# bundle DIR PYTHON: a config.json on the shared rootfs (writable), PYTHON
+# applied (hook(path, *args) makes a hook entry)
 bundle() {
-  mkdir -p "$1" && oci spec --bundle "$1" &&
-    python3 - "$1/config.json" "$ROOTFS" "$2" "${CLEAN_STATE_CGROUP:-0}" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["root"] = {"path": sys.argv[2], "readonly": False}
+  oci_bundle "$1" "$ROOTFS" 'c["root"]["readonly"] = False
 c["process"]["terminal"] = False
-if sys.argv[4] != "1":
+if args[0] != "1":
     c["linux"].pop("resources", None)
 def hook(path, *args):
     return {"path": path, "args": [path] + list(args)}
-exec(sys.argv[3])
-json.dump(c, open(sys.argv[1], "w"))
-PY
+'"$2" "${CLEAN_STATE_CGROUP:-0}"
 }
-status_of() { oci state "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])'; }
 until_stopped() {
   for _ in $(seq 100); do [ "$(status_of "$1")" = stopped ] && return 0; sleep 0.1; done
   return 1

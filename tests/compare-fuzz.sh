@@ -4,12 +4,10 @@
 # sanitizers for FUZZ_SECONDS (default 20), seeded with the test fixtures.
 . "$top_srcdir/tests/lib.sh"
 
-fuzz_available libcjson || { tap_done; exit; }
-binary="$TEST_TMP/compare_fuzzer"
-fuzz_build compare "$binary" libcjson "-I$top_srcdir/src" \
+fuzz_target compare libcjson "-I$top_srcdir/src" \
   "$top_srcdir/tests/helpers/compare_fuzzer.c" "$top_srcdir/src/cli/command_compare.c" \
   "$top_srcdir/src/probe/artifact_read.c" "$top_srcdir/src/runtime/json_strict.c" \
-  "$top_srcdir/oci/error.c" "$top_srcdir/oci/file_read.c" "$top_srcdir/oci/options.c" || { tap_done; exit; }
+  "$top_srcdir/oci/error.c" "$top_srcdir/oci/file_read.c" "$top_srcdir/oci/options.c"
 
 # Seeds: every pair of fixtures, joined by a NUL byte.
 corpus="$TEST_TMP/corpus"
@@ -25,5 +23,5 @@ done
 
 # -close_fd_mask=3: compare's own output is noise here; libFuzzer and the
 # sanitizers still report on their own descriptor.
-fuzz_run compare "$binary" "$corpus" -max_len=65536 -close_fd_mask=3
+fuzz_run compare "$FUZZER" "$corpus" -max_len=65536 -close_fd_mask=3
 tap_done

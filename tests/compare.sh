@@ -20,9 +20,6 @@ json.dump(a, open(sys.argv[2], "w"), indent=2)
 PY
   echo "$TEST_TMP/$2"
 }
-# out_has REGEX DESCRIPTION: the last command's stdout has a matching line.
-out_has() { if grep -Eq -- "$1" "$TEST_TMP/out"; then ok "$2"; else not_ok "$2"; sed 's/^/# /' "$TEST_TMP/out" | head -40; fi; }
-err_has() { if grep -Fq -- "$1" "$TEST_TMP/err"; then ok "$2"; else not_ok "$2"; sed 's/^/# /' "$TEST_TMP/err"; fi; }
 # json_true EXPR DESCRIPTION: a Python expression over `j`, the last stdout parsed as JSON.
 json_true() {
   if python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
@@ -31,26 +28,30 @@ json_true() {
 
 # --- equal observations, both teardowns verified: exit 0 ---
 expect_exit 0 "recipe vs recipe: match" "$OCIRUN" compare "$recipe" "$recipe"
-out_has '^result: match$' "recipe vs recipe says match"
-out_has '^  observed\.uid +65534 +65534$' "an equal observation is shown on both sides, unmarked"
+verdict "recipe vs recipe says match" out_matches '^result: match$'
+verdict "an equal observation is shown on both sides, unmarked" out_matches '^  observed\.uid +65534 +65534$'
 expect_exit 0 "recipe vs direct-shaped artifact with equal observations: match" \
   "$OCIRUN" compare "$recipe" "$direct"
-out_has '^\* backend +\(absent\) +direct$' "a key only ocirun writes is shown absent on the recipe's side and marked"
-out_has '^\* docker_server +28\.0\.4 +null$' "docker_server: engine version vs null, marked"
-out_has '^\* engine\.kernel +\(absent\) +6\.1\.0-28-amd64$' "the engine's kernel is shown"
-out_has '^\* flags\[1\] +isolation-probe-3f9c2a71d0be +ocirun-probe-8d41c07a2e55$' \
-  "flags token by token: the differing container name is marked"
-out_has '^  flags\[20\] +/tmp:rw,noexec,nosuid,size=1048576 +/tmp:rw,noexec,nosuid,size=1048576$' \
-  "flags token by token: equal tokens unmarked"
-out_has '^  observed\.cgroup_v2\.memory\.max +134217728 +134217728$' "cgroup_v2 is compared per file"
-out_has '^\* observed_extra\.masked_paths\./proc/kcore +\(absent\) +masked$' "observed_extra keys are shown when present"
-out_has '^\* checks\.pids\.max\.passed +\(absent\) +true$' "checks are shown by name"
-out_has '^\* host_observed\.uid +\(absent\) +65534$' "the host's observations are shown, marked, against a recipe artifact without them"
+verdict "a key only ocirun writes is shown absent on the recipe's side and marked" \
+  out_matches '^\* backend +\(absent\) +direct$'
+verdict "docker_server: engine version vs null, marked" out_matches '^\* docker_server +28\.0\.4 +null$'
+verdict "the engine's kernel is shown" out_matches '^\* engine\.kernel +\(absent\) +6\.1\.0-28-amd64$'
+verdict "flags token by token: the differing container name is marked" \
+  out_matches '^\* flags\[1\] +isolation-probe-3f9c2a71d0be +ocirun-probe-8d41c07a2e55$'
+verdict "flags token by token: equal tokens unmarked" \
+  out_matches '^  flags\[20\] +/tmp:rw,noexec,nosuid,size=1048576 +/tmp:rw,noexec,nosuid,size=1048576$'
+verdict "cgroup_v2 is compared per file" \
+  out_matches '^  observed\.cgroup_v2\.memory\.max +134217728 +134217728$'
+verdict "observed_extra keys are shown when present" \
+  out_matches '^\* observed_extra\.masked_paths\./proc/kcore +\(absent\) +masked$'
+verdict "checks are shown by name" out_matches '^\* checks\.pids\.max\.passed +\(absent\) +true$'
+verdict "the host's observations are shown, marked, against a recipe artifact without them" \
+  out_matches '^\* host_observed\.uid +\(absent\) +65534$'
 # The host's view is shown, never decides: only "observed" does.
 host_differs=$(variant "$direct" host-differs.json "a['host_observed']['uid'] = 0")
 expect_exit 0 "a differing host observation alone does not decide the comparison" \
   "$OCIRUN" compare "$direct" "$host_differs"
-out_has '^\* host_observed\.uid +65534 +0$' "the differing host observation is marked '*'"
+verdict "the differing host observation is marked '*'" out_matches '^\* host_observed\.uid +65534 +0$'
 expect_exit 0 "direct-shaped vs recipe (other order): match" "$OCIRUN" compare "$direct" "$recipe"
 expect_exit 0 "--json recipe vs direct: exit 0" "$OCIRUN" compare --json "$recipe" "$direct"
 json_true 'j["equal"] is True and j["match"] is True and j["teardown_verified"] == {"a": True, "b": True}' \
@@ -61,16 +62,16 @@ json_true 'not any(d["observation"] for d in j["differences"])' "--json: no obse
 
 # --- a differing observation: exit 1, marked in text and in --json ---
 expect_exit 1 "direct vs docker with pids.max differing: no match" "$OCIRUN" compare "$direct" "$docker_differs"
-out_has '^! observed\.cgroup_v2\.pids\.max +32 +max$' "the differing observation is marked '!'"
-out_has '^observations: DIFFERENT \(1 differ\)$' "the summary counts one differing observation"
-out_has '^result: NO MATCH$' "the summary says no match"
+verdict "the differing observation is marked '!'" out_matches '^! observed\.cgroup_v2\.pids\.max +32 +max$'
+verdict "the summary counts one differing observation" out_matches '^observations: DIFFERENT \(1 differ\)$'
+verdict "the summary says no match" out_matches '^result: NO MATCH$'
 expect_exit 1 "--json direct vs docker: exit 1" "$OCIRUN" compare --json "$direct" "$docker_differs"
 json_true 'j["equal"] is False and j["match"] is False' "--json: not equal"
 json_true '[d for d in j["differences"] if d["observation"]] == [{"path": "observed.cgroup_v2.pids.max", "observation": True, "a": "32", "b": "max"}]' \
   "--json: exactly the one observation difference, with both values"
 uid_root=$(variant "$recipe" uid-root.json 'a["observed"]["uid"] = 0')
 expect_exit 1 "recipe vs recipe with uid 0: no match" "$OCIRUN" compare "$recipe" "$uid_root"
-out_has '^! observed\.uid +65534 +0$' "uid difference marked"
+verdict "uid difference marked" out_matches '^! observed\.uid +65534 +0$'
 ifaces=$(variant "$direct" eth0.json 'a["observed"]["network_interfaces"] = a["host_observed"]["network_interfaces"] = ["eth0", "lo"]')
 expect_exit 1 "an extra network interface: no match" "$OCIRUN" compare --json "$ifaces" "$recipe"
 json_true '{"path": "observed.network_interfaces", "observation": True, "a": ["eth0", "lo"], "b": ["lo"]} in j["differences"]' \
@@ -82,9 +83,9 @@ a["teardown_verified"] = a["passed"] = False
 a["failed_checks"] = ["teardown"]
 [c for c in a["checks"] if c["name"] == "teardown"][0].update(passed=False, seen=False)')
 expect_exit 1 "teardown false on one side: no match" "$OCIRUN" compare "$recipe" "$no_teardown"
-out_has '^teardown verified: A yes, B NO$' "the summary names the unverified side"
-out_has '^\* teardown_verified +true +false$' "teardown_verified is shown and marked"
-out_has '^\* checks\.teardown\.passed +\(absent\) +false$' "the failed teardown check is shown"
+verdict "the summary names the unverified side" out_matches '^teardown verified: A yes, B NO$'
+verdict "teardown_verified is shown and marked" out_matches '^\* teardown_verified +true +false$'
+verdict "the failed teardown check is shown" out_matches '^\* checks\.teardown\.passed +\(absent\) +false$'
 expect_exit 1 "--json teardown false: exit 1" "$OCIRUN" compare --json "$no_teardown" "$no_teardown"
 json_true 'j["equal"] is True and j["match"] is False and j["teardown_verified"] == {"a": False, "b": False}' \
   "--json: observations equal, teardowns false, no match"
@@ -93,16 +94,18 @@ json_true 'j["equal"] is True and j["match"] is False and j["teardown_verified"]
 short_flags=$(variant "$direct" short-flags.json 'a["flags"].remove("--read-only")')
 expect_exit 0 "a missing flag token with equal observations: still a match" \
   "$OCIRUN" compare "$direct" "$short_flags"
-out_has '^\* flags\[4\|-\] +--read-only +\(absent\)$' "flags aligned: the missing token is shown absent"
-out_has '^  flags\[5\|4\] +--memory +--memory$' "flags aligned: later tokens stay side by side, unmarked"
-out_has '^  flags\[20\|19\] +/tmp:rw,noexec,nosuid,size=1048576 +/tmp:rw,noexec,nosuid,size=1048576$' \
-  "flags aligned to the end"
+verdict "flags aligned: the missing token is shown absent" \
+  out_matches '^\* flags\[4\|-\] +--read-only +\(absent\)$'
+verdict "flags aligned: later tokens stay side by side, unmarked" \
+  out_matches '^  flags\[5\|4\] +--memory +--memory$'
+verdict "flags aligned to the end" \
+  out_matches '^  flags\[20\|19\] +/tmp:rw,noexec,nosuid,size=1048576 +/tmp:rw,noexec,nosuid,size=1048576$'
 expect_exit 0 "--json with a missing flag token" "$OCIRUN" compare --json "$direct" "$short_flags"
 json_true '[d for d in j["differences"] if d["path"].startswith("flags")] == [{"path": "flags[4|-]", "observation": False, "a": "--read-only"}]' \
   "--json: the one flag difference, absent on B"
 more_flags=$(variant "$recipe" more-flags.json 'a["flags"] += ["--env", "A=1"]')
 expect_exit 0 "extra flag tokens on B with equal observations: match" "$OCIRUN" compare "$recipe" "$more_flags"
-out_has '^\* flags\[-\|22\] +\(absent\) +A=1$' "flags aligned: a token only B has"
+verdict "flags aligned: a token only B has" out_matches '^\* flags\[-\|22\] +\(absent\) +A=1$'
 
 # --- values are printed so that they cannot redraw the terminal ---
 control=$(variant "$direct" control.json '
@@ -111,13 +114,13 @@ a["observed_extra"]["ev\x1bil"] = 1')
 expect_exit 0 "control characters in values: compared" "$OCIRUN" compare "$direct" "$control"
 if grep -q $'[\r\x1b]' "$TEST_TMP/out"; then not_ok "no raw CR or ESC reaches the output"; else
   ok "no raw CR or ESC reaches the output"; fi
-out_has '^\* observed_extra\.hostname .* x\\x0d  observed\.uid  65534  65534\\x1b\[2K\\xc2\\x9b$' \
-  "control characters are shown as \\xNN escapes"
-out_has '^\* observed_extra\.ev\\x1bil ' "control characters in keys too"
+verdict "control characters are shown as \\xNN escapes" \
+  out_matches '^\* observed_extra\.hostname .* x\\x0d  observed\.uid  65534  65534\\x1b\[2K\\xc2\\x9b$'
+verdict "control characters in keys too" out_matches '^\* observed_extra\.ev\\x1bil '
 nul=$(variant "$recipe" nul.json 'a["observed"]["cgroup_v2"]["pids.max"] = "32\u0000 or not"')
 expect_exit 2 "a string with \\u0000 (cJSON would cut it): exit 2" "$OCIRUN" compare "$recipe" "$nul"
-err_has "nul.json: not valid JSON at byte " "the NUL is named: the file and the offset"
-err_has "a \\u0000 escape (a NUL character" "the NUL is named"
+verdict "the NUL is named: the file and the offset" err_has_literal "nul.json: not valid JSON at byte "
+verdict "the NUL is named" err_has_literal "a \\u0000 escape (a NUL character"
 backslash=$(variant "$recipe" backslash.json 'a["provenance"]["command"].append("\\u0000")')
 expect_exit 0 "an escaped backslash before u0000 is no NUL" "$OCIRUN" compare "$recipe" "$backslash"
 
@@ -138,7 +141,7 @@ PY
 # refused_input FILE MESSAGE WHAT: compare of FILE with itself exits 2 naming it.
 refused_input() {
   expect_exit 2 "$3: refused (exit 2)" "$OCIRUN" compare "$1" "$1"
-  err_has "$(basename "$1"): $2" "$3: the file and the reason are named"
+  verdict "$3: the file and the reason are named" err_has_literal "$(basename "$1"): $2"
 }
 twice=$(raw_variant "$recipe" twice.json '"uid": 65534,' '"uid": 0, "uid": 65534,')
 python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["observed"]["uid"] != 65534)' "$twice" &&
@@ -179,28 +182,31 @@ done
 
 # --- unreadable or invalid input: exit 2 naming the file (and the key) ---
 expect_exit 2 "missing file: exit 2" "$OCIRUN" compare "$recipe" "$TEST_TMP/nonexistent.json"
-err_has "$TEST_TMP/nonexistent.json" "missing file: the message names the file"
+verdict "missing file: the message names the file" err_has_literal "$TEST_TMP/nonexistent.json"
 expect_exit 2 "not JSON: exit 2" "$OCIRUN" compare "$fixtures/broken-not-json.json" "$recipe"
-err_has "broken-not-json.json: not valid JSON" "not JSON: the message names the file"
+verdict "not JSON: the message names the file" err_has_literal "broken-not-json.json: not valid JSON"
 expect_exit 2 "missing observed: exit 2" "$OCIRUN" compare "$recipe" "$fixtures/broken-missing-observed.json"
-err_has 'broken-missing-observed.json: missing required key "observed"' "missing observed: file and key named"
+verdict "missing observed: file and key named" \
+  err_has_literal 'broken-missing-observed.json: missing required key "observed"'
 expect_exit 2 "missing observed.capabilities: exit 2" \
   "$OCIRUN" compare "$fixtures/broken-missing-capabilities.json" "$recipe"
-err_has 'broken-missing-capabilities.json: missing required key "observed.capabilities"' \
-  "missing observation: file and key named"
+verdict "missing observation: file and key named" \
+  err_has_literal 'broken-missing-capabilities.json: missing required key "observed.capabilities"'
 no_cgroup_file=$(variant "$recipe" no-cpu-max.json 'del a["observed"]["cgroup_v2"]["cpu.max"]')
 expect_exit 2 "missing cgroup_v2 file: exit 2" "$OCIRUN" compare "$recipe" "$no_cgroup_file"
-err_has 'no-cpu-max.json: missing required key "observed.cgroup_v2.cpu.max"' "missing cgroup file: key named"
+verdict "missing cgroup file: key named" \
+  err_has_literal 'no-cpu-max.json: missing required key "observed.cgroup_v2.cpu.max"'
 expect_exit 2 "teardown_verified not a boolean: exit 2" "$OCIRUN" compare "$fixtures/broken-types.json" "$recipe"
-err_has 'broken-types.json: key "teardown_verified" must be a boolean' "wrong type: file and key named"
+verdict "wrong type: file and key named" \
+  err_has_literal 'broken-types.json: key "teardown_verified" must be a boolean'
 echo '[1, 2]' >"$TEST_TMP/array.json"
 expect_exit 2 "a JSON array: exit 2" "$OCIRUN" compare "$recipe" "$TEST_TMP/array.json"
-err_has "array.json: not a JSON object" "a JSON array: named"
+verdict "a JSON array: named" err_has_literal "array.json: not a JSON object"
 expect_exit 2 "a directory: exit 2" "$OCIRUN" compare "$recipe" "$TEST_TMP"
 expect_exit 2 "one argument: usage error" "$OCIRUN" compare "$recipe"
 expect_exit 2 "unknown option: usage error" "$OCIRUN" compare --bogus "$recipe" "$recipe"
 expect_exit 0 "--help exits 0" "$OCIRUN" compare --help
-out_has '^Usage: ocirun compare' "--help prints usage"
+verdict "--help prints usage" out_matches '^Usage: ocirun compare'
 
 # --- the schema: good fixtures validate, broken ones fail naming file and path ---
 for f in recipe-artifact.json direct-artifact.json docker-artifact-differs.json; do
@@ -208,13 +214,13 @@ for f in recipe-artifact.json direct-artifact.json docker-artifact-differs.json;
 done
 for f in "$fixtures"/broken-*.json; do
   expect_exit 1 "schema: $(basename "$f") does not validate" "$validate" "$schema" "$f"
-  out_has "^$f: " "schema: the failure names $(basename "$f")"
+  verdict "schema: the failure names $(basename "$f")" out_matches "^$f: "
 done
 expect_exit 1 "schema: names the failing path" "$validate" "$schema" "$fixtures/broken-missing-capabilities.json"
-out_has "broken-missing-capabilities.json: /observed: 'capabilities' is a required property" \
-  "schema: /observed and the missing key are named"
+verdict "schema: /observed and the missing key are named" \
+  out_matches "broken-missing-capabilities.json: /observed: 'capabilities' is a required property"
 expect_exit 1 "schema: bad taxonomy tag rejected" "$validate" "$schema" "$fixtures/broken-extra-keys.json"
-out_has "/taxonomy_tags/uid/1: 'score:9'" "schema: the bad tag's path is named"
+verdict "schema: the bad tag's path is named" out_matches "/taxonomy_tags/uid/1: 'score:9'"
 for v in "$uid_root" "$ifaces" "$no_teardown" "$short_flags"; do
   expect_exit 0 "schema: variant $(basename "$v") validates" "$validate" "$schema" "$v"
 done
@@ -249,7 +255,7 @@ a["failed_checks"] = [c["name"] for c in a["checks"] if not c["passed"]]')
 expect_exit 0 "schema: an artifact whose probe never ran (null observations) validates" \
   "$validate" "$schema" "$never_ran"
 expect_exit 1 "compare: null observations vs the recipe's: no match" "$OCIRUN" compare "$recipe" "$never_ran"
-out_has '^! observed\.uid +65534 +null$' "compare: a null observation is shown as null and marked"
+verdict "compare: a null observation is shown as null and marked" out_matches '^! observed\.uid +65534 +null$'
 four=$(variant "$recipe" three-exclusions.json 'a["provenance"]["exclusions"].remove("production credentials")')
 expect_exit 1 "schema: the recipe's four exclusions are required" "$validate" "$schema" "$four"
 tap_done

@@ -5,11 +5,7 @@
 . "$top_srcdir/tests/lib.sh"
 
 SYSPROBE="$top_builddir/tests/helpers/sysprobe"
-if [ "$(id -u)" -ne 0 ]; then
-  skip "confine-run needs root"
-  tap_done
-  exit 0
-fi
+needs_root "confine-run needs root"
 build_probe_image() {
   "$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1 &&
     cp -a "$TEST_IMAGES/busybox" "$TEST_TMP/layout" &&

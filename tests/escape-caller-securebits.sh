@@ -10,7 +10,6 @@
 . "$top_srcdir/tests/lib.sh"
 
 ROOT=$OCIRUN_ROOT/oci
-oci() { oci_root "$ROOT" "$@"; }
 root_with_busybox "escape-caller-securebits"
 root_with_python "escape-caller-securebits"
 SYSPROBE=$top_builddir/tests/helpers/sysprobe
@@ -44,15 +43,9 @@ verdict "exec NAME: the same ($(cat "$TEST_TMP/out"))" grep -q "then-65534 00000
 kill "$runner" 2>/dev/null
 wait "$runner" 2>/dev/null
 
-mkdir -p "$TEST_TMP/b/rootfs" && busybox_rootfs "$TEST_TMP/b/rootfs" && cp "$SYSPROBE" "$TEST_TMP/b/rootfs/" &&
-  oci spec --bundle "$TEST_TMP/b" >/dev/null && python3 - "$TEST_TMP/b/config.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["process"]["terminal"] = False
+oci_bundle "$TEST_TMP/b" busybox 'c["process"]["terminal"] = False
 c["process"]["args"] = ["sh", "-c", "/sysprobe securebits; exec sleep 100"]
-c["linux"].pop("resources", None)
-json.dump(c, open(sys.argv[1], "w"))
-PY
+c["linux"].pop("resources", None)' && cp "$SYSPROBE" "$TEST_TMP/b/rootfs/"
 fixup_off "$OCIRUN" --root "$ROOT" create --unsafe-no-cgroup --bundle "$TEST_TMP/b" sbc </dev/null 2>&1 |
   cat >"$TEST_TMP/create.out" &
 sleep 1

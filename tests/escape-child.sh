@@ -11,9 +11,6 @@
 root_with_busybox "escape-child"
 
 run() { "$OCIRUN" run --unsafe-no-cgroup "$@"; }
-has() { grep -qF -- "$1" "$TEST_TMP/out"; }
-err_has() { grep -qF -- "$1" "$TEST_TMP/err"; }
-nothing_left() { [ -z "$(ls -A "$OCIRUN_ROOT/run" 2>/dev/null)" ]; }
 
 
 # A host directory with a marker, which every attack below tries to reach.
@@ -26,7 +23,7 @@ marker="host-marker-$$"
 # Positive control: a process holding an fd to the host directory reaches it
 # through /proc/self/fd/N.
 (cd /proc/self/fd/3 && cat marker) 3<"$hostdir" >"$TEST_TMP/out" 2>&1
-verdict "control: /proc/self/fd/3 of a process holding a host dir reaches the host" has "$marker"
+verdict "control: /proc/self/fd/3 of a process holding a host dir reaches the host" out_has_literal "$marker"
 # Positive control: ocirun itself does hold the caller's fds 3..10 while it runs.
 run busybox:latest sleep 2 3<"$hostdir" 4<"$hostdir" 5<"$hostdir" 6<"$hostdir" \
   7<"$hostdir" 8<"$hostdir" 9<"$hostdir" 10<"$hostdir" >/dev/null 2>&1 &
@@ -44,7 +41,7 @@ with_fds() {
 for n in 3 4 5 6 7 8 9 10; do
   with_fds run -w "/proc/self/fd/$n" busybox:latest cat marker >"$TEST_TMP/out" 2>"$TEST_TMP/err"
   status=$?
-  if [ "$status" -eq 125 ] && ! has "$marker" && err_has "working directory"; then
+  if [ "$status" -eq 125 ] && ! out_has_literal "$marker" && err_has_literal "working directory"; then
     ok "-w /proc/self/fd/$n: refused (125), the host marker not read"
   else
     not_ok "-w /proc/self/fd/$n: refused (125), the host marker not read (exit $status)"
@@ -56,7 +53,7 @@ for n in 3 4 5 8; do
     not_ok "build the image with WorkingDir /proc/self/fd/$n"
   with_fds run "busybox:wd$n" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
   status=$?
-  if [ "$status" -eq 125 ] && ! has "$marker" && err_has "working directory"; then
+  if [ "$status" -eq 125 ] && ! out_has_literal "$marker" && err_has_literal "working directory"; then
     ok "image WorkingDir /proc/self/fd/$n: refused (125), the host marker not read"
   else
     not_ok "image WorkingDir /proc/self/fd/$n: refused (125), the host marker not read (exit $status)"
@@ -68,7 +65,7 @@ busybox_variant wdlink '{"WorkingDir": "/wd", "Cmd": ["cat", "marker"]}' wd syml
   not_ok "build the image with /wd -> /proc/self/fd/3"
 with_fds run busybox:wdlink >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 status=$?
-[ "$status" -eq 125 ] && ! has "$marker" && err_has "working directory" && ok "WorkingDir through a symlink to /proc/self/fd/3: refused" ||
+[ "$status" -eq 125 ] && ! out_has_literal "$marker" && err_has_literal "working directory" && ok "WorkingDir through a symlink to /proc/self/fd/3: refused" ||
   { not_ok "WorkingDir through a symlink to /proc/self/fd/3: refused (exit $status)"; show; }
 
 # A missing working directory is created inside the root, even under an
@@ -91,7 +88,7 @@ else
   show
 fi
 expect_exit 0 "-w /a/b/c (missing) is created and entered" run -w /a/b/c busybox:latest pwd
-has "/a/b/c" && ok "pwd is /a/b/c" || not_ok "pwd is /a/b/c"
+out_has_literal "/a/b/c" && ok "pwd is /a/b/c" || not_ok "pwd is /a/b/c"
 
 # ============ runtime fds visible to the container (CVE-2016-9962) ============
 # which of fds 0..20 the shell itself holds (test opens none, unlike ls)
@@ -113,7 +110,7 @@ check "control: root reopens a read-only stdin file for writing through /proc/se
 echo "read-only input" >"$TEST_TMP/ro"
 run -i busybox:latest sh -c 'echo pwned > /proc/self/fd/0; cat' <"$TEST_TMP/ro" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 verdict "the workload cannot write the caller's stdin file" test "$(cat "$TEST_TMP/ro")" = "read-only input"
-verdict "and stdin is still relayed" has "read-only input"
+verdict "and stdin is still relayed" out_has_literal "read-only input"
 
 echo "old log content" >"$TEST_TMP/log"
 sh -c 'cat /proc/$$/fd/1 | cat >&2; : > /proc/$$/fd/1' >>"$TEST_TMP/log" 2>"$TEST_TMP/err"
@@ -149,7 +146,7 @@ print(f"exit {rc} after {int(time.monotonic() - start)} s")
 PY
 }
 pty_run timeout -s KILL 3 head -c 4000000 /dev/zero >"$TEST_TMP/out" 2>&1
-verdict "control: a write of 4 MB to an unread pty blocks (killed by timeout)" has "exit -9"
+verdict "control: a write of 4 MB to an unread pty blocks (killed by timeout)" out_has_literal "exit -9"
 pty_run "$OCIRUN" run --unsafe-no-cgroup --timeout 3 busybox:latest sh -c 'while :; do echo y; done' \
   >"$TEST_TMP/out" 2>&1
 verdict "a stalled terminal as stdout does not hold off --timeout (124)" \
@@ -191,13 +188,13 @@ done
 # ============ empty argv[0] (finding 6) ============
 expect_exit 125 "--entrypoint '' with no command: a usage error" run --entrypoint '' busybox:latest
 expect_exit 125 "an empty command: a usage error" run busybox:latest ''
-err_has "empty" && ok "the message says the command is empty" || not_ok "the message says the command is empty"
+err_has_literal "empty" && ok "the message says the command is empty" || not_ok "the message says the command is empty"
 busybox_variant emptyep '{"Entrypoint": [""], "Cmd": ["echo", "hi"]}' || not_ok "build the image with Entrypoint [\"\"]"
 expect_exit 125 "an image whose Entrypoint is [\"\"]: a usage error" run busybox:emptyep
-err_has "Entrypoint" && ok "the message names the image's Entrypoint" || not_ok "the message names the image's Entrypoint"
+err_has_literal "Entrypoint" && ok "the message names the image's Entrypoint" || not_ok "the message names the image's Entrypoint"
 expect_exit 0 "--entrypoint '' with a command runs the command (docker drops the entrypoint)" \
   run --entrypoint '' busybox:emptyep echo ok
-has ok && ok "and its output arrives" || not_ok "and its output arrives"
+out_has_literal ok && ok "and its output arrives" || not_ok "and its output arrives"
 
 # ============ ocirun's binary as the container's exe (CVE-2019-5736) ============
 unshare --fork --pid --mount-proc sh -c 'readlink /proc/$$/exe; true' >"$TEST_TMP/out" 2>&1
@@ -223,14 +220,14 @@ except OSError as e:
 PY
 }
 unshare --fork --pid --mount-proc sh -c 'exec /proc/self/exe -c "echo ran-my-own-binary"' >"$TEST_TMP/out" 2>&1
-verdict "control: exec of /proc/self/exe in a fresh process runs its own binary again" has ran-my-own-binary
+verdict "control: exec of /proc/self/exe in a fresh process runs its own binary again" out_has_literal ran-my-own-binary
 cp "$(command -v sleep)" "$TEST_TMP/victim"
 hold_exe_then_write "$TEST_TMP/victim" 2 >"$TEST_TMP/out" 2>&1
 check "control: a held /proc/PID/exe reopened for writing after exit overwrites the host binary" \
   grep -q pwned "$TEST_TMP/victim"
 
 expect_exit 126 "image command /proc/self/exe is refused" run busybox:latest /proc/self/exe
-err_has "magic link" && ok "the message names the magic link" || not_ok "the message names the magic link"
+err_has_literal "magic link" && ok "the message names the magic link" || not_ok "the message names the magic link"
 busybox_variant exelink '{"Entrypoint": ["/evil"]}' evil symlink /proc/self/exe 0 ||
   not_ok "build the image with /evil -> /proc/self/exe"
 expect_exit 126 "an image command that is a symlink to /proc/self/exe is refused" run busybox:exelink
@@ -373,7 +370,7 @@ fi
 # usage), and ocirun's file is untouched.
 expect_exit 126 "a #!/proc/self/exe entrypoint runs the exec stub, which refuses (126)" \
   "$TEST_TMP/ocirun-copy" run --unsafe-no-cgroup busybox:shebang
-err_has "ocirun-exec-stub: not a program" && ! err_has "unknown command" &&
+err_has_literal "ocirun-exec-stub: not a program" && ! err_has_literal "unknown command" &&
   ok "the message is the stub's, not ocirun's usage" ||
   not_ok "the message is the stub's, not ocirun's usage"
 verdict "a #!/proc/self/exe entrypoint leaves ocirun's host binary unchanged" \

@@ -14,8 +14,6 @@
 root_with_busybox "escape-devices"
 
 run() { "$OCIRUN" run --unsafe-no-cgroup "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"; }
-has() { grep -qF -- "$1" "$TEST_TMP/out"; }
-err_has() { grep -qF -- "$1" "$TEST_TMP/err"; }
 
 # derive NAME PYTHON-MEMBERS: busybox:latest plus one layer of tar members
 # (oci_layout.tar_entry calls), imported as NAME:latest.
@@ -75,7 +73,7 @@ run --tmpfs /scratch busybox:latest sh -c '
     rm -f "$d/kmsg.$$"
   done'
 for d in / /dev /dev/shm /scratch /tmp; do
-  if has "made $d" && grep -q "^open $d [1-9][0-9]* .*Permission denied" "$TEST_TMP/out"; then
+  if out_has_literal "made $d" && grep -q "^open $d [1-9][0-9]* .*Permission denied" "$TEST_TMP/out"; then
     ok "the workload makes a kmsg node in $d (CAP_MKNOD, as Docker), and opening it is denied"
   else
     not_ok "the workload makes a kmsg node in $d, and opening it is denied"
@@ -95,14 +93,14 @@ run busybox:latest sh -c 'head -c 4 /dev/zero | wc -c; head -c 4 /dev/urandom | 
   ok "/dev/null, /dev/zero, /dev/urandom and /dev/pts/ptmx still work" ||
   { not_ok "/dev/null, /dev/zero, /dev/urandom and /dev/pts/ptmx still work"; show; }
 expect_exit 125 "--tmpfs with 'dev' is refused" "$OCIRUN" run --unsafe-no-cgroup --tmpfs /x:dev busybox:latest true
-err_has "nodev" && ok "the refusal says every writable mount is nodev" || not_ok "the refusal names nodev"
+err_has_literal "nodev" && ok "the refusal says every writable mount is nodev" || not_ok "the refusal names nodev"
 run --read-only busybox:latest sh -c 'grep " / " /proc/self/mountinfo'
-has "ro,nosuid,nodev" && ok "--read-only: the root is ro and nodev" || { not_ok "--read-only root nodev"; show; }
+out_has_literal "ro,nosuid,nodev" && ok "--read-only: the root is ro and nodev" || { not_ok "--read-only root nodev"; show; }
 run busybox:latest true
-err_has "nodev on every mount" && ok "the --unsafe-no-cgroup warning says devices are kept out by nodev" ||
+err_has_literal "nodev on every mount" && ok "the --unsafe-no-cgroup warning says devices are kept out by nodev" ||
   not_ok "the --unsafe-no-cgroup warning names nodev"
 "$OCIRUN" run --unsafe-no-cgroup --dry-run busybox:latest true >"$TEST_TMP/out" 2>&1
-has "no device program (--unsafe-no-cgroup)" && ok "--dry-run says there is no device program" ||
+out_has_literal "no device program (--unsafe-no-cgroup)" && ok "--dry-run says there is no device program" ||
   { not_ok "--dry-run says there is no device program"; show; }
 
 # --- CVE-2022-29162, CVE-2022-27650: inheritable and ambient are empty ---
@@ -129,7 +127,7 @@ caps_case "--cap-add SYS_ADMIN" --cap-add SYS_ADMIN
 caps_case "--user 65534 --cap-add ALL --cap-drop SYS_PTRACE" --user 65534 --cap-add ALL --cap-drop SYS_PTRACE
 caps_case "--no-new-privileges --cap-add NET_ADMIN" --security-opt no-new-privileges --cap-add NET_ADMIN
 run busybox:latest grep CapEff /proc/self/status
-has 00000000a80425fb && ok "a default run keeps Docker's capabilities (MKNOD included)" ||
+out_has_literal 00000000a80425fb && ok "a default run keeps Docker's capabilities (MKNOD included)" ||
   { not_ok "a default run keeps Docker's capabilities"; show; }
 
 # --- CVE-2025-31133: masks are the host's /dev/null ---
@@ -152,7 +150,7 @@ for kind in symlink file; do
   core=$(cat /proc/sys/kernel/core_pattern)
   run "null-$kind:latest" sh -c "wc -c <$masked; ls -l /dev/null
     echo '|/tmp/pwn' >/proc/sys/kernel/core_pattern && echo core-written; grep ' $masked ' /proc/self/mountinfo"
-  if grep -qx '0' "$TEST_TMP/out" || err_has "Permission denied"; then
+  if grep -qx '0' "$TEST_TMP/out" || err_has_literal "Permission denied"; then
     ok "$kind /dev/null in the image: $masked is still masked"
   else
     not_ok "$kind /dev/null in the image: $masked is still masked"
@@ -161,7 +159,7 @@ for kind in symlink file; do
   grep -q '^crw.* 1, *3 .*/dev/null$' "$TEST_TMP/out" && grep -q " $masked .* devtmpfs" "$TEST_TMP/out" &&
     ok "$kind /dev/null in the image: the container's /dev/null and the mask are the host's 1:3" ||
     { not_ok "$kind /dev/null in the image: /dev/null and the mask are the host's 1:3"; show; }
-  ! has core-written && [ "$(cat /proc/sys/kernel/core_pattern)" = "$core" ] &&
+  ! out_has_literal core-written && [ "$(cat /proc/sys/kernel/core_pattern)" = "$core" ] &&
     ok "$kind /dev/null in the image: /proc/sys stays read-only, core_pattern unchanged" ||
     not_ok "$kind /dev/null in the image: core_pattern was written"
 done
@@ -171,7 +169,7 @@ echo secret >"$TEST_TMP/fake-null"
 unshare -m --propagation private sh -c 'mount --bind "$1" /dev/null && exec "$2" run --unsafe-no-cgroup busybox:latest true' \
   sh "$TEST_TMP/fake-null" "$OCIRUN" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 rc=$?
-[ "$rc" -eq 125 ] && err_has "from /dev/null" && err_has "No such device" && ok "a /dev/null that is not the null device is refused (exit 125, named)" ||
+[ "$rc" -eq 125 ] && err_has_literal "from /dev/null" && err_has_literal "No such device" && ok "a /dev/null that is not the null device is refused (exit 125, named)" ||
   { not_ok "a /dev/null that is not the null device is refused (exit $rc)"; show; }
 
 # --- CVE-2025-52565: the image's /dev/console ---
@@ -181,7 +179,7 @@ if derive console 'tar_entry("dev/", "dir"), tar_entry("dev/console", "symlink",
   *) not_ok "control: the image's /dev/console is a symlink" ;;
   esac
   run console:latest sh -c 'ls -l /dev/console; grep -c console /proc/self/mountinfo'
-  if ! has sysrq && ! grep -q '^[cb]' "$TEST_TMP/out" && has 0 && err_has "No such file"; then
+  if ! out_has_literal sysrq && ! grep -q '^[cb]' "$TEST_TMP/out" && out_has_literal 0 && err_has_literal "No such file"; then
     ok "the image's /dev/console is neither a device nor a mount in the container"
   else
     not_ok "the image's /dev/console is neither a device nor a mount"
@@ -220,14 +218,14 @@ fi
 if derive proc-link 'tar_entry("proc", "symlink", target="/tmp")'; then
   run proc-link:latest true
   rc=$?
-  [ "$rc" -eq 125 ] && err_has "/proc" && ok "an image whose /proc is a symlink is refused (125, names /proc)" ||
+  [ "$rc" -eq 125 ] && err_has_literal "/proc" && ok "an image whose /proc is a symlink is refused (125, names /proc)" ||
     { not_ok "an image whose /proc is a symlink is refused (exit $rc)"; show; }
 else
   not_ok "build the image whose /proc is a symlink"
 fi
 if derive proc-tree 'tar_entry("proc/", "dir"), tar_entry("proc/self/", "dir"), tar_entry("proc/self/attr/", "dir"), tar_entry("proc/self/attr/exec", data=b"planted\n")'; then
   run proc-tree:latest sh -c 'cat /proc/self/attr/exec 2>&1; grep " /proc " /proc/self/mountinfo'
-  ! has planted && has " - proc proc" && ok "an image's /proc tree is covered by a fresh procfs" ||
+  ! out_has_literal planted && out_has_literal " - proc proc" && ok "an image's /proc tree is covered by a fresh procfs" ||
     { not_ok "an image's /proc tree is covered by a fresh procfs"; show; }
 else
   not_ok "build the image with a /proc tree"
@@ -247,7 +245,7 @@ if command -v setpriv >/dev/null; then
   as_user "$OCIRUN" run --unsafe-no-cgroup busybox:latest sh -c 'id -u; grep CapEff /proc/self/status
     mknod /k c 1 11 && echo made; cat /proc/self/mountinfo' >"$TEST_TMP/out" 2>"$TEST_TMP/err"
   if [ "$(head -n 1 "$TEST_TMP/out")" = 0 ] && grep -q 'CapEff:.*[1-9a-f]' "$TEST_TMP/out" &&
-    ! has made && err_has "Operation not permitted"; then
+    ! out_has_literal made && err_has_literal "Operation not permitted"; then
     ok "rootless: root with CAP_MKNOD in its namespace, mknod of a device is refused (EPERM)"
   else
     not_ok "rootless: mknod of a device is refused"
@@ -271,7 +269,7 @@ if command -v setpriv >/dev/null; then
       { not_ok "rootless: /proc writes other than the parent's id maps"; sed 's/^/# /' "$TEST_TMP/writes"; }
   fi
   as_user "$OCIRUN" run --unsafe-no-cgroup --dry-run busybox:latest true >"$TEST_TMP/out" 2>&1
-  has "mknod of a device needs CAP_MKNOD on the host" && ok "rootless --dry-run explains the device policy" ||
+  out_has_literal "mknod of a device needs CAP_MKNOD on the host" && ok "rootless --dry-run explains the device policy" ||
     { not_ok "rootless --dry-run explains the device policy"; show; }
 else
   skip "setpriv not installed: rootless device cases"

@@ -48,14 +48,13 @@ exit 5'
 "$OCIRUN" run --unsafe-no-cgroup busybox:init-attack sh -c "$attack" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 got=$?
 sed 's/^/# workload: /' "$TEST_TMP/out"
-has() { grep -qx "$1" "$TEST_TMP/out"; }
 check "control: the workload traces its own child (same uid, dumpable)" \
   grep -qx "child ptrace-parent=[0-9]* errno=0" "$TEST_TMP/out"
 check "control: ... and reads its exe, cwd, environ and fd links" \
   sh -c "grep -qx 'child exe readable' '$TEST_TMP/out' && grep -qx 'child cwd readable' '$TEST_TMP/out' && grep -qx 'child environ readable' '$TEST_TMP/out' && grep -qx 'child fd readable' '$TEST_TMP/out'"
-check "the workload cannot trace pid 1, ocirun's init (EPERM: non-dumpable)" has "init ptrace-parent=1 errno=EPERM"
+check "the workload cannot trace pid 1, ocirun's init (EPERM: non-dumpable)" out_has_line "init ptrace-parent=1 errno=EPERM"
 check "... nor read its exe, cwd, environ or fd links" sh -c "! grep -q '^init .* readable' '$TEST_TMP/out'"
-check "its SIGKILL and SIGSTOP to pid 1 are dropped: the init sleeps on" has "init state S"
+check "its SIGKILL and SIGSTOP to pid 1 are dropped: the init sleeps on" out_has_line "init state S"
 check "and the workload's own status is reported (exit $got)" test "$got" -eq 5
 
 # Starving the init: processes in sessions of their own send pid 1 a lower

@@ -13,34 +13,13 @@
 # tests/guest/escape-oci.sh.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "escape-oci needs root"
-  tap_done
-  exit 0
-fi
+needs_root "escape-oci needs root"
 
 ROOT=$OCIRUN_ROOT
-oci() { oci_root "$ROOT" "$@"; }
 
-# --- a busybox bundle; mk DIR PYTHON: a copy with PYTHON applied to c ---
+# --- each case's bundle: sleeper_bundle DIR PYTHON (tests/lib.sh) ---
 BASE=$TEST_TMP/base
-"$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1
-mkdir -p "$BASE/rootfs" && busybox_rootfs "$BASE/rootfs" &&
-  oci spec --bundle "$BASE" || { not_ok "a busybox bundle"; tap_done; exit 1; }
-mk() {
-  rm -rf "$1" && mkdir -p "$1" && cp -a "$BASE/rootfs" "$1/rootfs" &&
-    python3 - "$BASE/config.json" "$1/config.json" "$2" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-del c["linux"]["resources"]
-c["root"]["readonly"] = False
-c["process"]["args"] = ["sleep", "1000"]
-exec(sys.argv[3])
-json.dump(c, open(sys.argv[2], "w"))
-PY
-}
-pid_of() { oci state "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin).get("pid", 0))'; }
-status_of() { oci state "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])'; }
+sleeper_bundle "$BASE" || { not_ok "a busybox bundle"; tap_done; exit 1; }
 # create_start DIR ID: create (stdin /dev/null, stdout/err to DIR/out) and start.
 create_start() {
   oci create --unsafe-no-cgroup --bundle "$1" "$2" </dev/null >"$1/out" 2>&1 && oci start "$2"
@@ -54,7 +33,7 @@ fds_of() { ls "/proc/$1/fd" 2>/dev/null | sort -n | tr '\n' ' '; }
 SECCOMP='c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "architectures": ["SCMP_ARCH_X86_64"],
   "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1}]}'
 EB=$TEST_TMP/exec-bundle
-check "a bundle with a seccomp filter refusing mkdir" mk "$EB" "$SECCOMP"
+check "a bundle with a seccomp filter refusing mkdir" sleeper_bundle "$EB" "$SECCOMP"
 touch "$EB/rootfs/container-marker"
 ln -s ../../../../../../../.. "$EB/rootfs/up"
 create_leaking() {
@@ -150,7 +129,6 @@ SB=$TEST_TMP/self-bundle
 cp -a "$BASE/rootfs" "$SB" && python3 - "$BASE/config.json" "$SB/config.json" "$SECCOMP" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
-del c["linux"]["resources"]
 c["root"] = {"path": ".", "readonly": False}
 exec(sys.argv[3])
 c["process"]["args"] = ["sh", "-c", "sed -i 's/\"CAP_KILL\"/\"CAP_KILL\",\"CAP_SYS_MODULE\"/g; "
@@ -175,7 +153,7 @@ oci delete --force self1 >/dev/null 2>&1
 # it on the exec FIFO) and removes the container.
 for set in inheritable ambient; do
   CB=$TEST_TMP/caps-$set
-  mk "$CB" "c['process']['capabilities']['$set'] = ['CAP_SYS_ADMIN']; c['process']['args'] = ['sh', '-c', 'echo user-program-ran; sleep 1000']"
+  sleeper_bundle "$CB" "c['process']['capabilities']['$set'] = ['CAP_SYS_ADMIN']; c['process']['args'] = ['sh', '-c', 'echo user-program-ran; sleep 1000']"
   oci create --unsafe-no-cgroup --bundle "$CB" "cap-$set" </dev/null >"$CB/out" 2>&1
   oci start "cap-$set" >"$CB/start" 2>&1
   echo "exit $?" >>"$CB/start"
@@ -188,7 +166,7 @@ for set in inheritable ambient; do
   oci delete --force "cap-$set" >/dev/null 2>&1
 done
 CB=$TEST_TMP/caps-ok
-mk "$CB" "c['process']['capabilities']['inheritable'] = ['CAP_KILL']; c['process']['args'] = ['sh', '-c', 'grep CapInh /proc/self/status; sleep 1000']"
+sleeper_bundle "$CB" "c['process']['capabilities']['inheritable'] = ['CAP_KILL']; c['process']['args'] = ['sh', '-c', 'grep CapInh /proc/self/status; sleep 1000']"
 expect_exit 0 "control: inheritable inside the bounding set is applied" create_start "$CB" cap-ok
 sleep 0.5
 check "... CapInh is CAP_KILL alone" grep -q "CapInh:.0000000000000020" "$CB/out"
@@ -201,13 +179,13 @@ oci delete --force cap-ok >/dev/null 2>&1
 # every front end). A caller resolving an image's /etc/passwd user to that
 # number handed the image root.
 UB=$TEST_TMP/user-bundle
-mk "$UB" "c['process']['user'] = {'uid': 65534, 'gid': 65534}; c['process']['args'] = ['sh', '-c', 'id -u; sleep 1000']"
+sleeper_bundle "$UB" "c['process']['user'] = {'uid': 65534, 'gid': 65534}; c['process']['args'] = ['sh', '-c', 'id -u; sleep 1000']"
 expect_exit 0 "control: uid 65534 in config.json" create_start "$UB" us-ok
 sleep 0.5
 check "... runs as 65534 (the probe sees the uid)" grep -qx 65534 "$UB/out"
 for ids in "4294967295 65534" "65534 4294967295"; do
   set -- $ids
-  mk "$UB.bad" "c['process']['user'] = {'uid': $1, 'gid': $2}; c['process']['args'] = ['sh', '-c', 'id; sleep 1000']"
+  sleeper_bundle "$UB.bad" "c['process']['user'] = {'uid': $1, 'gid': $2}; c['process']['args'] = ['sh', '-c', 'id; sleep 1000']"
   expect_exit 1 "config.json process.user $1:$2 is refused" oci create --unsafe-no-cgroup --bundle "$UB.bad" us1
   check "... naming the field" grep -q "process.user.[ug]id: 4294967295 is not" "$TEST_TMP/err"
 done
@@ -229,19 +207,19 @@ NSP=$!
 sleep 0.3
 ns() { echo "c['linux']['namespaces'] = [n for n in c['linux']['namespaces'] if n['type'] != '$1'] + [{'type': '$1', 'path': '$2'}]"; }
 NB=$TEST_TMP/ns-bundle
-mk "$NB" "$(ns network /proc/$NSP/ns/net)"
+sleeper_bundle "$NB" "$(ns network /proc/$NSP/ns/net)"
 expect_exit 0 "control: a network namespace joined by its nsfs path" oci create --unsafe-no-cgroup --bundle "$NB" ns-ok
 check "... is the container's" test "$(readlink /proc/$(pid_of ns-ok)/ns/net)" = "$(readlink /proc/$NSP/ns/net)"
 oci delete --force ns-ok >/dev/null 2>&1
-mk "$NB" "$(ns network /etc/passwd)"
+sleeper_bundle "$NB" "$(ns network /etc/passwd)"
 expect_exit 1 "a namespace path that is a plain file is refused" oci create --unsafe-no-cgroup --bundle "$NB" ns1
 check "... saying it is not a namespace file" grep -q "not a namespace file" "$TEST_TMP/err"
-mk "$NB" "$(ns network /proc/$NSP/ns/ipc)"
+sleeper_bundle "$NB" "$(ns network /proc/$NSP/ns/ipc)"
 expect_exit 1 "a network entry naming an IPC namespace is refused" oci create --unsafe-no-cgroup --bundle "$NB" ns2
-mk "$NB" "$(ns mount /proc/$NSP/ns/mnt)"
+sleeper_bundle "$NB" "$(ns mount /proc/$NSP/ns/mnt)"
 expect_exit 1 "a mount namespace joined by path is refused (ocirun's mounts would land there)" \
   oci create --unsafe-no-cgroup --bundle "$NB" ns3
-mk "$NB" "$(ns user /proc/self/ns/user)"
+sleeper_bundle "$NB" "$(ns user /proc/self/ns/user)"
 expect_exit 1 "the host's own user namespace joined by path is refused" oci create --unsafe-no-cgroup --bundle "$NB" ns4
 check "none of them left a container" sh -c "! ls '$ROOT/containers' | grep -q '^ns[0-9]'"
 
@@ -249,21 +227,21 @@ check "none of them left a container" sh -c "! ls '$ROOT/containers' | grep -q '
 CORE=$(cat /proc/sys/kernel/core_pattern)
 FWD=$(cat /proc/sys/net/ipv4/ip_forward)
 SB=$TEST_TMP/sysctl-bundle
-mk "$SB" "$(ns network /proc/$NSP/ns/net); c['linux']['sysctl'] = {'net.ipv4.ip_forward': '$((1 - FWD))'}"
+sleeper_bundle "$SB" "$(ns network /proc/$NSP/ns/net); c['linux']['sysctl'] = {'net.ipv4.ip_forward': '$((1 - FWD))'}"
 expect_exit 0 "control: net.ipv4.ip_forward in a joined network namespace" oci create --unsafe-no-cgroup --bundle "$SB" sy-ok
 check "... is set there" test "$(nsenter --net=/proc/$NSP/ns/net cat /proc/sys/net/ipv4/ip_forward)" = "$((1 - FWD))"
 oci delete --force sy-ok >/dev/null 2>&1
 for key in kernel.core_pattern kernel/core_pattern vm.overcommit_memory fs.file-max net/../kernel/core_pattern \
   net.ipv4/../../kernel/core_pattern "kernel.shmmax/../core_pattern"; do
-  mk "$SB" "c['linux']['sysctl'] = {'$key': '|/tmp/x'}"
+  sleeper_bundle "$SB" "c['linux']['sysctl'] = {'$key': '|/tmp/x'}"
   expect_exit 1 "sysctl '$key' is refused" oci create --unsafe-no-cgroup --bundle "$SB" sy1
 done
 for path in /proc/self/ns/net /proc/$$/ns/net; do
-  mk "$SB" "$(ns network "$path"); c['linux']['sysctl'] = {'net.ipv4.ip_forward': '$((1 - FWD))'}"
+  sleeper_bundle "$SB" "$(ns network "$path"); c['linux']['sysctl'] = {'net.ipv4.ip_forward': '$((1 - FWD))'}"
   expect_exit 1 "net.* in the host's network namespace joined as $path is refused" \
     oci create --unsafe-no-cgroup --bundle "$SB" sy2
 done
-mk "$SB" "c['linux']['namespaces'] = [n for n in c['linux']['namespaces'] if n['type'] != 'network']; c['linux']['sysctl'] = {'net.ipv4.ip_forward': '$((1 - FWD))'}"
+sleeper_bundle "$SB" "c['linux']['namespaces'] = [n for n in c['linux']['namespaces'] if n['type'] != 'network']; c['linux']['sysctl'] = {'net.ipv4.ip_forward': '$((1 - FWD))'}"
 expect_exit 1 "net.* without a network namespace is refused" oci create --unsafe-no-cgroup --bundle "$SB" sy3
 check "the host's core_pattern and ip_forward are unchanged" \
   test "$(cat /proc/sys/kernel/core_pattern)/$(cat /proc/sys/net/ipv4/ip_forward)" = "$CORE/$FWD"
@@ -273,21 +251,21 @@ kill "$NSP" 2>/dev/null
 MB=$TEST_TMP/mount-bundle
 mkdir -p "$TEST_TMP/hostdir"
 echo host >"$TEST_TMP/hostdir/f"
-mk "$MB" "c['mounts'].append({'destination': '/evil/x', 'type': 'tmpfs', 'source': 'tmpfs'})"
+sleeper_bundle "$MB" "c['mounts'].append({'destination': '/evil/x', 'type': 'tmpfs', 'source': 'tmpfs'})"
 ln -s "$TEST_TMP/hostdir" "$MB/rootfs/evil"
 oci create --unsafe-no-cgroup --bundle "$MB" mo1 </dev/null >/dev/null 2>&1
 check "a destination through an absolute symlink stays in the root (the host's directory is untouched)" \
   sh -c "[ \"\$(ls '$TEST_TMP/hostdir')\" = f ] && ! grep -q ' $TEST_TMP/hostdir' /proc/self/mountinfo"
 oci delete --force mo1 >/dev/null 2>&1
 for dest in /proc/sys/kernel/core_pattern /lnk/core_pattern /proc/sysrq-trigger; do
-  mk "$MB" "c['mounts'].append({'destination': '$dest', 'type': 'bind', 'source': '$TEST_TMP/hostdir/f', 'options': ['bind']})"
+  sleeper_bundle "$MB" "c['mounts'].append({'destination': '$dest', 'type': 'bind', 'source': '$TEST_TMP/hostdir/f', 'options': ['bind']})"
   ln -s /proc/sys/kernel "$MB/rootfs/lnk"
   expect_exit 1 "a bind onto $dest (procfs, through a symlink or not) is refused" \
     oci create --unsafe-no-cgroup --bundle "$MB" mo2
 done
 # maskedPaths and readonlyPaths whose path in the image is a symlink to a
 # procfs file or a magic link: the mask goes on the symlink itself.
-mk "$MB" "c['linux']['maskedPaths'] = ['/m']; c['linux']['readonlyPaths'] = ['/r']; c['process']['args'] = ['sh', '-c', 'grep -E \" /(m|r) \" /proc/self/mountinfo; cat /proc/sys/kernel/core_pattern; sleep 1000']"
+sleeper_bundle "$MB" "c['linux']['maskedPaths'] = ['/m']; c['linux']['readonlyPaths'] = ['/r']; c['process']['args'] = ['sh', '-c', 'grep -E \" /(m|r) \" /proc/self/mountinfo; cat /proc/sys/kernel/core_pattern; sleep 1000']"
 ln -s /proc/sys/kernel/core_pattern "$MB/rootfs/m"
 ln -s /proc/1/root "$MB/rootfs/r"
 expect_exit 0 "masked and read-only paths that are symlinks in the image" create_start "$MB" mo3
@@ -356,7 +334,7 @@ kill "$VICTIM"
 # ==== 7. --pid-file and --log through symlinks ====
 echo victim >"$TEST_TMP/victim"
 EB2=$TEST_TMP/pid-bundle
-mk "$EB2" ""
+sleeper_bundle "$EB2" ""
 ln -s "$TEST_TMP/victim" "$TEST_TMP/pid.link"
 expect_exit 0 "create --pid-file naming a symlink" \
   oci create --unsafe-no-cgroup --bundle "$EB2" --pid-file "$TEST_TMP/pid.link" pf </dev/null
@@ -396,7 +374,7 @@ done
 # process.terminal the container's shell must hold its own pty only
 # (st_dev:major:minor of each of its descriptors, printed from inside).
 TB=$TEST_TMP/tty-bundle
-mk "$TB" "c['process']['terminal'] = True; c['process']['args'] = ['sh']"
+sleeper_bundle "$TB" "c['process']['terminal'] = True; c['process']['args'] = ['sh']"
 python3 - "$TEST_TMP/tty.out" python3 "$top_srcdir/tests/helpers/console-socket.py" "$TEST_TMP/console.sock" \
   "$OCIRUN" "$ROOT" tty1 'for f in /proc/$$/fd/*; do stat -L -c "fd=%d:%t:%T" $f; done; exit 0' \
   --unsafe-no-cgroup --bundle "$TB" <<'PY'
@@ -424,7 +402,7 @@ oci delete --force tty1 >/dev/null 2>&1
 # (src/container/create.c, beside its linux.resources refusal).
 daemon_of() { pgrep -f "^sleep $1\$"; }
 DB=$TEST_TMP/daemon-bundle
-mk "$DB" "c['process']['args'] = ['sh', '-c', '(setsid sleep 996 &); exec sleep 1000']"
+sleeper_bundle "$DB" "c['process']['args'] = ['sh', '-c', '(setsid sleep 996 &); exec sleep 1000']"
 expect_exit 0 "control: a container whose pid 1 starts a daemon (own pid namespace)" create_start "$DB" d1
 sleep 0.5
 D1=$(daemon_of 996)
@@ -432,7 +410,7 @@ check "... the daemon runs" test -n "$D1"
 expect_exit 0 "delete --force" oci delete --force d1
 sleep 0.5
 check "... and the daemon died with pid 1's namespace" sh -c "! kill -0 ${D1:-0} 2>/dev/null"
-mk "$DB" "c['linux']['namespaces'] = [n for n in c['linux']['namespaces'] if n['type'] != 'pid']; c['process']['args'] = ['sh', '-c', '(setsid sleep 995 &); exec sleep 1000']"
+sleeper_bundle "$DB" "c['linux']['namespaces'] = [n for n in c['linux']['namespaces'] if n['type'] != 'pid']; c['process']['args'] = ['sh', '-c', '(setsid sleep 995 &); exec sleep 1000']"
 expect_exit 1 "without a pid namespace or a cgroup, create refuses" oci create --unsafe-no-cgroup --bundle "$DB" d2
 check "... saying why" grep -q "needs a new pid namespace" "$TEST_TMP/err"
 check "... and leaves no container d2" sh -c "! '$OCIRUN' --root '$ROOT' state d2 >/dev/null 2>&1"

@@ -17,7 +17,6 @@
 . "$top_srcdir/tests/lib.sh"
 
 ROOT=$OCIRUN_ROOT/oci
-oci() { oci_root "$ROOT" "$@"; }
 root_with_busybox "escape-ptrace"
 SYSPROBE=$top_builddir/tests/helpers/sysprobe
 
@@ -64,21 +63,9 @@ exec_race() {
 # watcher ID CAPS ACTION: a container (root, Docker's capabilities and CAPS)
 # whose pid 1 is sysprobe ACTION, its output in $TEST_TMP/ID.out
 watcher() {
-  rm -rf "${TEST_TMP:?}/$1" && mkdir -p "$TEST_TMP/$1/rootfs" && busybox_rootfs "$TEST_TMP/$1/rootfs" &&
-    cp "$SYSPROBE" "$TEST_TMP/$1/rootfs/sysprobe" && oci spec --bundle "$TEST_TMP/$1" >/dev/null &&
-    python3 - "$TEST_TMP/$1/config.json" "$2" "$3" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["root"]["readonly"] = False
-c["process"]["terminal"] = False
-c["process"]["args"] = ["/sysprobe", sys.argv[3]]
-docker = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_MKNOD", "CAP_NET_RAW",
-          "CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE",
-          "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE"] + sys.argv[2].split()
-c["process"]["capabilities"] = {k: docker for k in ("bounding", "effective", "permitted")}
-c["linux"].pop("resources", None)
-json.dump(c, open(sys.argv[1], "w"))
-PY
+  sleeper_bundle "$TEST_TMP/$1" 'c["process"]["args"] = ["/sysprobe", args[1]]
+c["process"]["capabilities"] = {k: DOCKER_CAPS + args[0].split() for k in ("bounding", "effective", "permitted")}' \
+    "$2" "$3" && cp "$SYSPROBE" "$TEST_TMP/$1/rootfs/sysprobe"
   oci create --unsafe-no-cgroup --bundle "$TEST_TMP/$1" "$1" >"$TEST_TMP/$1.out" 2>&1 &&
     oci start "$1" || not_ok "start the watching container $1"
 }

@@ -68,7 +68,6 @@ json.dump({"name": name, "owner_pid": dead.pid, "owner_start_time": owner_start,
 os.chmod(path, 0o600)
 PY
 }
-start_time() { awk '{print $22}' "/proc/$1/stat"; }
 setsid sleep "$m_fake" &
 fake=$!
 record fake "$fake" "$(start_time $fake)"

@@ -14,7 +14,6 @@
 . "$top_srcdir/tests/lib.sh"
 
 ROOT=$OCIRUN_ROOT/oci
-oci() { oci_root "$ROOT" "$@"; }
 root_with_busybox "escape-stdio-handover"
 SYSPROBE=$top_builddir/tests/helpers/sysprobe
 PRIVATE=$TEST_TMP/private
@@ -23,26 +22,12 @@ mkdir -m 0700 "$PRIVATE"
 # bundle DIR PYTHON: a busybox bundle of its own (rootfs DIR/rootfs, with
 # sysprobe), root with Docker's capabilities, PYTHON applied to its config c
 bundle() {
-  mkdir -p "$1/rootfs" && busybox_rootfs "$1/rootfs" && cp "$SYSPROBE" "$1/rootfs/sysprobe" &&
-    oci spec --bundle "$1" >/dev/null && python3 - "$1/config.json" "$2" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["root"] = {"path": "rootfs", "readonly": False}
-c["process"]["terminal"] = False
-c["process"]["args"] = ["sleep", "1000"]
-docker = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_MKNOD", "CAP_NET_RAW",
-          "CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE",
-          "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE"]
-c["process"]["capabilities"] = {k: docker for k in ("bounding", "effective", "permitted")}
-c["linux"].pop("resources", None)
-exec(sys.argv[2])
-json.dump(c, open(sys.argv[1], "w"))
-PY
+  sleeper_bundle "$1" 'c["process"]["capabilities"] = {k: DOCKER_CAPS for k in ("bounding", "effective", "permitted")}
+'"$2" && cp "$SYSPROBE" "$1/rootfs/sysprobe"
 }
 bundle "$TEST_TMP/b" "" && oci create --unsafe-no-cgroup --bundle "$TEST_TMP/b" att >/dev/null 2>&1 &&
   oci start att || { not_ok "start the target container"; tap_done; exit 1; }
 ok "a running container (root, Docker's capabilities) to exec into"
-gone() { ! "$OCIRUN" --root "$ROOT" state "$1" >/dev/null 2>&1; }
 # refused WHAT STREAM KIND STATUS: exit 1, the message naming the stream and its kind
 refused() {
   if [ "$4" -eq 1 ] && grep -q "$2 is $3" "$TEST_TMP/refused.err"; then ok "$1"; else
@@ -84,7 +69,7 @@ check "... and the host's FIFO is unchanged ($(fifo_is))" test "$(fifo_is)" = 60
 { "$OCIRUN" --root "$ROOT" create --unsafe-no-cgroup --bundle "$TEST_TMP/b" f1 </dev/null >"$FIFO"; } \
   2>&1 | timeout 20 cat >"$TEST_TMP/refused.err"
 refused "create with a named FIFO as stdout is refused, naming it" stdout "a named FIFO" "${PIPESTATUS[0]}"
-check "... and leaves no container" gone f1
+check "... and leaves no container" container_gone f1
 exec {hold}>&-
 
 # What OCI callers hand over still is: an anonymous pipe, and a FIFO
@@ -145,7 +130,7 @@ check "exec with it as stdin: the process cannot connect to the host's socket" \
 as_opath "$OCIRUN" --root "$ROOT" create --unsafe-no-cgroup --bundle "$TEST_TMP/b" s1 2>&1 |
   timeout 20 cat >"$TEST_TMP/refused.err"
 refused "create with it as stdin is refused, naming it" stdin "a socket file" "${PIPESTATUS[0]}"
-check "... and leaves no container" gone s1
+check "... and leaves no container" container_gone s1
 kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null
 

@@ -12,7 +12,6 @@
 . "$top_srcdir/tests/lib.sh"
 
 ROOT=$OCIRUN_ROOT/oci
-oci() { oci_root "$ROOT" "$@"; }
 root_with_busybox "escape-stdio"
 m_victim=4${$}1
 value() { sed -n "s/^$2=//p" "$1" | head -1; }
@@ -46,22 +45,17 @@ while :; do
 done
 SH
 chmod 755 "$ROOTFS/attack"
-mkdir -p "$TEST_TMP/b" "$TEST_TMP/n" && oci spec --bundle "$TEST_TMP/b" >/dev/null &&
-  oci spec --bundle "$TEST_TMP/n" >/dev/null
-python3 - "$TEST_TMP/b/config.json" "$ROOTFS" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["root"] = {"path": sys.argv[2], "readonly": False}
+# bundle DIR PYTHON: a config.json on the shared rootfs (writable), no
+# terminal, no linux.resources, PYTHON applied
+bundle() {
+  oci_bundle "$1" "$ROOTFS" 'c["root"]["readonly"] = False
 c["process"]["terminal"] = False
-c["process"]["args"] = ["/attack"]
-# Docker's capability set: root with CAP_DAC_OVERRIDE writes a 0444 file
-docker = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_MKNOD", "CAP_NET_RAW",
-          "CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE",
-          "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE"]
-c["process"]["capabilities"] = {k: docker for k in ("bounding", "effective", "permitted")}
 c["linux"].pop("resources", None)
-json.dump(c, open(sys.argv[1], "w"))
-PY
+'"$2"
+}
+# Docker's capability set: root with CAP_DAC_OVERRIDE writes a 0444 file
+bundle "$TEST_TMP/b" 'c["process"]["args"] = ["/attack"]
+c["process"]["capabilities"] = {k: DOCKER_CAPS for k in ("bounding", "effective", "permitted")}'
 oci create --unsafe-no-cgroup --bundle "$TEST_TMP/b" att >/dev/null 2>&1 && oci start att ||
   { not_ok "start the attacking container"; tap_done; exit 1; }
 ok "a container whose pid 1 attacks every other process's stdio"
@@ -113,22 +107,21 @@ refused() {
     sed 's/^/# /' "$TEST_TMP/refused.err" | head -5
   fi
 }
-gone() { ! "$OCIRUN" --root "$ROOT" state "$1" >/dev/null 2>&1; }
 victims
 "$OCIRUN" --root "$ROOT" create --unsafe-no-cgroup --bundle "$TEST_TMP/b" f1 <"$TEST_TMP/readonly" 2>&1 |
   timeout 20 cat >"$TEST_TMP/refused.err"
 refused "create with a file as stdin is refused, naming stdin" stdin "${PIPESTATUS[0]}"
-check "... and leaves no container" gone f1
+check "... and leaves no container" container_gone f1
 { "$OCIRUN" --root "$ROOT" create --unsafe-no-cgroup --bundle "$TEST_TMP/b" f2 </dev/null >>"$TEST_TMP/log"; } 2>&1 |
   timeout 20 cat >"$TEST_TMP/refused.err"
 got=${PIPESTATUS[0]}
 refused "create with an append-only log as stdout is refused, naming stdout" stdout "$got"
-check "... and leaves no container" gone f2
+check "... and leaves no container" container_gone f2
 script -qfec "'$OCIRUN' --root '$ROOT' create --unsafe-no-cgroup --bundle '$TEST_TMP/b' f3; echo exit=\$?" \
   "$TEST_TMP/typescript.create" </dev/null >/dev/null 2>&1
 check "create from a terminal is refused, naming stdin" \
   sh -c "grep -q 'stdin is a terminal' '$TEST_TMP/typescript.create' && grep -q 'exit=1' '$TEST_TMP/typescript.create'"
-check "... and leaves no container" gone f3
+check "... and leaves no container" container_gone f3
 { "$OCIRUN" --root "$ROOT" exec -d att sleep 1 </dev/null >>"$TEST_TMP/log"; } 2>&1 |
   timeout 20 cat >"$TEST_TMP/refused.err"
 got=${PIPESTATUS[0]}
@@ -151,16 +144,8 @@ sh -c 'chmod 0600 /proc/self/fd/0' <"$TEST_TMP/full-copy"
 check "control: chmod through /proc/self/fd/0 changes the device node the caller handed over" \
   test "$(stat -c %a "$TEST_TMP/full-copy")" = 600
 before=$(stat -c %a:%u:%g /dev/full)
-python3 - "$TEST_TMP/n/config.json" "$ROOTFS" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["root"] = {"path": sys.argv[2], "readonly": False}
-c["process"]["terminal"] = False
-c["process"]["capabilities"] = {k: ["CAP_CHOWN", "CAP_FOWNER", "CAP_DAC_OVERRIDE"] for k in ("bounding", "effective", "permitted")}
-c["process"]["args"] = ["sh", "-c", "for f in /proc/self/fd/0 /dev/full /dev/null; do chmod 0600 $f; chown 1234 $f; done 2>&1; echo done"]
-c["linux"].pop("resources", None)
-json.dump(c, open(sys.argv[1], "w"))
-PY
+bundle "$TEST_TMP/n" 'c["process"]["capabilities"] = {k: ["CAP_CHOWN", "CAP_FOWNER", "CAP_DAC_OVERRIDE"] for k in ("bounding", "effective", "permitted")}
+c["process"]["args"] = ["sh", "-c", "for f in /proc/self/fd/0 /dev/full /dev/null; do chmod 0600 $f; chown 1234 $f; done 2>&1; echo done"]'
 oci create --unsafe-no-cgroup --bundle "$TEST_TMP/n" n1 </dev/full >"$TEST_TMP/null.out" 2>&1 && oci start n1
 for _ in $(seq 50); do grep -q done "$TEST_TMP/null.out" && break; sleep 0.1; done
 sed 's/^/# container: /' "$TEST_TMP/null.out"

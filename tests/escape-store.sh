@@ -15,19 +15,13 @@
 #   - a relative --root writes records that sweep cleans up.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "escape-store needs root"
-  tap_done
-  exit 0
-fi
+needs_root "escape-store needs root"
 "$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1 ||
   { not_ok "build the busybox test image"; tap_done; exit 1; }
 import() { "$OCIRUN" --root "$1" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1; }
 import "$OCIRUN_ROOT" || { not_ok "import the busybox test image"; tap_done; exit 1; }
 state=$OCIRUN_ROOT/run
 mkdir -p "$state"
-err_has() { grep -qF -- "$1" "$TEST_TMP/err"; }
-start_time() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20; }
 sleep 0 &
 dead_pid=$!
 wait $dead_pid
@@ -42,14 +36,14 @@ expect_exit 0 "control: a fresh store (0700, root's) is used" "$OCIRUN" --root "
 check "control: it was created 0700" test "$(stat -c %a "$loose")" = 700
 chmod 0777 "$loose"
 expect_exit 1 "a world-writable store is refused" "$OCIRUN" --root "$loose" image ls
-verdict "the refusal names the path, the mode and the chmod" err_has "'$loose' has mode 0777: group or others may write to it. Fix: chmod go-w '$loose'"
+verdict "the refusal names the path, the mode and the chmod" err_has_literal "'$loose' has mode 0777: group or others may write to it. Fix: chmod go-w '$loose'"
 expect_exit 125 "run refuses it too" "$OCIRUN" --root "$loose" run --unsafe-no-cgroup busybox:latest true
 expect_exit 1 "sweep refuses it too" "$OCIRUN" --root "$loose" sweep
 chmod 0770 "$loose"
 expect_exit 1 "a group-writable store is refused" "$OCIRUN" --root "$loose" image ls
 chmod 0700 "$loose" && chown 65534:65534 "$loose"
 expect_exit 1 "a store owned by another uid is refused" "$OCIRUN" --root "$loose" image ls
-verdict "the refusal names the owner and the chown" err_has "'$loose' is owned by uid 65534, not by you (uid 0): that user could change what ocirun runs. Fix: chown 0 '$loose'"
+verdict "the refusal names the owner and the chown" err_has_literal "'$loose' is owned by uid 65534, not by you (uid 0): that user could change what ocirun runs. Fix: chown 0 '$loose'"
 chown 0:0 "$loose"
 expect_exit 0 "control: the same store, 0700 and root's again, works" "$OCIRUN" --root "$loose" image ls
 for folder in run cache tmp store seccomp-cache; do
@@ -65,24 +59,24 @@ for folder in run cache tmp store seccomp-cache; do
     check "and nothing was written into it" test -z "$(ls -A "$loose/$folder")" ;;
   *) expect_exit 1 "a world-writable $folder/ is refused" "$OCIRUN" --root "$loose" image ls ;;
   esac
-  [ "$folder" = seccomp-cache ] || verdict "the refusal names $folder/" err_has "'$loose/$folder' has mode 0777"
+  [ "$folder" = seccomp-cache ] || verdict "the refusal names $folder/" err_has_literal "'$loose/$folder' has mode 0777"
   chmod 0700 "$loose/$folder"
 done
 mv "$loose/run" "$TEST_TMP/real-run" && ln -s "$TEST_TMP/real-run" "$loose/run"
 expect_exit 1 "a run/ that is a symlink is refused" "$OCIRUN" --root "$loose" sweep
-verdict "the refusal says it is a symlink" err_has "'$loose/run' is a symlink"
+verdict "the refusal says it is a symlink" err_has_literal "'$loose/run' is a symlink"
 rm "$loose/run"
 
 # Above the store: a directory others may write without the sticky bit.
 open_parent=$TEST_TMP/open-parent
 mkdir -p "$open_parent/store" && chmod 0700 "$open_parent/store" && chmod 0777 "$open_parent"
 expect_exit 1 "a store under a world-writable directory is refused" "$OCIRUN" --root "$open_parent/store" image ls
-verdict "the refusal names the directory above and the fix" err_has "'$open_parent', above the store '$open_parent/store', has mode 0777"
+verdict "the refusal names the directory above and the fix" err_has_literal "'$open_parent', above the store '$open_parent/store', has mode 0777"
 chmod 1777 "$open_parent"
 expect_exit 0 "control: the same directory with the sticky bit (like /tmp) is fine" "$OCIRUN" --root "$open_parent/store" image ls
 chmod 0755 "$open_parent" && chown 65534 "$open_parent"
 expect_exit 1 "a store under a directory another uid owns is refused" "$OCIRUN" --root "$open_parent/store" image ls
-verdict "the refusal names that owner" err_has "'$open_parent', above the store '$open_parent/store', is owned by uid 65534"
+verdict "the refusal names that owner" err_has_literal "'$open_parent', above the store '$open_parent/store', is owned by uid 65534"
 chown 0 "$open_parent"
 
 # --- 2. a planted record cannot make sweep act outside the store ---
@@ -100,7 +94,7 @@ check "the directory the record named is intact" test "$(cat "$victim/sub/precio
 record "$state" alias "$dead_pid" 1
 sed -i 's/"name":"alias"/"name":"..\/..\/victim"/' "$state/alias.json"
 expect_exit 0 "sweep with a record naming another run" "$OCIRUN" sweep
-verdict "it is skipped and reported" err_has "it names run '../../victim'"
+verdict "it is skipped and reported" err_has_literal "it names run '../../victim'"
 check "and the victim is intact" test -e "$victim/sub/precious"
 rm -f "$state/alias.json"
 
@@ -125,7 +119,7 @@ if [ -n "$unified" ] && [ -e "$unified/cgroup.procs" ]; then
     sh -c "! kill -0 $control_pid 2>/dev/null && [ ! -e '$group/forged-control' ]"
   record "$state" forged "$dead_pid" 1 "\"cgroup_path\":\"$group/victim\""
   expect_exit 1 "sweep refuses a record whose cgroup is not its run's" "$OCIRUN" sweep
-  verdict "the refusal names the cgroup" err_has "recorded cgroup '$group/victim' is not cgroup2 slice"
+  verdict "the refusal names the cgroup" err_has_literal "recorded cgroup '$group/victim' is not cgroup2 slice"
   check "the other cgroup and its process are untouched" \
     sh -c "kill -0 $victim_pid && grep -qx $victim_pid '$group/victim/cgroup.procs'"
   check "the record is kept" test -e "$state/forged.json"
@@ -146,7 +140,7 @@ check "control: the host marker exists and the image has no such path" \
 mv "$rootfs" "$rootfs.real" && ln -s / "$rootfs"
 check "control: the entry's rootfs now really leads to /" test "$(readlink "$rootfs")" = / -a -e "$rootfs$marker"
 expect_exit 125 "a run on that entry is refused" "$OCIRUN" run --unsafe-no-cgroup busybox:latest cat "$marker"
-verdict "the refusal names the rootfs" err_has "/rootfs' (never through a symlink)"
+verdict "the refusal names the rootfs" err_has_literal "/rootfs' (never through a symlink)"
 check "the host marker was never read by the container" test -z "$(last_out)"
 rm "$rootfs" && mv "$rootfs.real" "$rootfs"
 expect_exit 0 "control: the same entry restored runs" "$OCIRUN" run --unsafe-no-cgroup busybox:latest true

@@ -11,13 +11,6 @@ root_with_busybox "exec-live"
 
 RUN=$OCIRUN_ROOT/run
 m_web=2${$}1 m_exec=2${$}2 m_dead=2${$}3 m_end=2${$}4
-has() { grep -qF -- "$1" "$TEST_TMP/out"; }
-err_has() { grep -qF -- "$1" "$TEST_TMP/err"; }
-status_field() { sed -n "s/^$1:[[:space:]]*//p" "$2"; }
-nothing_left() {
-  [ -z "$(ls -A "$RUN" 2>/dev/null)" ] && ! grep -qF "$RUN" /proc/self/mountinfo
-}
-process_with() { pgrep -x -f "sleep $1" >/dev/null; }
 
 # The run's own filter denies mkdir: what exec gets must be that filter.
 cat >"$TEST_TMP/no-mkdir.json" <<'J'
@@ -74,7 +67,7 @@ done
 check "the run's own mkdir was denied by its filter" \
   "$OCIRUN" exec web grep -q "Operation not permitted" /run-mkdir.err
 expect_exit 1 "exec: mkdir is denied by the run's filter" "$OCIRUN" exec web mkdir /exec-dir
-err_has "Operation not permitted" && ok "... with the filter's errno (EPERM)" ||
+err_has_literal "Operation not permitted" && ok "... with the filter's errno (EPERM)" ||
   not_ok "... with the filter's errno (EPERM)"
 
 # --- env, user, cwd: the run's unless overridden ---
@@ -96,16 +89,16 @@ check "--pid-file names the detached process" \
 
 # --- names that are not a live run ---
 expect_exit 1 "an unknown name exits 1" "$OCIRUN" exec nosuch true
-err_has "'nosuch' is not running" && ok "... saying it is not running" || not_ok "... saying it is not running"
+err_has_literal "'nosuch' is not running" && ok "... saying it is not running" || not_ok "... saying it is not running"
 expect_exit 1 "a hostile name is refused" "$OCIRUN" exec ../web true
 expect_exit 1 "a name starting with '.' is refused" "$OCIRUN" exec .lock-web true
-err_has "invalid run name" && ok "... as an invalid run name" || not_ok "... as an invalid run name"
+err_has_literal "invalid run name" && ok "... as an invalid run name" || not_ok "... as an invalid run name"
 
 # --- records that are not ocirun's own files ---
 refused() { # DESC: exec web must exit 1 and say "refused"
   "$OCIRUN" exec web true >"$TEST_TMP/out" 2>"$TEST_TMP/err"
   local got=$?
-  if [ $got -eq 1 ] && err_has refused; then ok "$1"; else
+  if [ $got -eq 1 ] && err_has_literal refused; then ok "$1"; else
     not_ok "$1 (exit $got)"
     sed 's/^/# /' "$TEST_TMP/err"
   fi
@@ -146,7 +139,7 @@ cat >"$OCIRUN_ROOT/containers/web/state.json" <<EOF
 EOF
 chmod -R go-rwx "$OCIRUN_ROOT/containers"
 expect_exit 1 "a name that is both a container and a live run is refused" "$OCIRUN" exec web true
-err_has "containers/web" && err_has "run/web.json" && ok "... naming both" || not_ok "... naming both"
+err_has_literal "containers/web" && err_has_literal "run/web.json" && ok "... naming both" || not_ok "... naming both"
 rm -rf "$OCIRUN_ROOT/containers/web"
 
 # --- the run ends: what exec started ends with it, nothing is left ---
@@ -165,7 +158,7 @@ for _ in $(seq 30); do process_with "$m_exec" || break; sleep 0.1; done
   not_ok "no exec'd process outlives the run"
 check "nothing left: no record, no run dir, no mount" nothing_left
 expect_exit 1 "exec into the ended run exits 1" "$OCIRUN" exec web true
-err_has "'web' is not running" && ok "... saying it is not running" || not_ok "... saying it is not running"
+err_has_literal "'web' is not running" && ok "... saying it is not running" || not_ok "... saying it is not running"
 
 # --- a run whose runner died: not running, and sweepable ---
 "$OCIRUN" run --unsafe-no-cgroup --timeout 1800 --name dead busybox:latest sleep "$m_dead" >/dev/null 2>&1 &
@@ -173,7 +166,7 @@ runner=$!
 recorded_pid dead >/dev/null
 { kill -9 $runner && wait $runner; } 2>/dev/null
 expect_exit 1 "exec into a run whose runner died exits 1" "$OCIRUN" exec dead true
-err_has "is not running" && ok "... saying it is not running" || not_ok "... saying it is not running: $(last_err)"
+err_has_literal "is not running" && ok "... saying it is not running" || not_ok "... saying it is not running: $(last_err)"
 "$OCIRUN" sweep >/dev/null 2>&1
 check "sweep cleans it up" nothing_left
 

@@ -5,11 +5,7 @@
 # into this TAP stream. A guest that cannot boot is a failure, not a skip.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "the guest tests need root (qemu's 9p share of / must read everything)"
-  tap_done
-  exit 0
-fi
+needs_root "the guest tests need root (qemu's 9p share of / must read everything)"
 
 # Images are built on the host (ten times faster than in the guest) into the
 # build tree, which the guest sees writable at the same path.

@@ -19,7 +19,6 @@ index_sha() { sha256sum "$STORE/index.json" | cut -d' ' -f1; }
 blob_count() { ls "$STORE/blobs/sha256" | wc -l; }
 # Lock files (the unpack engine keeps one in tmp) are not leftovers.
 tmp_empty() { [ -z "$(ls -A "$OCIRUN_ROOT/tmp" | grep -v "\.lock$")" ]; }
-err_has() { grep -Eq -- "$1" "$TEST_TMP/err"; }
 
 # The truth about the source image, read with Python, not ocirun.
 MANIFEST=$(json "$BUSYBOX/index.json" 'j["manifests"][0]["digest"]')
@@ -85,11 +84,11 @@ check "resolve by NAME@manifest digest" test "$(inspect_id "busybox@$MANIFEST")"
 check "resolve oci:PATH without importing" test "$(inspect_id "oci:$BUSYBOX")" = "$CONFIG"
 check "resolve oci:PATH:REF" test "$(inspect_id "oci:$BUSYBOX:busybox:latest")" = "$CONFIG"
 expect_exit 1 "an 11-digit ID prefix is refused" "$OCIRUN" image inspect "${CONFIG:7:11}"
-err_has "at least 12 hex digits" && ok "short prefix: the message says why" || not_ok "short prefix: the message says why"
+err_matches "at least 12 hex digits" && ok "short prefix: the message says why" || not_ok "short prefix: the message says why"
 expect_exit 1 "NAME@digest with a wrong digest is refused" "$OCIRUN" image inspect "busybox@sha256:$(printf '0%.0s' $(seq 64))"
 expect_exit 1 "NAME@digest with another name is refused" "$OCIRUN" image inspect "other@$MANIFEST"
 expect_exit 1 "an unknown name is refused" "$OCIRUN" image inspect nosuch:tag
-err_has "nosuch:tag" && ok "unknown name: the message names it" || not_ok "unknown name: the message names it"
+err_matches "nosuch:tag" && ok "unknown name: the message names it" || not_ok "unknown name: the message names it"
 expect_exit 1 "oci:PATH:REF with an unknown REF is refused" "$OCIRUN" image inspect "oci:$BUSYBOX:nope"
 # Docker's normalisation: each of these is busybox:latest.
 for ref in docker.io/library/busybox:latest docker.io/library/busybox docker.io/busybox library/busybox \
@@ -136,7 +135,7 @@ check "... no blob was new" grep -qx "blobs: 0 new (0 B), 3 already in the store
 check "one entry of that name is left" test "$(names | tr ' ' '\n' | grep -c "box:v1$")" = 1
 expect_exit 1 "a name that would shadow image IDs is refused" "$OCIRUN" image import "$TEST_TMP/docker.tar" --name "sha256:${CONFIG:7:12}"
 expect_exit 1 "a name with a space is refused" "$OCIRUN" image import "$TEST_TMP/docker.tar" --name "a b"
-err_has "'a b' is not a valid image name" && ok "the bad name is quoted" || not_ok "the bad name is quoted"
+err_matches "'a b' is not a valid image name" && ok "the bad name is quoted" || not_ok "the bad name is quoted"
 # Docker 25 and later save an OCI layout plus a manifest.json naming blobs.
 mkdir -p "$TEST_TMP/d25" && tar -xf "$TEST_TMP/oci.tar" -C "$TEST_TMP/d25"
 printf '[{"Config":"blobs/sha256/%s","RepoTags":["docker.io/library/d25:1"],"Layers":["blobs/sha256/%s"]}]' \
@@ -183,7 +182,7 @@ refused() {
   before_index=$(index_sha) before_blobs=$(blob_count)
   "$OCIRUN" image import "$source" >"$TEST_TMP/out" 2>"$TEST_TMP/err"
   local rc=$?
-  if [ "$rc" -eq 1 ] && [ "$(grep -c . "$TEST_TMP/err")" -eq 1 ] && err_has "$pattern"; then
+  if [ "$rc" -eq 1 ] && [ "$(grep -c . "$TEST_TMP/err")" -eq 1 ] && err_matches "$pattern"; then
     ok "$what: refused with one clear message"
   else
     not_ok "$what: refused with one clear message (exit $rc)"
@@ -314,7 +313,7 @@ INDEX_MEDIA=application/vnd.docker.distribution.manifest.list.v2+json make_index
 check "a Docker manifest list selects linux/amd64" test "$(inspect_id "oci:$TEST_TMP/dockerlist")" = "$CONFIG"
 make_index foreign linux/arm64/v8 linux/s390x
 expect_exit 1 "an index without the host platform is refused" "$OCIRUN" image inspect "oci:$TEST_TMP/foreign"
-err_has "no manifest for linux/amd64.*linux/arm64/v8" && ok "no-platform message lists what there is" ||
+err_matches "no manifest for linux/amd64.*linux/arm64/v8" && ok "no-platform message lists what there is" ||
   not_ok "no-platform message lists what there is"
 
 # --- removal ---
@@ -346,7 +345,7 @@ index["manifests"].append({"mediaType": "application/vnd.oci.image.manifest.v1+j
 json.dump(index, open(os.path.join(store, "index.json"), "w"))
 PYEOF
 expect_exit 1 "an artifact is not an image" "$OCIRUN" image inspect sig:1
-err_has "vnd.example.sig.config" && ok "the artifact's refusal names its config type" ||
+err_matches "vnd.example.sig.config" && ok "the artifact's refusal names its config type" ||
   not_ok "the artifact's refusal names its config type"
 expect_exit 0 "rm by image ID removes every name" "$OCIRUN" image rm "${CONFIG:7:12}"
 check "only the artifact is left in the index" test \

@@ -49,6 +49,23 @@ expect_exit() {
 # The last command's stdout/stderr (after expect_exit).
 last_out() { cat "$TEST_TMP/out"; }
 last_err() { cat "$TEST_TMP/err"; }
+# What the last command wrote, $TEST_TMP/out or $TEST_TMP/err, each name
+# saying how it matches: out_has_literal TEXT, err_has_literal TEXT: TEXT
+# appears as written (grep -F); out_has_line TEXT: a whole line is TEXT;
+# out_matches ERE, err_matches ERE: a line matches the extended regular
+# expression ERE (grep -E). Predicates: wrap them in check or verdict.
+out_has_literal() { grep -qF -- "$1" "$TEST_TMP/out"; }
+err_has_literal() { grep -qF -- "$1" "$TEST_TMP/err"; }
+out_has_line() { grep -qxF -- "$1" "$TEST_TMP/out"; }
+out_matches() { grep -qE -- "$1" "$TEST_TMP/out"; }
+err_matches() { grep -qE -- "$1" "$TEST_TMP/err"; }
+# needs_root REASON: without root, one skip saying REASON, and the script ends.
+needs_root() {
+  [ "$(id -u)" -eq 0 ] && return 0
+  skip "$1"
+  tap_done
+  exit 0
+}
 # The 32-bit syscall entry (int 0x80) exists only where the kernel has IA32
 # emulation; on a kernel without it the instruction kills the process, so
 # there is no 32-bit ABI to bypass the filter through. int80_probes SYSPROBE
@@ -73,11 +90,7 @@ without_int80() {
 # exit) and the test image IMAGE (scripts/make-test-images), built and
 # imported into the private store as REF.
 root_with_image() {
-  if [ "$(id -u)" -ne 0 ]; then
-    skip "$1 needs root"
-    tap_done
-    exit 0
-  fi
+  needs_root "$1 needs root"
   "$top_srcdir/scripts/make-test-images" "$2" "$TEST_IMAGES" >/dev/null 2>&1 ||
     { not_ok "build the $2 test image"; tap_done; exit 1; }
   "$OCIRUN" image import "oci:$TEST_IMAGES/$2:$3" >/dev/null 2>&1 ||
@@ -161,6 +174,94 @@ oci_root() {
   esac
   "$OCIRUN" --root "$root" "$@"
 }
+# The OCI verbs' state root is the script's $ROOT ($OCIRUN_ROOT when it sets
+# none). oci VERB ARGS...: oci_root with it. state_of ID KEY [DEFAULT]: KEY of
+# `ocirun state ID` (DEFAULT when the state has no KEY; nothing when there is
+# no container ID); status_of ID, pid_of ID: its status, its pid (0 if none).
+# container_gone ID: there is no container ID.
+oci() { oci_root "${ROOT:-$OCIRUN_ROOT}" "$@"; }
+state_of() {
+  "$OCIRUN" --root "${ROOT:-$OCIRUN_ROOT}" state "$1" 2>/dev/null |
+    python3 -c 'import json,sys; print(json.load(sys.stdin).get(sys.argv[1], sys.argv[2]))' "$2" "${3:-}" 2>/dev/null
+}
+status_of() { state_of "$1" status; }
+pid_of() { state_of "$1" pid 0; }
+container_gone() { ! "$OCIRUN" --root "${ROOT:-$OCIRUN_ROOT}" state "$1" >/dev/null 2>&1; }
+# oci_bundle DIR ROOTFS [PYTHON [ARG...]]: an OCI bundle made afresh in DIR:
+# `ocirun spec`'s config.json with root.path ROOTFS, then PYTHON run on it
+# (c is the document, args the ARGs, sys.argv[1] the config's path,
+# DOCKER_CAPS Docker's default capabilities). ROOTFS
+# is a tree many bundles share (its absolute path, used where it is), or the
+# word busybox: a copy of busybox's layers of the bundle's own, DIR/rootfs.
+oci_bundle() {
+  local dir=$1 rootfs=$2 python=${3:-}
+  shift 2
+  [ $# -eq 0 ] || shift
+  rm -rf "$dir" && mkdir -p "$dir" || return 1
+  if [ "$rootfs" = busybox ]; then
+    [ -d "$TEST_TMP/busybox-rootfs" ] ||
+      { busybox_rootfs "$TEST_TMP/busybox-rootfs.new" && mv "$TEST_TMP/busybox-rootfs.new" "$TEST_TMP/busybox-rootfs"; } ||
+      return 1
+    cp -a "$TEST_TMP/busybox-rootfs" "$dir/rootfs" || return 1
+    rootfs=rootfs
+  fi
+  "$OCIRUN" spec --bundle "$dir" >/dev/null &&
+    python3 - "$dir/config.json" "$rootfs" "$python" "$@" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[2]
+args = sys.argv[4:]
+DOCKER_CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_MKNOD", "CAP_NET_RAW",
+               "CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE",
+               "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE"]
+exec(sys.argv[3])
+json.dump(c, open(sys.argv[1], "w"))
+PY
+}
+# sleeper_bundle DIR [PYTHON [ARG...]]: oci_bundle DIR busybox, the root
+# writable, no linux.resources (the host's tests create without a cgroup),
+# no terminal, the process `sleep 1000`; then PYTHON.
+sleeper_bundle() {
+  local dir=$1 python=${2:-}
+  shift
+  [ $# -eq 0 ] || shift
+  oci_bundle "$dir" busybox 'c["linux"].pop("resources", None)
+c["root"]["readonly"] = False
+c["process"]["terminal"] = False
+c["process"]["args"] = ["sleep", "1000"]
+'"$python" "$@"
+}
+# process_gone PID: PID has ended, or is a zombie, within 10 s.
+process_gone() {
+  for _ in $(seq 100); do
+    [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  return 1
+}
+# start_time PID: when PID started (field 22 of /proc/PID/stat, read after
+# the command name, which may hold spaces), as run records keep it.
+start_time() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20; }
+# run_leftovers [STORE]: what runs of STORE ($OCIRUN_ROOT) left, one per
+# line: records and run dirs in STORE/run, and mount points under it.
+# nothing_left [STORE]: there is none.
+run_leftovers() {
+  local runs=${1:-$OCIRUN_ROOT}/run
+  ls -A "$runs" 2>/dev/null
+  grep -F "$runs" /proc/self/mountinfo | cut -d' ' -f5
+}
+nothing_left() { [ -z "$(run_leftovers "$@")" ]; }
+# left_behind WHAT SLICES RUN_STATE PROCESSES: one TAP line "WHAT: nothing
+# left behind", not ok naming what is when any of the three lists is not empty.
+left_behind() {
+  if [ -z "$2$3$4" ]; then ok "$1: nothing left behind"; else
+    not_ok "$1: nothing left behind (slices: ${2:-none}; run state: ${3:-none}; processes: ${4:-none})"
+  fi
+}
+# process_with MARKER: a process `sleep MARKER` exists now.
+process_with() { pgrep -x -f "sleep $1" >/dev/null; }
+# status_field FIELD FILE: FIELD's value in FILE, a copy of /proc/PID/status.
+status_field() { sed -n "s/^$1:[[:space:]]*//p" "$2"; }
 # pid_of_sleep MARKER: the host pid of the process `sleep MARKER`, once it
 # runs (10 s at most; nothing printed and status 1 if it never does).
 pid_of_sleep() {
@@ -227,6 +328,23 @@ start_run() {
   done
   return 1
 }
+# start_named_run NAME MARKER RUN-ARGS...: `ocirun run --name NAME --timeout
+# 600 RUN-ARGS...`, whose pid 1 ends as `sleep MARKER`, in the background
+# ($runner is its ocirun, its stderr $TEST_TMP/run.err); back once pid 1
+# runs ($pid1) and (10 s at most) the record names it; status 1 if pid 1
+# never runs.
+start_named_run() {
+  local name=$1 marker=$2
+  shift 2
+  "$OCIRUN" run --name "$name" --timeout 600 "$@" >/dev/null 2>"$TEST_TMP/run.err" &
+  runner=$!
+  pid1=$(pid_of_sleep "$marker")
+  [ -n "$pid1" ] || return 1
+  for _ in $(seq 100); do
+    grep -q container_pid "$OCIRUN_ROOT/run/$name.json" 2>/dev/null && break
+    sleep 0.1
+  done
+}
 tap_done() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
 
 # libFuzzer targets (tests/fuzz.sh, tests/*-fuzz.sh), built with clang's
@@ -269,6 +387,18 @@ fuzz_available() {
   if command -v clang >/dev/null && pkg-config --exists $1; then return 0; fi
   skip "clang with libFuzzer or a library's pkg-config file is missing"
   return 1
+}
+# fuzz_target NAME "PKG-CONFIG LIBS" "-I DIRS" SOURCE...: fuzz_available,
+# then fuzz_build of $TEST_TMP/NAME_fuzzer (its path: $FUZZER); when either
+# fails, the script ends there.
+fuzz_target() {
+  local name=$1 libs=$2 includes=$3
+  shift 3
+  FUZZER=$TEST_TMP/${name}_fuzzer
+  fuzz_available "$libs" && fuzz_build "$name" "$FUZZER" "$libs" "$includes" "$@" || {
+    tap_done
+    exit
+  }
 }
 
 # busybox_rootfs DIR: the busybox test image's layers unpacked into DIR (made

@@ -11,7 +11,6 @@
 . "$top_srcdir/tests/lib.sh"
 
 ROOT=$OCIRUN_ROOT
-oci() { oci_root "$ROOT" "$@"; }
 
 # --- global options ---
 expect_exit 0 "--version exits 0" "$OCIRUN" --version
@@ -140,7 +139,6 @@ check "... one JSON error line on stderr" \
 
 # --- a stand-in container: ocirun's record for a process of ours ---
 umask 077
-start_time() { python3 -c 'import sys; print(open("/proc/%s/stat" % sys.argv[1]).read().rsplit(")", 1)[1].split()[19])' "$1"; }
 # record ID PID HOOKS_JSON [START_TIME]
 record() {
   mkdir -p "$ROOT/containers/$1"
@@ -156,7 +154,6 @@ waiting_process() {
   sh -c 'printf 0 >"$1"; exec sleep 1000' sh "$ROOT/containers/$1/exec.fifo" &
   waiter=$!
 }
-status_of() { oci state "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])'; }
 
 HOOKS='{"poststart":[{"path":"/bin/sh","args":["sh","-c","cat >'$TEST_TMP'/poststart.json; echo hello from the hook"]}],
         "poststop":[{"path":"/bin/sh","args":["sh","-c","exit 7"]},
@@ -240,20 +237,10 @@ expect_exit 0 "delete removes what is left" oci delete c5
 check "... the directory is gone" test ! -e "$ROOT/containers/c5"
 
 # --- create ---
-# busybox's layers as DIR/rootfs and `ocirun spec`'s config.json, with
-# process.args and PYTHON applied to it (c is the document).
-make_bundle() {
-  mkdir -p "$1/rootfs" && busybox_rootfs "$1/rootfs" && oci spec --bundle "$1" &&
-    python3 - "$1/config.json" "$2" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-exec(sys.argv[2])
-json.dump(c, open(sys.argv[1], "w"))
-PY
-}
+# The bundles: busybox's layers as DIR/rootfs (oci_bundle DIR busybox PYTHON).
 "$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1
 CB=$TEST_TMP/create-bundle
-check "a busybox bundle" make_bundle "$CB" 'c["process"]["args"] = ["sleep", "1000"]; del c["linux"]["resources"]'
+check "a busybox bundle" oci_bundle "$CB" busybox 'c["process"]["args"] = ["sleep", "1000"]; del c["linux"]["resources"]'
 expect_exit 2 "create without an id is a usage error" oci create --bundle "$CB"
 expect_exit 2 "create --no-pivot is refused by name" oci create --no-pivot --bundle "$CB" x
 check "... saying why" grep -q "no-pivot is not supported" "$TEST_TMP/err"
@@ -266,12 +253,12 @@ expect_exit 1 "create: a bundle without config.json" oci create --bundle "$TEST_
 check "... names config.json" grep -q "config.json" "$TEST_TMP/err"
 check "... and leaves no container" test ! -e "$ROOT/containers/e1"
 BAD=$TEST_TMP/bad-bundle
-check "a bundle with ociVersion 2.0.0" make_bundle "$BAD" 'c["ociVersion"] = "2.0.0"'
+check "a bundle with ociVersion 2.0.0" oci_bundle "$BAD" busybox 'c["ociVersion"] = "2.0.0"'
 expect_exit 1 "create: a configuration the parser refuses" oci create --bundle "$BAD" e2
 check "... names the property" grep -q "ociVersion" "$TEST_TMP/err"
 check "... and leaves no container" test ! -e "$ROOT/containers/e2"
 RES=$TEST_TMP/resources-bundle
-check "a bundle with linux.resources" make_bundle "$RES" 'c["linux"]["resources"] = {"pids": {"limit": 10}}'
+check "a bundle with linux.resources" oci_bundle "$RES" busybox 'c["linux"]["resources"] = {"pids": {"limit": 10}}'
 expect_exit 1 "create --unsafe-no-cgroup refuses a configuration with limits" \
   oci create --unsafe-no-cgroup --bundle "$RES" e4
 check "... and leaves no container" test ! -e "$ROOT/containers/e4"
@@ -281,7 +268,7 @@ check "... and leaves no container" test ! -e "$ROOT/containers/e4"
 # A command that is not in the root fails create (as runc's create does),
 # with the lookup's message, and leaves no container.
 MB=$TEST_TMP/missing-bundle
-check "a bundle whose command is missing" make_bundle "$MB" 'c["process"]["args"] = ["no-such-command"]; del c["linux"]["resources"]'
+check "a bundle whose command is missing" oci_bundle "$MB" busybox 'c["process"]["args"] = ["no-such-command"]; del c["linux"]["resources"]'
 expect_exit 1 "create: a missing command fails create" oci create --unsafe-no-cgroup --bundle "$MB" m1 </dev/null
 check "... naming it" grep -q "exec 'no-such-command': executable file not found" "$TEST_TMP/err"
 check "... and no container m1 is left" test ! -e "$ROOT/containers/m1"
@@ -342,7 +329,7 @@ check "delete: nothing left" test ! -e "$ROOT/containers/h1"
 # (tests/helpers/console-socket.py plays conmon's part); the slave is the
 # process's stdio and controlling terminal, at consoleSize.
 TB=$TEST_TMP/terminal-bundle
-check "a bundle whose process wants a terminal" make_bundle "$TB" \
+check "a bundle whose process wants a terminal" oci_bundle "$TB" busybox \
   'c["process"]["terminal"] = True; c["process"]["args"] = ["sh"]; c["process"]["consoleSize"] = {"height": 30, "width": 100}; del c["linux"]["resources"]'
 expect_exit 0 "create --console-socket, start, type into the terminal" \
   python3 "$top_srcdir/tests/helpers/console-socket.py" "$TEST_TMP/console.sock" "$OCIRUN" "$ROOT" t1 \

@@ -13,14 +13,9 @@
 
 ROOT=$OCIRUN_ROOT
 PARENT=/sys/fs/cgroup/ocirun
-oci() { oci_root "$ROOT" "$@"; }
 if [ "${OCI_HOOKS_CGROUP:-0}" = 1 ]; then NO_CGROUP=(); else NO_CGROUP=(--unsafe-no-cgroup); fi
 create() { oci create "${NO_CGROUP[@]}" "$@" </dev/null; }
-if [ "$(id -u)" -ne 0 ]; then
-  skip "the OCI hooks need root"
-  tap_done
-  exit 0
-fi
+needs_root "the OCI hooks need root"
 "$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1
 
 SHARED=$TEST_TMP/shared
@@ -57,20 +52,14 @@ cp "$HOOK" "$ROOTFS/start-hook.sh"
 # (writable), $SHARED bound at /shared, PYTHON applied (c is the document,
 # hook(name, path) one hook entry).
 bundle() {
-  mkdir -p "$1" && oci spec --bundle "$1" &&
-    python3 - "$1/config.json" "$ROOTFS" "$SHARED" "$HOSTMARK" "$HOOK" "$2" <<'PY'
-import json, sys
-path, rootfs, shared, hostmark, hook_path, extra = sys.argv[1:]
-c = json.load(open(path))
-c["root"] = {"path": rootfs, "readonly": False}
+  oci_bundle "$1" "$ROOTFS" 'shared, hostmark, hook_path = args
+c["root"]["readonly"] = False
 c["linux"].pop("resources", None)
 c["mounts"].append({"destination": "/shared", "type": "bind", "source": shared, "options": ["rbind", "rw"]})
 c["annotations"] = {"org.example.hooks": "yes"}
 def hook(name, path=hook_path, seq=shared + "/seq", out=shared):
     return {"path": path, "args": ["hook", name, seq, out + "/" + name + ".json", hostmark]}
-exec(extra)
-json.dump(c, open(path, "w"))
-PY
+'"$2" "$SHARED" "$HOSTMARK" "$HOOK"
 }
 line_of() { grep "^$1 " "$SHARED/seq"; }
 field() { line_of "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
@@ -86,14 +75,9 @@ for k, v in want.items():
 assert (s.get("pid") == int(pid)) if pid != "-" else ("pid" not in s or s["pid"] == 0), (s.get("pid"), pid)
 PY
 }
-gone() {
-  for _ in $(seq 100); do
-    [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null || return 0
-    sleep 0.1
-  done
-  return 1
-}
-nothing_left() { # ID PROGRAM_MARKER
+# nothing_left_of ID PROGRAM_MARKER: no state of container ID, no process
+# `sleep PROGRAM_MARKER` and (with a cgroup) no slice.
+nothing_left_of() {
   [ ! -e "$ROOT/containers/$1" ] && ! pgrep -f "sleep $2" >/dev/null &&
     { [ "${OCI_HOOKS_CGROUP:-0}" != 1 ] || [ ! -e "$PARENT/$1" ]; }
 }
@@ -146,7 +130,7 @@ check "control: the hook does list a descriptor it inherits" sh -c \
   "'$HOOK' control '$TEST_TMP/control-seq' '$TEST_TMP/control.json' none </dev/null 7>'$TEST_TMP/fd7' && grep -q '[=,]7=$TEST_TMP/fd7,' '$TEST_TMP/control-seq'"
 expect_exit 0 "delete --force" oci delete --force h1
 check "poststop: ran after the container was gone, with the state stopped" state_is poststop stopped "-|$B"
-check "nothing is left" nothing_left h1 4101
+check "nothing is left" nothing_left_of h1 4101
 
 # --- failures ---
 # fail KIND: a bundle whose KIND hook (the second of its kind) exits 3,
@@ -164,7 +148,7 @@ for kind in prestart createRuntime createContainer; do
   expect_exit 1 "create fails" create --bundle "$TEST_TMP/fail-$kind" h1
   check "... naming the hook and its status" grep -q "$kind\[1\] (/bin/sh) exited with status 3" "$TEST_TMP/err"
   check "... after the first $kind hook ran" test -s "$SHARED/$kind.json"
-  check "... leaving nothing (no state, no process, no slice)" nothing_left h1 4102
+  check "... leaving nothing (no state, no process, no slice)" nothing_left_of h1 4102
   check "... and the poststop hook ran (the spec's steps 12 and 13)" state_is poststop stopped "-|$TEST_TMP/fail-$kind"
   check "... the program never ran" test ! -e "$SHARED/program-ran"
 done
@@ -175,8 +159,8 @@ pid=$(cat "$TEST_TMP/pid" 2>/dev/null)
 expect_exit 1 "start fails" oci start h1
 check "... naming the hook and its status" grep -q "startContainer\[1\] (/bin/sh) exited with status 3" "$TEST_TMP/err"
 check "... the program never ran" test ! -e "$SHARED/program-ran"
-check "... the container's process is gone" gone "${pid:-none}"
-check "... leaving nothing (no state, no process, no slice)" nothing_left h1 4102
+check "... the container's process is gone" process_gone "${pid:-none}"
+check "... leaving nothing (no state, no process, no slice)" nothing_left_of h1 4102
 check "... and the poststop hook ran" state_is poststop stopped "-|$TEST_TMP/fail-start"
 expect_exit 1 "... state: it does not exist" oci state h1
 
@@ -187,21 +171,21 @@ c["hooks"] = {"startContainer": [{"path": "/no/such/hook"}]}'
 expect_exit 0 "create" create --bundle "$TEST_TMP/missing" h1
 expect_exit 1 "start fails" oci start h1
 check "... saying the hook's program is not there" grep -q "startContainer\[0\]: open '/no/such/hook': No such file" "$TEST_TMP/err"
-check "... leaving nothing" nothing_left h1 4103
+check "... leaving nothing" nothing_left_of h1 4103
 
 # --- timeouts ---
 rm -f "$SHARED"/*
 # 5 s: time enough for the hook to start its child under the guest's TCG
 check "a bundle whose createRuntime hook starts a child and outlives its timeout (5 s)" bundle "$TEST_TMP/slow" '
 c["process"]["args"] = ["sleep", "4104"]
-c["hooks"] = {"createRuntime": [{"path": "/bin/sh", "timeout": 5, "args": ["sh", "-c", "sleep 4105 & echo $! >" + sys.argv[3] + "/child; exec sleep 4106"]}]}'
+c["hooks"] = {"createRuntime": [{"path": "/bin/sh", "timeout": 5, "args": ["sh", "-c", "sleep 4105 & echo $! >" + shared + "/child; exec sleep 4106"]}]}'
 start_s=$(date +%s)
 expect_exit 1 "create fails" create --bundle "$TEST_TMP/slow" h1
 check "... at the timeout, not at the hook's end" test $(($(date +%s) - start_s)) -lt 60
 check "... saying so" grep -q "createRuntime\[0\] (/bin/sh) killed after its timeout of 5 s" "$TEST_TMP/err"
 check "... the hook had started its child (its pid recorded)" test -s "$SHARED/child"
-check "... which was killed with it (its process group)" gone "$(cat "$SHARED/child" 2>/dev/null || echo none)"
-check "... leaving nothing" nothing_left h1 4104
+check "... which was killed with it (its process group)" process_gone "$(cat "$SHARED/child" 2>/dev/null || echo none)"
+check "... leaving nothing" nothing_left_of h1 4104
 rm -f "$SHARED"/*
 check "a bundle whose startContainer hook outlives its timeout" bundle "$TEST_TMP/slow-start" '
 c["process"]["args"] = ["sleep", "4107"]
@@ -209,6 +193,6 @@ c["hooks"] = {"startContainer": [{"path": "/bin/sh", "timeout": 1, "args": ["sh"
 expect_exit 0 "create" create --bundle "$TEST_TMP/slow-start" h1
 expect_exit 1 "start fails" oci start h1
 check "... saying so" grep -q "startContainer\[0\] (/bin/sh) killed after its timeout of 1 s" "$TEST_TMP/err"
-check "... leaving nothing" nothing_left h1 4107
+check "... leaving nothing" nothing_left_of h1 4107
 
 tap_done

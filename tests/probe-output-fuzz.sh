@@ -7,12 +7,10 @@
 # strict JSON equal to itself, or when a refused output leaves anything kept.
 . "$top_srcdir/tests/lib.sh"
 
-fuzz_available libcjson || { tap_done; exit; }
-binary="$TEST_TMP/probe_output_fuzzer"
-fuzz_build probe_output "$binary" libcjson "-I$top_srcdir/src" \
+fuzz_target probe_output libcjson "-I$top_srcdir/src" \
   "$top_srcdir/tests/helpers/probe_output_fuzzer.c" "$top_srcdir/src/probe/probe_checks.c" \
   "$top_srcdir/src/probe/probe_recipe.c" "$top_srcdir/src/runtime/json_strict.c" \
-  "$top_srcdir/oci/error.c" || { tap_done; exit; }
+  "$top_srcdir/oci/error.c"
 
 corpus="$TEST_TMP/corpus"
 mkdir -p "$corpus"
@@ -31,5 +29,5 @@ PY
 [ -s "$corpus/host-probe" ] && [ -s "$corpus/clean" ] && ok "seed corpus: the probe's output and the hostile ones" ||
   not_ok "seed corpus: the probe's output and the hostile ones"
 
-fuzz_run probe_output "$binary" "$corpus" -max_len=8192
+fuzz_run probe_output "$FUZZER" "$corpus" -max_len=8192
 tap_done

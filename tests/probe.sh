@@ -14,7 +14,6 @@
 schema="$top_srcdir/docs/artifact.schema.json"
 validate="$top_srcdir/scripts/validate-artifact"
 
-err_has() { if grep -Fq -- "$1" "$TEST_TMP/err"; then ok "$2"; else not_ok "$2"; sed 's/^/# /' "$TEST_TMP/err" | head -20; fi; }
 # json_true FILE EXPR DESCRIPTION: a Python expression over `a`, FILE parsed as JSON.
 json_true() {
   if python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
@@ -57,13 +56,13 @@ json_true "$TEST_TMP/host-probe.json" "a['checks']['uid'] is False and a['checks
 # --- docker backend, no engine: unsupported, nothing written ---
 DOCKER_HOST="unix://$TEST_TMP/no-engine.sock" expect_exit 3 "docker backend without an engine exits 3" \
   "$OCIRUN" probe --backend docker -o "$TEST_TMP/none.json" python:3.13-slim
-err_has "unsupported: no reachable Docker engine" "the reason names the missing engine"
+verdict "the reason names the missing engine" err_has_literal "unsupported: no reachable Docker engine"
 [ ! -e "$TEST_TMP/none.json" ] && [ ! -s "$TEST_TMP/out" ] && ok "no artifact for an unsupported host" ||
   not_ok "no artifact for an unsupported host"
 
 PATH=/nonexistent expect_exit 3 "docker backend without a docker CLI exits 3" \
   "$OCIRUN" probe --backend docker python:3.13-slim
-err_has "unsupported: the docker CLI cannot be run" "the reason names the missing CLI"
+verdict "the reason names the missing CLI" err_has_literal "unsupported: the docker CLI cannot be run"
 
 # --- docker backend against this host's own engine (cgroup v1): unsupported ---
 if command -v dockerd >/dev/null && command -v docker >/dev/null; then
@@ -103,8 +102,8 @@ if command -v dockerd >/dev/null && command -v docker >/dev/null; then
     else
       expect_exit 3 "docker backend against a cgroup v$engine_cgroup engine exits 3" \
         "$OCIRUN" probe --backend docker python:3.13-slim
-      err_has "requires Linux containers with cgroup v2; this host is unsupported" \
-        "the reason is the recipe's own"
+      verdict "the reason is the recipe's own" \
+        err_has_literal "requires Linux containers with cgroup v2; this host is unsupported"
     fi
     left=$(docker ps -a --filter name=ocirun-probe- --format '{{.Names}}')
     [ -z "$left" ] && ok "no container left in the engine" || not_ok "no container left in the engine: $left"
@@ -156,7 +155,7 @@ fi
 # --- direct backend on a host without cgroup v2 controllers ---
 if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
   expect_exit 3 "direct backend on a hybrid host exits 3" "$OCIRUN" probe python:3.13-slim
-  err_has "unsupported: cgroup v2" "the reason names cgroup v2"
+  verdict "the reason names cgroup v2" err_has_literal "unsupported: cgroup v2"
 else
   skip "host has cgroup v2: the unsupported case runs on hybrid hosts only"
 fi
@@ -230,13 +229,15 @@ grep -q '^check ' "$TEST_TMP/err" && not_ok "-q: no summary table" || ok "-q: no
 mkdir -p "$TEST_TMP/o-fail/a.json/keep"
 expect_exit 125 "-o onto a directory: the write fails" \
   "$OCIRUN" probe -q --unsafe-no-cgroup -o "$TEST_TMP/o-fail/a.json" python:3.13-slim
-err_has "rename the artifact $TEST_TMP/o-fail/a.json into place" "-o: the failed step and the path are named"
+verdict "-o: the failed step and the path are named" \
+  err_has_literal "rename the artifact $TEST_TMP/o-fail/a.json into place"
 [ "$(ls -A "$TEST_TMP/o-fail")" = a.json ] && [ -d "$TEST_TMP/o-fail/a.json/keep" ] &&
   ok "-o: after a failed write, no temporary file is left" ||
   not_ok "-o: after a failed write, no temporary file is left: $(ls -A "$TEST_TMP/o-fail")"
 expect_exit 125 "-o into a missing directory fails before running" \
   "$OCIRUN" probe -q --unsafe-no-cgroup -o "$TEST_TMP/missing/a.json" python:3.13-slim
-err_has "cannot write the artifact into '$TEST_TMP/missing'" "-o: the unusable directory is named"
+verdict "-o: the unusable directory is named" \
+  err_has_literal "cannot write the artifact into '$TEST_TMP/missing'"
 grep -q "WARNING: --unsafe-no-cgroup" "$TEST_TMP/err" && not_ok "-o: checked before the run starts" ||
   ok "-o: checked before the run starts"
 expect_exit 125 "an image not in the store: nothing runs" "$OCIRUN" probe --unsafe-no-cgroup nosuch:latest
@@ -250,7 +251,8 @@ json_true "$a" "'root_read_only' in a['failed_checks'] and a['observed']['root_r
   "the artifact names the failed check root_read_only and what was seen"
 json_true "$a" "'--read-only' not in a['flags'] and 'recipe_flags' in a['failed_checks']" \
   "the flags are the ones really used, and differ from the recipe's"
-err_has "check root_read_only failed: expected true, seen false" "stderr names the failed check and what was seen"
+verdict "stderr names the failed check and what was seen" \
+  err_has_literal "check root_read_only failed: expected true, seen false"
 
 # --- the host observer (a second observer, outside the container) ---
 # A genuine run: the host read the probe's live process and saw what it saw.

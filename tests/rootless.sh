@@ -30,21 +30,17 @@ as_user() { setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups env -i PATH
   HOME="$TEST_TMP/home" OCIRUN_ROOT="$store" "$@"; }
 run() { as_user "$OCIRUN" run --unsafe-no-cgroup "$@"; }
 out_is() { [ "$(cat "$TEST_TMP/out")" = "$1" ]; }
-out_has() { grep -q -- "$1" "$TEST_TMP/out"; }
-err_has() { grep -q -- "$1" "$TEST_TMP/err"; }
 user_processes() { pgrep -u "$1" 2>/dev/null; }
-nothing_left() { # nothing_left WHAT UID STORE
-  local records procs
-  records=$(ls -A "$3/run" 2>/dev/null | grep -v '^seccomp' || true)
+# user_left_behind WHAT UID STORE: no run state of STORE, no process of UID.
+user_left_behind() {
+  local procs
   # a killed run's pid 1 may linger a moment as a zombie until init reaps it
   for _ in $(seq 30); do
     procs=$(user_processes "$2")
     [ -n "$procs" ] || break
     sleep 0.1
   done
-  if [ -z "$records$procs" ]; then ok "$1: nothing left behind"; else
-    not_ok "$1: nothing left behind (run state: ${records:-none}; processes: ${procs:-none})"
-  fi
+  left_behind "$1" "" "$(run_leftovers "$3" | grep -v '^seccomp')" "$procs"
 }
 
 expect_exit 0 "import busybox as the user" \
@@ -57,7 +53,7 @@ expect_exit 0 "rootless run" run busybox:latest sh -c \
   'id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups'
 check "the caller is uid 0 and gid 0 inside, mapped to $USER_ID alone, setgroups denied" \
   [ "$(tr -s ' \n' ' ' <"$TEST_TMP/out")" = "0 0 0 $USER_ID 1 0 $USER_ID 1 deny " ]
-check "the development opt-out still warns" err_has "WARNING: --unsafe-no-cgroup"
+check "the development opt-out still warns" err_has_literal "WARNING: --unsafe-no-cgroup"
 
 expect_exit 0 "the boundary, rootless" run --hostname rl busybox:latest sh -c \
   'hostname; ls /sys/class/net; grep -E "^(CapEff|CapBnd|NoNewPrivs|Seccomp):" /proc/self/status'
@@ -70,33 +66,33 @@ check "no capabilities, no-new-privileges set" \
   [ "$(tr -s '\t\n' '  ' <"$TEST_TMP/out")" = "CapEff: 0000000000000000 NoNewPrivs: 1 " ]
 expect_exit 0 "a user namespace inside is refused by seccomp" run busybox:latest \
   sh -c 'unshare -U true 2>&1; echo status=$?'
-check "unshare fails inside" out_has "status=1"
+check "unshare fails inside" out_has_literal "status=1"
 
 # --- the root: an overlay whose writes never reach the cache ---
 expect_exit 0 "write into the root" run busybox:latest sh -c 'echo hi >/written && cat /written'
 check "the write is seen inside" out_is hi
 check "and never reaches the cached rootfs" [ ! -e "$rootfs/written" ]
 expect_exit 1 "--read-only" run --read-only busybox:latest sh -c 'echo x >/nope'
-check "the read-only root refuses writes (EROFS)" err_has "Read-only file system"
+check "the read-only root refuses writes (EROFS)" err_has_literal "Read-only file system"
 expect_exit 0 "--tmpfs, rootless" run --read-only --tmpfs /scratch:size=65536 busybox:latest \
   sh -c 'echo y >/scratch/f && cat /scratch/f && grep " /scratch " /proc/mounts'
-check "the tmpfs works with its options" out_has "size=64k"
+check "the tmpfs works with its options" out_has_literal "size=64k"
 expect_exit 0 "the host's tree is out of reach" run busybox:latest sh -c \
   'ls /; test ! -e "'"$TEST_TMP"'" && echo unseen; grep -c " /proc/timer_list " /proc/mounts'
 check "the store path is not visible and /proc/timer_list is masked" \
   [ "$(tail -2 "$TEST_TMP/out" | tr '\n' ' ')" = "unseen 1 " ]
-nothing_left "single mapping" $USER_ID "$store"
+user_left_behind "single mapping" $USER_ID "$store"
 
 # --- only root is mapped without a subordinate range ---
 expect_exit 125 "--user 65534 without a range" run --user 65534:65534 busybox:latest true
 check "the refusal names the user and what to do" \
   grep -q "rootless: --user uid 65534 gid 65534 cannot be mapped: .*/etc/subuid" "$TEST_TMP/err"
-nothing_left "refused user" $USER_ID "$store"
+user_left_behind "refused user" $USER_ID "$store"
 
 # --- the deadline kills every process, rootless too ---
 expect_exit 124 "--timeout kills sleep and its children" run --timeout 2 busybox:latest \
   sh -c 'sleep 1000 & sleep 1000'
-nothing_left "deadline" $USER_ID "$store"
+user_left_behind "deadline" $USER_ID "$store"
 
 # --- ocirun killed outright: the run dies with it; the user's sweep cleans up ---
 marker=$((424200 + RANDOM))
@@ -113,22 +109,22 @@ check "the killed runner left its record" [ -e "$store/run/rl-orphan.json" ]
 expect_exit 0 "sweep, as the user" as_user "$OCIRUN" sweep
 check "sweep removed the record and the run directory" \
   [ ! -e "$store/run/rl-orphan.json" -a ! -e "$store/run/rl-orphan" ]
-nothing_left "killed runner" $USER_ID "$store"
+user_left_behind "killed runner" $USER_ID "$store"
 
 # --- fail closed: no cgroup v2 here, and no opt-out ---
 if [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ]; then
   expect_exit 125 "rootless without --unsafe-no-cgroup on this host" \
     as_user "$OCIRUN" run busybox:latest true
-  check "is refused for the missing cgroup v2" err_has "cgroup v2 with memory, cpu and pids"
+  check "is refused for the missing cgroup v2" err_has_literal "cgroup v2 with memory, cpu and pids"
 else
   skip "this host has cgroup v2: the guest covers delegation"
 fi
 
 # --- dry run shows the mapping ---
 expect_exit 0 "--dry-run, rootless" run --dry-run busybox:latest true
-check "--dry-run shows the user namespace" out_has "user namespace: uid 0->$USER_ID (1); gid 0->$USER_ID (1)"
+check "--dry-run shows the user namespace" out_has_literal "user namespace: uid 0->$USER_ID (1); gid 0->$USER_ID (1)"
 check "--dry-run shows the writable layer on disk, in the user's store" \
-  out_has "writable layer: on disk in $store/run/"
+  out_has_literal "writable layer: on disk in $store/run/"
 
 # --- the default store of an ordinary user is under its home ---
 expect_exit 0 "image ls with no --root or OCIRUN_ROOT" setpriv --reuid=$USER_ID --regid=$USER_ID \
@@ -136,7 +132,7 @@ expect_exit 0 "image ls with no --root or OCIRUN_ROOT" setpriv --reuid=$USER_ID 
 check "the store is ~/.local/share/ocirun" [ -d "$TEST_TMP/home/.local/share/ocirun" ]
 expect_exit 2 "no HOME and no store" setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
   env -i PATH="$PATH" "$OCIRUN" image ls
-check "says what is missing" err_has "HOME is unset"
+check "says what is missing" err_has_literal "HOME is unset"
 
 # --- a subordinate range: other ids exist inside ---
 if ! command -v newuidmap >/dev/null || ! command -v unshare >/dev/null; then
@@ -190,9 +186,9 @@ expect_exit 137 "a range id's private tree past the layer's bound is killed" ran
   --unsafe-no-cgroup --user 65534:65534 --storage-opt size=4m busybox:latest \
   sh -c 'mkdir -p /tmp/private/a && chmod 700 /tmp/private &&
     dd if=/dev/zero of=/tmp/private/a/f bs=1M count=16 2>/dev/null && sleep 20'
-check "the measure saw into it: the kill names the bound" err_has "past its bound of 4096 KiB"
+check "the measure saw into it: the kill names the bound" err_has_literal "past its bound of 4096 KiB"
 check "teardown removed it" [ -z "$(ls -A "$range_store/run" | grep -v '^seccomp')" ]
 expect_exit 125 "--user 70000 is outside the range" range_run "$OCIRUN" run --unsafe-no-cgroup \
   --user 70000 busybox:latest true
-check "the refusal says so" err_has "outside the range"
+check "the refusal says so" err_has_literal "outside the range"
 tap_done

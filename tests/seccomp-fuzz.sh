@@ -5,13 +5,10 @@
 . "$top_srcdir/tests/lib.sh"
 
 libs="libseccomp libcap libcjson libcrypto"
-fuzz_available "$libs" || { tap_done; exit; }
-binary="$TEST_TMP/seccomp_profile_fuzzer"
-fuzz_build seccomp_profile "$binary" "$libs" "-I$top_srcdir/src" \
+fuzz_target seccomp_profile "$libs" "-I$top_srcdir/src" \
   "$top_srcdir/tests/helpers/seccomp_profile_fuzzer.c" "$top_srcdir/src/runtime/seccomp_profile.c" \
   "$top_srcdir/src/runtime/seccomp_names.c" "$top_srcdir/src/runtime/capabilities.c" "$top_srcdir/oci/error.c" \
-  "$top_srcdir/oci/file_read.c" ||
-  { tap_done; exit; }
+  "$top_srcdir/oci/file_read.c"
 
 corpus="$TEST_TMP/corpus"
 mkdir -p "$corpus"
@@ -21,5 +18,5 @@ printf '%s' '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["getcwd"],"
 printf '%s' '{"defaultAction":"SCMP_ACT_ERRNO","archMap":[{"architecture":"SCMP_ARCH_X86_64","subArchitectures":["SCMP_ARCH_X86"]}],"architectures":["SCMP_ARCH_X32"],"syscalls":[{"name":"read","action":"SCMP_ACT_LOG"}]}' >"$corpus/arches.json"
 [ -s "$corpus/default.json" ] && ok "seed corpus written" || not_ok "seed corpus written"
 
-fuzz_run seccomp_profile "$binary" "$corpus" -max_len=65536
+fuzz_run seccomp_profile "$FUZZER" "$corpus" -max_len=65536
 tap_done

@@ -8,16 +8,10 @@
 # container at the recorded engine, or keeps it while the engine is gone.
 . "$top_srcdir/tests/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-  skip "sweep needs root"
-  tap_done
-  exit 0
-fi
+needs_root "sweep needs root"
 
 state=$OCIRUN_ROOT/run
 mkdir -p "$state"
-# Start time (field 22 of /proc/PID/stat) of a process.
-start_time() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20; }
 # record NAME PID START [CGROUP] [RUN_DIR]
 record() {
   local json="{\"name\":\"$1\",\"owner_pid\":$2,\"owner_start_time\":$3"

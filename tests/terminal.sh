@@ -10,9 +10,7 @@
 . "$top_srcdir/tests/lib.sh"
 
 ROOT=$OCIRUN_ROOT
-oci() { oci_root "$ROOT" "$@"; }
 receiver=$top_srcdir/tests/helpers/console-receiver.py
-has() { grep -qF -- "$1" "$TEST_TMP/out"; }
 tmx() { TERM=xterm tmux -L "ocirun-terminal-$$" "$@"; }
 pane_has() { tmx capture-pane -p -t t 2>/dev/null | grep -qF -- "$1"; }
 wait_for() {
@@ -27,15 +25,9 @@ trap 'tmx kill-server 2>/dev/null; "$OCIRUN" --root "$ROOT" delete -f x1 >/dev/n
 
 # A busybox bundle (the test image's layers) whose pid 1 sleeps.
 B=$TEST_TMP/bundle
-mkdir -p "$B/rootfs"
-"$top_srcdir/scripts/make-test-images" busybox "$TEST_IMAGES" >/dev/null 2>&1
-busybox_rootfs "$B/rootfs" && oci spec --bundle "$B" &&
-  python3 -c '
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["process"]["args"] = ["sleep", "1000"]
-del c["linux"]["resources"]
-json.dump(c, open(sys.argv[1], "w"))' "$B/config.json"
+SLEEPER='c["process"]["args"] = ["sleep", "1000"]
+c["linux"].pop("resources", None)'
+oci_bundle "$B" busybox "$SLEEPER"
 check "a busybox bundle" test -s "$B/config.json"
 expect_exit 0 "create and start a container" \
   eval "oci create --unsafe-no-cgroup --bundle '$B' x1 </dev/null && oci start x1"
@@ -47,9 +39,9 @@ SOCK=$TEST_TMP/console.sock
 expect_exit 0 "exec --tty --console-socket: the caller receives the pty's master" \
   python3 "$receiver" "$SOCK" 'echo "[$((6*7))] [$(tty)]"; exit 5' \
   "$OCIRUN" --root "$ROOT" exec --tty --console-socket "$SOCK" x1 sh
-check "... which is a terminal" has "received a terminal: True"
-check "... the keys typed into it reach the shell, on the container's /dev/pts/0" has "[42] [/dev/pts/0]"
-check "... and the shell's exit status is exec's" has "exit-status: 5"
+check "... which is a terminal" out_has_literal "received a terminal: True"
+check "... the keys typed into it reach the shell, on the container's /dev/pts/0" out_has_literal "[42] [/dev/pts/0]"
+check "... and the shell's exit status is exec's" out_has_literal "exit-status: 5"
 
 # conmon's `podman exec -it`: a process file with terminal and consoleSize,
 # --detach, --pid-file.
@@ -60,8 +52,8 @@ J
 expect_exit 0 "exec --process (terminal true, consoleSize 30x100) --console-socket" \
   python3 "$receiver" "$SOCK" 'echo "[$(tty)] [$(stty size)]"; exit 6' \
   "$OCIRUN" --root "$ROOT" exec --process "$TEST_TMP/process.json" --console-socket "$SOCK" x1
-check "... the process's terminal is the pty, at consoleSize" has "[/dev/pts/0] [30 100]"
-check "... and its exit status is exec's" has "exit-status: 6"
+check "... the process's terminal is the pty, at consoleSize" out_has_literal "[/dev/pts/0] [30 100]"
+check "... and its exit status is exec's" out_has_literal "exit-status: 6"
 sed 's/"args": \["sh"\]/"args": ["sleep", "1000"]/' "$TEST_TMP/process.json" >"$TEST_TMP/sleep.json"
 python3 "$receiver" "$SOCK" '' "$OCIRUN" --root "$ROOT" exec --process "$TEST_TMP/sleep.json" \
   --console-socket "$SOCK" --detach --pid-file "$TEST_TMP/x.pid" x1 >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
@@ -112,8 +104,8 @@ tty_exec() {
 }
 tty_exec 'echo "[$((6*7))] [$(tty)] [$(stty size)]"; exit 7'
 check "exec -t: the keys reach the shell on the container's /dev/pts/0, at the caller's size (33x111)" \
-  has "[42] [/dev/pts/0] [33 111]"
-check "... the shell's exit status is exec's" has "exec-status-7"
+  out_has_literal "[42] [/dev/pts/0] [33 111]"
+check "... the shell's exit status is exec's" out_has_literal "exec-status-7"
 check "... and the caller's terminal is back in canonical mode with echo" \
   sh -c "tr -d '\r' <'$TEST_TMP/out' | grep -qE '(^| )icanon( |$)' && tr -d '\r' <'$TEST_TMP/out' | grep -qE '(^| )echo( |$)'"
 # The takeover class: inside, the process's 0, 1, 2 are its own pty on the
@@ -156,19 +148,16 @@ expect_exit 0 "delete it" oci delete x1
 # The configuration binds the host's devpts at /hostpts; the container
 # (root in it) points its /dev/ptmx there. exec -t must refuse that pty.
 HB=$TEST_TMP/hostpts-bundle
-mkdir -p "$HB" && cp -a "$B/rootfs" "$HB/" && python3 -c '
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["mounts"].append({"destination": "/hostpts", "type": "bind", "source": "/dev/pts", "options": ["rbind", "nosuid", "noexec"]})
-json.dump(c, open(sys.argv[2], "w"))' "$B/config.json" "$HB/config.json"
+oci_bundle "$HB" busybox "$SLEEPER"'
+c["mounts"].append({"destination": "/hostpts", "type": "bind", "source": "/dev/pts", "options": ["rbind", "nosuid", "noexec"]})'
 expect_exit 0 "a container with the host's devpts bound at /hostpts" \
   eval "oci create --unsafe-no-cgroup --bundle '$HB' h2 </dev/null && oci start h2"
 script -qec "$OCIRUN --root $ROOT exec -t h2 tty" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
-check "control: exec -t there while its /dev/ptmx is its own: a pty of its devpts" has "/dev/pts/0"
+check "control: exec -t there while its /dev/ptmx is its own: a pty of its devpts" out_has_literal "/dev/pts/0"
 expect_exit 0 "the container points its /dev/ptmx at the host's" oci exec h2 ln -sf /hostpts/ptmx /dev/ptmx
 script -qec "$OCIRUN --root $ROOT exec -t h2 tty; echo exec-status-\$?" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
-check "exec -t refuses the host's pty" has "exec-status-1"
-check "... saying why" has "the container's /dev/ptmx is the host's devpts"
+check "exec -t refuses the host's pty" out_has_literal "exec-status-1"
+check "... saying why" out_has_literal "the container's /dev/ptmx is the host's devpts"
 python3 "$receiver" "$SOCK" 'tty' "$OCIRUN" --root "$ROOT" exec --tty --console-socket "$SOCK" h2 sh >"$TEST_TMP/out" 2>&1
 check "exec --console-socket refuses it too, and sends nothing" \
   sh -c "grep -q 'no file descriptor came' '$TEST_TMP/out' || grep -q 'no connection' '$TEST_TMP/out' || grep -q 'exit-status: 1' '$TEST_TMP/out'"
@@ -195,8 +184,8 @@ canonical_again() {
 }
 run_tty 'echo "[$((6*7))] [$(tty)] [$(stty size)]"; exit 3' -it busybox:latest sh
 check "run -it: the keys reach the shell on the container's /dev/pts/0, at the caller's size (33x111)" \
-  has "[42] [/dev/pts/0] [33 111]"
-check "... the shell's exit status is run's" has "run-status-3"
+  out_has_literal "[42] [/dev/pts/0] [33 111]"
+check "... the shell's exit status is run's" out_has_literal "run-status-3"
 check "... and the caller's terminal is back in canonical mode with echo" canonical_again
 run_tty '' -t busybox:latest sh -c "$same_devpts"
 check "run -t: fds 0, 1, 2 of pid 1 are on the container's devpts" \
@@ -207,10 +196,10 @@ check "control: run without -t: its fds are ocirun's pipes, not on its devpts" \
 # SIGTERM to ocirun while the shell waits for keys: the run is torn down
 # (143) and the caller's terminal comes back from raw mode.
 (sleep 6) | script -qec "stty rows 33 cols 111; $OCIRUN run --unsafe-no-cgroup -it busybox:latest sh 2>/dev/null & p=\$!; sleep 2; kill -TERM \$p; wait \$p; echo run-status-\$?; stty -a" /dev/null >"$TEST_TMP/out" 2>&1
-check "run -it, SIGTERM to ocirun: exit 143" has "run-status-143"
+check "run -it, SIGTERM to ocirun: exit 143" out_has_literal "run-status-143"
 check "... and the caller's terminal is back in canonical mode with echo" canonical_again
 echo hello | "$OCIRUN" run --unsafe-no-cgroup -it busybox:latest sh -c 'read x; echo "got $x on $(tty)"' >"$TEST_TMP/out" 2>"$TEST_TMP/err"
-check "run -it with stdin a pipe (no raw mode): the input reaches the pty" has "got hello on /dev/pts/0"
+check "run -it with stdin a pipe (no raw mode): the input reaches the pty" out_has_literal "got hello on /dev/pts/0"
 if command -v tmux >/dev/null 2>&1; then
   tmx new-session -d -s t -x 100 -y 30 "$OCIRUN run --unsafe-no-cgroup -it busybox:latest sh 2>/dev/null; echo run-exited-\$?; sleep 600"
   if wait_for 20 pane_has "/ #"; then ok "run -it in tmux: a shell prompt"; else not_ok "run -it in tmux: a shell prompt"; fi

@@ -10,31 +10,13 @@
 
 ROOT=$OCIRUN_ROOT
 PARENT=/sys/fs/cgroup/ocirun
-oci() { oci_root "$ROOT" "$@"; }
-BASE=$TEST_TMP/base
-mkdir -p "$BASE/rootfs" && busybox_rootfs "$BASE/rootfs" &&
-  oci spec --bundle "$BASE" || { not_ok "a busybox bundle"; exit 0; }
-# mk DIR PYTHON: the base bundle with PYTHON applied to c (the rootfs shared,
-# read-only).
-mk() {
-  mkdir -p "$1" && python3 - "$BASE/config.json" "$1/config.json" "$2" "$BASE/rootfs" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["root"]["path"] = sys.argv[4]
-c["process"]["args"] = ["sleep", "1000"]
-exec(sys.argv[3])
-json.dump(c, open(sys.argv[2], "w"))
-PY
-}
-pid_of() { oci state "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin).get("pid", 0))'; }
+ROOTFS=$TEST_TMP/base/rootfs
+busybox_rootfs "$ROOTFS" || { not_ok "a busybox bundle"; exit 0; }
+# mk DIR PYTHON: a bundle of `sleep 1000` on the shared rootfs (read-only),
+# PYTHON applied to c.
+mk() { oci_bundle "$1" "$ROOTFS" 'c["process"]["args"] = ["sleep", "1000"]
+'"$2"; }
 cgroup_of() { sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null; }
-gone() {
-  for _ in $(seq 100); do
-    [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null || return 0
-    sleep 0.1
-  done
-  return 1
-}
 
 # ---- exec joins the container's cgroup; ps names are made harmless ----
 B=$TEST_TMP/b1
@@ -83,7 +65,7 @@ for path in /ocirun/bystander /ocirun ../../.. /../ocirun/x /./x "a//b" "../x" "
 done
 check "the bystander lives, in its own cgroup" sh -c "kill -0 $BY && grep -qx $BY $PARENT/bystander/cgroup.procs"
 kill "$BY"
-gone "$BY"
+process_gone "$BY"
 rmdir "$PARENT/bystander"
 mk "$TEST_TMP/cg-ok" "c['linux']['cgroupsPath'] = '/ocirun/attack-own'"
 expect_exit 0 "control: a cgroupsPath of its own is accepted" oci create --bundle "$TEST_TMP/cg-ok" cgok

@@ -10,21 +10,14 @@
 "$OCIRUN" image import "oci:$OCIRUN_GUEST_IMAGES/sysprobe:sysprobe:latest" >/dev/null 2>&1 ||
   { echo "not ok - import the sysprobe image"; exit 0; }
 m_web=3${$}1 m_end=3${$}2 m_rl=3${$}3 m_fork=3${$}4
-status_field() { sed -n "s/^$1:[[:space:]]*//p" "$2"; }
-err_has() { grep -qF -- "$1" "$TEST_TMP/err"; }
 
 # --- a root run with its slice ---
-"$OCIRUN" run --name web --timeout 600 --pids-limit 8 sysprobe:latest sh -c \
-  "/sysprobe keyctl >/run-probe; exec sleep $m_web" >/dev/null 2>"$TEST_TMP/run.err" &
-runner=$!
-pid1=$(pid_of_sleep "$m_web")
-if [ -z "$pid1" ]; then
+if ! start_named_run web "$m_web" --pids-limit 8 sysprobe:latest sh -c "/sysprobe keyctl >/run-probe; exec sleep $m_web"; then
   not_ok "the run started"
   sed 's/^/# /' "$TEST_TMP/run.err"
   exit 0
 fi
 ok "the run started"
-for _ in $(seq 100); do grep -q container_pid "$OCIRUN_ROOT/run/web.json" 2>/dev/null && break; sleep 0.1; done
 
 expect_exit 0 "exec reads its cgroup and pid 1's" "$OCIRUN" exec web cat /proc/self/cgroup /proc/1/cgroup
 verdict "exec is in pid 1's cgroup, seen from the run's cgroup namespace ($(last_out | tr '\n' ' '))" \
@@ -71,7 +64,7 @@ verdict "no exec'd process outlives the run" sh -c "! pgrep -x -f 'sleep $m_end'
 verdict "the slice is gone" [ ! -e /sys/fs/cgroup/ocirun/web ]
 verdict "the record and run dir are gone" [ -z "$(ls -A "$OCIRUN_ROOT/run" | grep -v '^seccomp')" ]
 expect_exit 1 "exec into the ended run exits 1" "$OCIRUN" exec web true
-verdict "... saying it is not running" err_has "'web' is not running"
+verdict "... saying it is not running" err_has_literal "'web' is not running"
 
 # --- rootless: the run's user namespace is joined by its own user ---
 USER_ID=4242
@@ -110,7 +103,7 @@ rl_exec=$(cat "$store/exec.pid" 2>/dev/null)
 verdict "rootless: the exec'd process is in the run's slice" \
   [ -n "$rl_exec" ] && [ "$(cat /proc/$rl_exec/cgroup)" = "$(cat /proc/$rl_pid1/cgroup)" ]
 "$OCIRUN" --root "$store" exec rl true >/dev/null 2>"$TEST_TMP/err"
-verdict "rootless: root cannot be led into the user's run by its store (exit $?)" err_has "not by you"
+verdict "rootless: root cannot be led into the user's run by its store (exit $?)" err_has_literal "not by you"
 kill -9 "$rl_pid1"
 wait "$rl_runner"
 verdict "rootless: the run ends (exit $?)" true

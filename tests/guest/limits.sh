@@ -8,22 +8,15 @@
 
 parent=/sys/fs/cgroup/ocirun
 run() { "$OCIRUN" run "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"; }
-out_has() { grep -q -- "$1" "$TEST_TMP/out"; }
-err_has() { grep -q -- "$1" "$TEST_TMP/err"; }
 # Processes of the guest still in an ocirun slice, or running `sleep 1000`
 # (two execs in all: each exec is slow under TCG).
 leftover_processes() {
   grep -l "^0::/ocirun/" /proc/[0-9]*/cgroup 2>/dev/null | cut -d/ -f3
   pgrep -x -f "sleep 1000"
 }
-nothing_left() {
-  local what=$1 slices records procs
-  slices=$(find "$parent" -mindepth 1 -type d 2>/dev/null)
-  records=$(ls -A "$OCIRUN_ROOT/run" 2>/dev/null)
-  procs=$(leftover_processes)
-  if [ -z "$slices$records$procs" ]; then ok "$what: nothing left behind"; else
-    not_ok "$what: nothing left behind (slices: ${slices:-none}; run state: ${records:-none}; processes: ${procs:-none})"
-  fi
+# guest_left_behind WHAT: no slice under the parent, no run state, no such process.
+guest_left_behind() {
+  left_behind "$1" "$(find "$parent" -mindepth 1 -type d 2>/dev/null)" "$(run_leftovers)" "$(leftover_processes)"
 }
 
 "$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >"$TEST_TMP/out" 2>"$TEST_TMP/err" ||
@@ -36,7 +29,7 @@ run "$img" cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/memory.swap.max /sys/fs/
 verdict "defaults: runs" [ $? -eq 0 ]
 verdict "defaults: memory, swap, pids are max, cpu is max 100000" \
   [ "$(tr '\n' ' ' <"$TEST_TMP/out")" = "max max max max 100000 " ]
-nothing_left "defaults"
+guest_left_behind "defaults"
 
 # --- the limit files, as docker's options mean them ---
 run --memory 128m --memory-swap 256m --cpus 0.5 --pids-limit 32 "$img" \
@@ -48,16 +41,16 @@ run --memory 64m "$img" cat /sys/fs/cgroup/memory.swap.max
 verdict "limits: --memory alone allows as much swap again (docker)" [ "$(cat "$TEST_TMP/out")" = 67108864 ]
 run --memory 64m --memory-swap -1 "$img" cat /sys/fs/cgroup/memory.swap.max
 verdict "limits: --memory-swap -1 is unlimited swap" [ "$(cat "$TEST_TMP/out")" = max ]
-nothing_left "limits"
+guest_left_behind "limits"
 
 # --- memory: 200 MiB under 128m without swap is OOM-killed and said so ---
 run --memory 128m --memory-swap 128m "$img" dd if=/dev/zero of=/dev/null bs=200M count=1
 status=$?
 verdict "memory: allocating 200 MiB under 128m exits 137 (got $status)" [ $status -eq 137 ]
-verdict "memory: ocirun reports the OOM kill" err_has "out of memory"
+verdict "memory: ocirun reports the OOM kill" err_has_literal "out of memory"
 run --memory 128m --memory-swap 128m "$img" dd if=/dev/zero of=/dev/null bs=64M count=1
 verdict "memory: 64 MiB under 128m is fine" [ $? -eq 0 ]
-nothing_left "memory"
+guest_left_behind "memory"
 
 # --- pids: forking past 32 fails with EAGAIN ---
 run --pids-limit 32 "$img" sh -c 'i=0; while [ $i -lt 40 ]; do sleep 1000 & i=$((i + 1)); done; echo forked all'
@@ -65,8 +58,8 @@ status=$?
 verdict "pids: forking past 32 fails" [ $status -ne 0 ]
 verdict "pids: with EAGAIN (can't fork / Resource temporarily unavailable)" \
   grep -qE "can't fork|Resource temporarily unavailable" "$TEST_TMP/err" "$TEST_TMP/out"
-verdict "pids: the 40th fork never happened" eval '! out_has "forked all"'
-nothing_left "pids"
+verdict "pids: the 40th fork never happened" eval '! out_has_literal "forked all"'
+guest_left_behind "pids"
 
 # --- cpu: a 2 s busy loop under --cpus 0.5 is throttled to about half ---
 run --cpus 0.5 "$img" sh -c '
@@ -86,27 +79,27 @@ verdict "cpu: nr_throttled > 0" [ "${throttled:-0}" -gt 0 ]
 # usage / wall, in percent: 50 expected; TCG is slow and noisy, so 20..75.
 pct=$(( ${usage_us:-0} / 10 / ${wall_ms:-1} ))
 verdict "cpu: usage is about half the wall time ($pct%)" eval '[ "$pct" -ge 20 ] && [ "$pct" -le 75 ]'
-nothing_left "cpu"
+guest_left_behind "cpu"
 
 # --- tmpfs: size and noexec ---
 run --tmpfs /tmp:size=1048576 "$img" dd if=/dev/zero of=/tmp/fill bs=1024 count=2048
 verdict "tmpfs: writing 2 MiB into a 1 MiB tmpfs fails" [ $? -ne 0 ]
-verdict "tmpfs: with ENOSPC" err_has "No space left on device"
+verdict "tmpfs: with ENOSPC" err_has_literal "No space left on device"
 run --tmpfs /scratch:noexec "$img" sh -c 'cp /bin/busybox /scratch/bb && /scratch/bb true'
 status=$?
-verdict "tmpfs: noexec refuses exec (exit $status)" eval '[ $status -ne 0 ] && err_has "Permission denied"'
-nothing_left "tmpfs"
+verdict "tmpfs: noexec refuses exec (exit $status)" eval '[ $status -ne 0 ] && err_has_literal "Permission denied"'
+guest_left_behind "tmpfs"
 
 # --- read-only root ---
 run --read-only "$img" touch /newfile
-verdict "read-only: writing the root fails with EROFS" err_has "Read-only file system"
-nothing_left "read-only"
+verdict "read-only: writing the root fails with EROFS" err_has_literal "Read-only file system"
+guest_left_behind "read-only"
 
 # --- capabilities, no-new-privileges ---
 run --cap-drop ALL --security-opt no-new-privileges "$img" grep -E '^(CapEff|NoNewPrivs):' /proc/self/status
-verdict "caps: CapEff is 0 with --cap-drop ALL" out_has "^CapEff:[[:space:]]*0000000000000000$"
-verdict "no-new-privileges: NoNewPrivs is 1" out_has "^NoNewPrivs:[[:space:]]*1$"
-nothing_left "caps"
+verdict "caps: CapEff is 0 with --cap-drop ALL" out_matches "^CapEff:[[:space:]]*0000000000000000$"
+verdict "no-new-privileges: NoNewPrivs is 1" out_matches "^NoNewPrivs:[[:space:]]*1$"
+guest_left_behind "caps"
 
 # --- seccomp (the static sysprobe in its own image) ---
 if [ -n "${OCIRUN_GUEST_IMAGES:-}" ] && [ -d "$OCIRUN_GUEST_IMAGES/sysprobe" ] &&
@@ -125,13 +118,13 @@ else
   verdict "seccomp: unshare and mount are refused (busybox)" \
     eval '[ "$(grep -ciE "operation not permitted|permission denied" "$TEST_TMP/err")" -ge 2 ]'
 fi
-nothing_left "seccomp"
+guest_left_behind "seccomp"
 
 # --- network and hostname ---
 run --network none --hostname boxy "$img" sh -c 'hostname; sed 1,2d /proc/net/dev | cut -d: -f1 | tr -d " "'
 verdict "hostname: the container's" [ "$(sed -n 1p "$TEST_TMP/out")" = boxy ]
 verdict "network: only lo exists" [ "$(sed 1d "$TEST_TMP/out" | tr '\n' ' ')" = "lo " ]
-nothing_left "network"
+guest_left_behind "network"
 
 # --- deadline: --timeout kills sleep 1000 and every child it forked ---
 start=$(date +%s)
@@ -139,9 +132,9 @@ run --timeout 5 "$img" sh -c 'sleep 1000 & sleep 1000 & sleep 1000'
 status=$?
 took=$(($(date +%s) - start))
 verdict "timeout: exits 124 (got $status)" [ $status -eq 124 ]
-verdict "timeout: says it timed out" err_has "timed out"
+verdict "timeout: says it timed out" err_has_literal "timed out"
 verdict "timeout: within the deadline plus teardown (${took}s)" [ "$took" -lt 30 ]
-nothing_left "timeout"
+guest_left_behind "timeout"
 
 tap_done >/dev/null
 exit 0

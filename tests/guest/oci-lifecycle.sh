@@ -10,29 +10,11 @@
 
 ROOT=$OCIRUN_ROOT
 PARENT=/sys/fs/cgroup/ocirun
-oci() { oci_root "$ROOT" "$@"; }
 # bundle DIR ARGS_JSON [EXTRA_PYTHON]: busybox's layers as DIR/rootfs, and
 # `ocirun spec`'s config.json with process.args replaced.
 bundle() {
-  mkdir -p "$1/rootfs" &&
-    busybox_rootfs "$1/rootfs" &&
-    oci spec --bundle "$1" &&
-    python3 - "$1/config.json" "$2" "${3:-}" <<'PY'
-import json, sys
-path, args, extra = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
-c = json.load(open(path))
-c["process"]["args"] = args
-exec(extra)
-json.dump(c, open(path, "w"))
-PY
-}
-status_of() { oci state "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])'; }
-gone() {
-  for _ in $(seq 100); do
-    [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null || return 0
-    sleep 0.1
-  done
-  return 1
+  oci_bundle "$1" busybox 'c["process"]["args"] = json.loads(args[0])
+'"${3:-}" "$2"
 }
 
 B=$TEST_TMP/bundle
@@ -102,7 +84,7 @@ check "... and memory.max is unchanged" grep -qx 33554432 "$PARENT/c1/memory.max
 expect_exit 1 "delete of a running container without --force fails" oci delete c1
 check "... the process lives on" test -d "/proc/${pid:-none}"
 expect_exit 0 "kill KILL" oci kill c1 KILL
-check "kill: the process is gone" gone "$pid"
+check "kill: the process is gone" process_gone "$pid"
 check "state: stopped" test "$(status_of c1)" = stopped
 expect_exit 0 "delete" oci delete c1
 check "delete: the slice is gone" test ! -e "$PARENT/c1"

@@ -10,9 +10,6 @@
 ROOT=$OCIRUN_ROOT
 PARENT=/sys/fs/cgroup/ocirun
 SLICE=$PARENT/stand-in
-oci() { oci_root "$ROOT" "$@"; }
-start_time() { python3 -c 'import sys; print(open("/proc/%s/stat" % sys.argv[1]).read().rsplit(")", 1)[1].split()[19])' "$1"; }
-status_of() { oci state "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])'; }
 proc_state() { sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 
 umask 077

@@ -15,7 +15,6 @@ mkdir "$store"
 chown $USER_ID:$USER_ID "$store"
 cp -r "$TEST_IMAGES/busybox" "$TEST_TMP/layout"
 chmod -R a+rX "$TEST_TMP/layout"
-err_has() { grep -q -- "$1" "$TEST_TMP/err"; }
 # in_cgroup DIR COMMAND...: COMMAND as the user, its shell moved into DIR first
 # (moving it there is root's part of the delegation).
 in_cgroup() {
@@ -29,14 +28,11 @@ delegate() { # delegate DIR: DIR and its leaf session/, owned by the user
   mkdir -p "$1/session" &&
     chown $USER_ID:$USER_ID "$1" "$1/cgroup.procs" "$1/cgroup.subtree_control" "$1/cgroup.threads"
 }
-nothing_left() {
-  local slices records procs
-  slices=$(find "$cg" "$cg-other" -mindepth 1 -maxdepth 1 -type d ! -name session 2>/dev/null)
-  records=$(ls -A "$store/run" 2>/dev/null | grep -v '^seccomp')
-  procs=$(pgrep -u $USER_ID)
-  if [ -z "$slices$records$procs" ]; then ok "$1: nothing left behind"; else
-    not_ok "$1: nothing left behind (slices: ${slices:-none}; run state: ${records:-none}; processes: ${procs:-none})"
-  fi
+# delegated_left_behind WHAT: no slice in the delegated cgroups, no run state
+# of the user's store, no process of the user.
+delegated_left_behind() {
+  left_behind "$1" "$(find "$cg" "$cg-other" -mindepth 1 -maxdepth 1 -type d ! -name session 2>/dev/null)" \
+    "$(run_leftovers "$store" | grep -v '^seccomp')" "$(pgrep -u $USER_ID)"
 }
 cleanup() {
   for d in "$cg" "$cg-other" "$cg-plain"; do
@@ -62,7 +58,7 @@ if [ -w "$knob" ]; then
   in_cgroup /sys/fs/cgroup "$OCIRUN" run --unsafe-no-cgroup busybox:latest true
   verdict "user namespaces forbidden: refused with 125" [ $? -eq 125 ]
   verdict "user namespaces forbidden: the error names the sysctl" \
-    err_has "unprivileged user namespaces.*kernel.unprivileged_userns_clone"
+    err_matches "unprivileged user namespaces.*kernel.unprivileged_userns_clone"
   echo 1 >"$knob" # the guest is ours: allowed for the rest
 fi
 
@@ -73,25 +69,25 @@ in_cgroup "$cg/session" "$OCIRUN" run --memory 128m --memory-swap 256m --cpus 0.
     /sys/fs/cgroup/pids.max /sys/fs/cgroup/cpu.max /proc/self/uid_map; id -u'
 verdict "rootless limits: memory 128m, swap total 256m, pids 32, cpus 0.5, uid 0 = $USER_ID" \
   [ "$(tr -s ' \n' ' ' <"$TEST_TMP/out")" = "134217728 134217728 32 50000 100000 0 $USER_ID 1 0 " ]
-nothing_left "rootless limits"
+delegated_left_behind "rootless limits"
 
 in_cgroup "$cg/session" "$OCIRUN" run --memory 128m --memory-swap 128m "$img" \
   dd if=/dev/zero of=/dev/null bs=200M count=1
 status=$?
 verdict "rootless memory: 200 MiB under 128m exits 137 (got $status)" [ $status -eq 137 ]
-verdict "rootless memory: the OOM kill is reported" err_has "out of memory"
-nothing_left "rootless memory"
+verdict "rootless memory: the OOM kill is reported" err_has_literal "out of memory"
+delegated_left_behind "rootless memory"
 
 in_cgroup "$cg/session" "$OCIRUN" run --pids-limit 32 "$img" \
   sh -c 'i=0; while [ $i -lt 40 ]; do sleep 1000 & i=$((i + 1)); done; echo forked all'
 verdict "rootless pids: forking past 32 fails with EAGAIN" \
   grep -qE "can't fork|Resource temporarily unavailable" "$TEST_TMP/err" "$TEST_TMP/out"
-nothing_left "rootless pids"
+delegated_left_behind "rootless pids"
 
 in_cgroup "$cg/session" "$OCIRUN" run --timeout 3 "$img" sh -c 'sleep 1000 & sleep 1000'
 status=$?
 verdict "rootless deadline: exits 124 (got $status)" [ $status -eq 124 ]
-nothing_left "rootless deadline"
+delegated_left_behind "rootless deadline"
 
 # --- fail closed: no delegation, or a parent that does not hold the caller ---
 mkdir -p "$cg-plain/session"
@@ -99,17 +95,17 @@ in_cgroup "$cg-plain/session" "$OCIRUN" run "$img" true
 status=$?
 verdict "no delegation: refused with 125 (got $status)" [ $status -eq 125 ]
 verdict "no delegation: the error says what is missing and how to get it" \
-  err_has "rootless: no delegated cgroup v2 subtree: '$cg-plain' is not writable by uid $USER_ID"
+  err_has_literal "rootless: no delegated cgroup v2 subtree: '$cg-plain' is not writable by uid $USER_ID"
 verdict "no delegation: no slice was made" [ -z "$(find "$cg-plain" -mindepth 1 -maxdepth 1 -type d ! -name session)" ]
 delegate "$cg-other"
 in_cgroup "$cg/session" "$OCIRUN" run --cgroup-parent "$cg-other" "$img" true
 status=$?
 verdict "a delegated parent that does not hold the caller: refused with 125 (got $status)" [ $status -eq 125 ]
-verdict "and the error says why" err_has "is not below the cgroup parent '$cg-other'"
-nothing_left "refusals"
+verdict "and the error says why" err_has_literal "is not below the cgroup parent '$cg-other'"
+delegated_left_behind "refusals"
 in_cgroup "$cg-plain/session" "$OCIRUN" run --unsafe-no-cgroup "$img" true
 verdict "no delegation, with the loud opt-out: runs" [ $? -eq 0 ]
-nothing_left "opt-out"
+delegated_left_behind "opt-out"
 
 # --- the recipe's probe, rootless, with ids from a subordinate range ---
 # (--user 65534:65534 needs one). The range is granted in a mount namespace
@@ -164,5 +160,5 @@ else
   not_ok "rootless probe: the artifact validates against the schema"
   show
 fi
-nothing_left "rootless probe"
+delegated_left_behind "rootless probe"
 tap_done

@@ -49,15 +49,11 @@ done
 
 # exec NAME: the run's own filter, from the config.json the run kept.
 marker=4${$}1
-"$OCIRUN" run --name socks --timeout 600 sysprobe:latest sleep "$marker" >/dev/null 2>"$TEST_TMP/run.err" &
-runner=$!
-pid1=$(pid_of_sleep "$marker")
-if [ -z "$pid1" ]; then
+if ! start_named_run socks "$marker" sysprobe:latest sleep "$marker"; then
   not_ok "the run for exec started"
   sed 's/^/# /' "$TEST_TMP/run.err"
   exit 0
 fi
-for _ in $(seq 100); do grep -q container_pid "$OCIRUN_ROOT/run/socks.json" 2>/dev/null && break; sleep 0.1; done
 "$OCIRUN" exec socks /sysprobe int80-socketcall=40 int80-socketcall=38 socket=38 \
   >"$TEST_TMP/probe" 2>"$TEST_TMP/err"
 expect "exec NAME" "int80-socketcall=40 errno=ENOSYS" "int80-socketcall=38 errno=ENOSYS" \
