@@ -118,6 +118,8 @@ int command_run(int argc, char **argv, const struct global_options *global)
   int next = 0, ret;
   int status = EXIT_RUNTIME_ERROR;
 
+  /* The phases of a start, as debug events (bench-start's breakdown). */
+  oci_emit(io.events, OCI_EVENT_PHASE, "begin", NULL, NULL);
   run_config_init(&config);
   if (run_options_parse(argc, argv, &config, &next, &err) < 0)
     goto fail;
@@ -143,8 +145,10 @@ int command_run(int argc, char **argv, const struct global_options *global)
     goto fail;
   if (oci_image_resolve(store, config.image_reference, &image, &err) < 0)
     goto fail;
+  oci_emit(io.events, OCI_EVENT_PHASE, "image", config.name, NULL);
   if (oci_image_unpack(store, image, &unpack, &rootfs, &err) < 0)
     goto fail;
+  oci_emit(io.events, OCI_EVENT_PHASE, "unpack-cache", config.name, NULL);
 
   ret = docker_run(oci_store_root(store), image, rootfs, &config, &io, &result, &err);
   if (result.layer_fallback != NULL && !config.dry_run)

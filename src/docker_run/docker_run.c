@@ -96,6 +96,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
     return -1;
   if (spec_parse(json, &spec, err) < 0)
     return oci_error_wrap(err, "run: the configuration built from the options");
+  oci_emit(io->events, OCI_EVENT_PHASE, "configuration", config->name, NULL);
   if (config->dry_run && io->plan_out != NULL)
     print_configuration(json, io->plan_out);
   /* Kept in the run dir: `ocirun exec NAME` joins the run with it. */

@@ -150,6 +150,7 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   for (int i = 0; i < 3; i++)
     launch->stdio[i] = relay->container_fd[i];
   ret = spawn_child(launch, cgroup_fd, &child, err);
+  oci_emit(launch->options->events, OCI_EVENT_PHASE, "spawned", launch->options->id, NULL);
   report_read = child.report_fd;
   status_read = child.status_fd;
   /* Only the container may hold the write ends, or output never ends. */
@@ -210,6 +211,7 @@ int slice_create(const struct slice_plan *plan, bool rootless, struct cgroup_sli
  * caller's own on_exec follows. */
 struct exec_recorder {
   const struct run_io *io;
+  const struct oci_event_sink *events;
   const struct state_root *state;
   const char *name;
   oci_error_t err;
@@ -219,6 +221,7 @@ static void record_started(const struct run_started *started, void *context)
 {
   struct exec_recorder *recorder = context;
 
+  oci_emit(recorder->events, OCI_EVENT_PHASE, "exec", recorder->name, NULL);
   if (run_state_set_container(recorder->state, recorder->name, started->pid, &recorder->err) < 0)
     pidfd_send_signal(started->pidfd, SIGKILL, NULL, 0);
   if (recorder->io->on_exec != NULL)
@@ -245,7 +248,8 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
   struct stdio_relay relay;
   struct runtime_options run_options = *options;
-  struct exec_recorder recorder = {.io = io, .state = options->state, .name = options->id};
+  struct exec_recorder recorder = {
+      .io = io, .events = options->events, .state = options->state, .name = options->id};
   struct run_io joinable_io = *io;
   int ret = -1;
 
@@ -287,6 +291,7 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
              "by nodev on every mount the container can write");
   if (prepare_launch(&launch, err) < 0 || slice_plan_build(spec, options, &slice, err) < 0)
     goto out;
+  oci_emit(options->events, OCI_EVENT_PHASE, "plan", options->id, NULL);
   if (options->dry_run) {
     print_plan(&launch, slice.path, &slice.limits, slice.rules, slice.n_rules, options->plan_out);
     *result = (struct run_result){.exit_code = 0, .exited = true, .teardown_verified = true};
@@ -372,8 +377,10 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
       goto teardown;
     res.slice_created = true;
   }
+  oci_emit(options->events, OCI_EVENT_PHASE, "slice", options->id, NULL);
   ret =
       start_and_wait(&launch, &res, &joinable_io, &relay, terminal_socket, signal_fd, result, err);
+  oci_emit(options->events, OCI_EVENT_PHASE, "exited", options->id, NULL);
   if (recorder.err != NULL) {
     oci_error_wrap(&recorder.err, "run: record the started process for exec");
     if (*err == NULL)
@@ -385,6 +392,7 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
 
 teardown:
   result->teardown_verified = teardown(&res, err);
+  oci_emit(options->events, OCI_EVENT_PHASE, "teardown", options->id, NULL);
   if (!result->teardown_verified)
     ret = -1;
 out:
