@@ -211,7 +211,6 @@ int slice_create(const struct slice_plan *plan, bool rootless, struct cgroup_sli
  * caller's own on_exec follows. */
 struct exec_recorder {
   const struct run_io *io;
-  const struct oci_event_sink *events;
   const struct state_root *state;
   const char *name;
   oci_error_t err;
@@ -221,7 +220,6 @@ static void record_started(const struct run_started *started, void *context)
 {
   struct exec_recorder *recorder = context;
 
-  oci_emit(recorder->events, OCI_EVENT_PHASE, "exec", recorder->name, NULL);
   if (run_state_set_container(recorder->state, recorder->name, started->pid, &recorder->err) < 0)
     pidfd_send_signal(started->pidfd, SIGKILL, NULL, 0);
   if (recorder->io->on_exec != NULL)
@@ -248,8 +246,7 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
   struct stdio_relay relay;
   struct runtime_options run_options = *options;
-  struct exec_recorder recorder = {
-      .io = io, .events = options->events, .state = options->state, .name = options->id};
+  struct exec_recorder recorder = {.io = io, .state = options->state, .name = options->id};
   struct run_io joinable_io = *io;
   int ret = -1;
 

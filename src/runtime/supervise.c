@@ -118,6 +118,8 @@ void watch_report(int pidfd, struct child_watch *watch)
     return; /* the child exits next; end of file follows */
   }
   watch->report_fd = -1;
+  if (!watch->reported)
+    oci_emit(watch->io->events, OCI_EVENT_PHASE, "exec", NULL, NULL);
   if (watch->reported || watch->io->on_exec == NULL)
     return;
   if (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid != 0)
