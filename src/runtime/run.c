@@ -226,6 +226,113 @@ static void record_started(const struct run_started *started, void *context)
     recorder->io->on_exec(started, recorder->io->context);
 }
 
+/* What ocirun run refuses before anything exists. Hooks belong to the OCI
+ * lifecycle (create, start, delete): a hook is refused rather than
+ * skipped. The run's pid 1 is ocirun's init, which holds the run's tie to
+ * its runner and reports the workload's status: CAP_SYS_PTRACE over it
+ * (of the host's user namespace, or of the run's own, where the init is
+ * exec'd) would let the workload trace it, clear its parent-death signal
+ * and forge that status. Non-dumpable stops every other tracer. Refused,
+ * not weakened. */
+static int run_refusals(const struct spec *spec, oci_error_t *err)
+{
+  for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++)
+    if (spec->hooks[kind].n_hooks > 0)
+      return oci_error_set(err, 0, "hooks.%s: ocirun run runs no hooks (ocirun create does)",
+                           spec_hook_kind_name((enum spec_hook_kind)kind));
+  if (spec->has_process && (spec->process.cap_bounding & (UINT64_C(1) << CAP_SYS_PTRACE)) != 0)
+    return oci_error_set(err, 0,
+                         "process.capabilities: CAP_SYS_PTRACE: the workload could trace ocirun's "
+                         "init, its pid 1, and so outlive ocirun and forge the exit status it "
+                         "reports; ocirun run refuses it (ocirun create, whose container has no "
+                         "init, takes it)");
+  return 0;
+}
+
+/* The runner's signals while the run exists: from the first thing created
+ * until the last removed, the signals that end a process by default and
+ * that a user or a terminal sends (INT, TERM, HUP, QUIT) are events on a
+ * signalfd, never a death that skips teardown; a caller that went away
+ * (SIGPIPE) is an error on a write of the relay. The child resets all of
+ * it before exec. */
+struct run_signals {
+  sigset_t original_mask;
+  struct sigaction original_pipe;
+  bool blocked, pipe_ignored;
+  int fd;
+};
+
+static int run_signals_take(struct run_signals *signals, bool terminal, oci_error_t *err)
+{
+  struct sigaction ignore_pipe = {.sa_handler = SIG_IGN};
+  sigset_t blocked;
+
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGINT);
+  sigaddset(&blocked, SIGTERM);
+  sigaddset(&blocked, SIGHUP);
+  sigaddset(&blocked, SIGQUIT);
+  if (terminal)
+    sigaddset(&blocked, SIGWINCH); /* the caller's terminal resized */
+  if (sigprocmask(SIG_BLOCK, &blocked, &signals->original_mask) < 0)
+    return oci_error_errno(err, "run: block SIGINT/SIGTERM/SIGHUP/SIGQUIT");
+  signals->blocked = true;
+  if (sigaction(SIGPIPE, &ignore_pipe, &signals->original_pipe) < 0)
+    return oci_error_errno(err, "run: ignore SIGPIPE");
+  signals->pipe_ignored = true;
+  signals->fd = signalfd(-1, &blocked, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signals->fd < 0)
+    return oci_error_errno(err, "run: signalfd for SIGINT/SIGTERM/SIGHUP/SIGQUIT");
+  return 0;
+}
+
+/* A signal still pending now acts after teardown, as the user meant. */
+static void run_signals_restore(struct run_signals *signals)
+{
+  if (signals->fd >= 0)
+    close(signals->fd);
+  if (signals->pipe_ignored)
+    sigaction(SIGPIPE, &signals->original_pipe, NULL);
+  if (signals->blocked)
+    sigprocmask(SIG_SETMASK, &signals->original_mask, NULL);
+}
+
+/* What the run makes on the host before its child: the record first (from
+ * here on a crash leaves something sweep can find), the run dir with the
+ * root's writable layer and the configuration `exec NAME` joins with, then
+ * the slice. -1: nothing was made; -2: something was, tear it down. */
+static int run_resources_create(struct run_resources *res, const struct runtime_options *options,
+                                const struct runtime_options *run_options, struct launch *launch,
+                                struct slice_plan *slice, const char *run_dir,
+                                const char *record_file, oci_error_t *err)
+{
+  struct run_record record = {
+      .name = (char *)options->id, .cgroup_path = slice->path, .run_dir = (char *)run_dir};
+
+  res->created_in_store[0] = record_file;
+  res->created_in_store[1] = options->id;
+  res->created_cgroup = slice->path;
+  if (run_state_write(res->state, &record, err) < 0)
+    return -1;
+  res->record_written = true;
+  if (run_options->root.overlay) {
+    res->run_dir_created =
+        writable_layer_create(&res->layer, res->state, options->id, &run_options->root,
+                              options->rootless, &launch->plan, err) == 0;
+    if (!res->run_dir_created)
+      return -2;
+    if (options->config_json != NULL &&
+        run_state_write_config(res->state, options->id, options->config_json, err) < 0)
+      return -2;
+  }
+  if (slice->path != NULL) {
+    if (slice_create(slice, options->rootless, &res->slice, err) < 0)
+      return -2;
+    res->slice_created = true;
+  }
+  return 0;
+}
+
 int runtime_run(const struct spec *spec, const struct runtime_options *options,
                 const struct run_io *io, struct run_result *result, oci_error_t *err)
 {
@@ -239,42 +346,29 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   struct slice_plan slice = {0};
   cleanup_free char *run_dir = NULL;
   cleanup_free char *record_file = NULL;
-  cleanup_close int signal_fd = -1, terminal_socket = -1;
-  bool signals_blocked = false, pipe_ignored = false, relay_open = false;
+  cleanup_close int terminal_socket = -1;
+  struct run_signals signals = {.fd = -1};
+  bool relay_open = false;
   bool terminal = spec->has_process && spec->process.terminal;
-  sigset_t blocked, original_mask;
-  struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
   struct stdio_relay relay;
   struct runtime_options run_options = *options;
   struct exec_recorder recorder = {.io = io, .state = options->state, .name = options->id};
   struct run_io joinable_io = *io;
-  int ret = -1;
+  int ret = -1, made;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
   if (options->state == NULL)
     return oci_error_set(err, EINVAL, "run: no state root was opened for the run's record");
-  /* Hooks belong to the OCI lifecycle (create, start, delete); a hook is
-   * refused rather than skipped. */
-  for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++)
-    if (spec->hooks[kind].n_hooks > 0)
-      return oci_error_set(err, 0, "hooks.%s: ocirun run runs no hooks (ocirun create does)",
-                           spec_hook_kind_name((enum spec_hook_kind)kind));
-  /* The run's pid 1 is ocirun's init, which holds the run's tie to its
-   * runner and reports the workload's status: CAP_SYS_PTRACE over it (of
-   * the host's user namespace, or of the run's own, where the init is
-   * exec'd) would let the workload trace it, clear its parent-death
-   * signal and forge that status. Non-dumpable stops every other tracer.
-   * Refused, not weakened. */
-  if (spec->has_process && (spec->process.cap_bounding & (UINT64_C(1) << CAP_SYS_PTRACE)) != 0)
-    return oci_error_set(err, 0,
-                         "process.capabilities: CAP_SYS_PTRACE: the workload could trace ocirun's "
-                         "init, its pid 1, and so outlive ocirun and forge the exit status it "
-                         "reports; ocirun run refuses it (ocirun create, whose container has no "
-                         "init, takes it)");
+  if (run_refusals(spec, err) < 0)
+    return -1;
   /* The run dir holds the scratch of an overlay root: its path is
    * ocirun's layout, derived from the name. */
   if (asprintf(&run_dir, "%s/run/%s", res.root, options->id) < 0) {
     run_dir = NULL;
+    return oci_error_errno(err, "run: allocate");
+  }
+  if (asprintf(&record_file, "%s.json", options->id) < 0) {
+    record_file = NULL;
     return oci_error_errno(err, "run: allocate");
   }
   if (run_options.root.overlay)
@@ -296,33 +390,8 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
     goto out;
   }
 
-  /* From the first thing created until the last removed, the signals that
-   * end a process by default and that a user or a terminal sends (INT,
-   * TERM, HUP, QUIT) are events on a signalfd, never a death that skips
-   * teardown; a caller that went away (SIGPIPE) is an error on a write of
-   * the relay. The child resets all of it before exec. */
-  sigemptyset(&blocked);
-  sigaddset(&blocked, SIGINT);
-  sigaddset(&blocked, SIGTERM);
-  sigaddset(&blocked, SIGHUP);
-  sigaddset(&blocked, SIGQUIT);
-  if (terminal)
-    sigaddset(&blocked, SIGWINCH); /* the caller's terminal resized */
-  if (sigprocmask(SIG_BLOCK, &blocked, &original_mask) < 0) {
-    oci_error_errno(err, "run: block SIGINT/SIGTERM/SIGHUP/SIGQUIT");
+  if (run_signals_take(&signals, terminal, err) < 0)
     goto out;
-  }
-  signals_blocked = true;
-  if (sigaction(SIGPIPE, &ignore_pipe, &original_pipe) < 0) {
-    oci_error_errno(err, "run: ignore SIGPIPE");
-    goto out;
-  }
-  pipe_ignored = true;
-  signal_fd = signalfd(-1, &blocked, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (signal_fd < 0) {
-    oci_error_errno(err, "run: signalfd for SIGINT/SIGTERM/SIGHUP/SIGQUIT");
-    goto out;
-  }
   if ((terminal ? stdio_relay_open_terminal : stdio_relay_open)(
           &relay, (const int[3]){io->stdin_fd, io->stdout_fd, io->stderr_fd}, err) < 0) {
     stdio_relay_clear(&relay);
@@ -340,43 +409,20 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
     launch.console_fd = pair[1];
   }
 
-  /* The record first: from here on a crash leaves something sweep can find. */
-  struct run_record record = {
-      .name = (char *)options->id, .cgroup_path = slice.path, .run_dir = run_dir};
-  if (asprintf(&record_file, "%s.json", options->id) < 0) {
-    record_file = NULL;
-    oci_error_errno(err, "run: allocate");
+  made =
+      run_resources_create(&res, options, &run_options, &launch, &slice, run_dir, record_file, err);
+  if (made == -1)
     goto out;
-  }
-  res.created_in_store[0] = record_file;
-  res.created_in_store[1] = options->id;
-  res.created_cgroup = slice.path;
-  if (run_state_write(res.state, &record, err) < 0)
-    goto out;
-  res.record_written = true;
-  if (run_options.root.overlay) {
-    res.run_dir_created =
-        writable_layer_create(&res.layer, res.state, options->id, &run_options.root,
-                              options->rootless, &launch.plan, err) == 0;
-    if (!res.run_dir_created)
-      goto teardown;
-    if (options->config_json != NULL &&
-        run_state_write_config(res.state, options->id, options->config_json, err) < 0)
-      goto teardown;
-  }
+  if (made < 0)
+    goto teardown;
+  oci_emit(options->events, OCI_EVENT_PHASE, "slice", options->id, NULL);
   /* pid 1 in the record, once it has exec'd: what `ocirun exec NAME`
    * joins (with the config.json above), and what `ocirun sweep` kills
    * when this runner is gone. */
   joinable_io.on_exec = record_started;
   joinable_io.context = &recorder;
-  if (slice.path != NULL) {
-    if (slice_create(&slice, options->rootless, &res.slice, err) < 0)
-      goto teardown;
-    res.slice_created = true;
-  }
-  oci_emit(options->events, OCI_EVENT_PHASE, "slice", options->id, NULL);
   ret =
-      start_and_wait(&launch, &res, &joinable_io, &relay, terminal_socket, signal_fd, result, err);
+      start_and_wait(&launch, &res, &joinable_io, &relay, terminal_socket, signals.fd, result, err);
   oci_emit(options->events, OCI_EVENT_PHASE, "exited", options->id, NULL);
   if (recorder.err != NULL) {
     oci_error_wrap(&recorder.err, "run: record the started process for exec");
@@ -393,13 +439,9 @@ teardown:
   if (!result->teardown_verified)
     ret = -1;
 out:
-  /* A signal still pending now acts after teardown, as the user meant. */
   if (relay_open)
     stdio_relay_clear(&relay);
-  if (pipe_ignored)
-    sigaction(SIGPIPE, &original_pipe, NULL);
-  if (signals_blocked)
-    sigprocmask(SIG_SETMASK, &original_mask, NULL);
+  run_signals_restore(&signals);
   slice_plan_clear(&slice);
   launch_clear(&launch);
   return ret;
