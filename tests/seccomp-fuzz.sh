@@ -8,7 +8,7 @@ libs="libseccomp libcap libcjson libcrypto"
 fuzz_target seccomp_profile "$libs" "-I$top_srcdir/src" \
   "$top_srcdir/tests/helpers/seccomp_profile_fuzzer.c" "$top_srcdir/src/runtime/seccomp_profile.c" \
   "$top_srcdir/src/runtime/seccomp_names.c" "$top_srcdir/src/runtime/capabilities.c" "$top_srcdir/oci/error.c" \
-  "$top_srcdir/oci/file_read.c"
+  "$top_srcdir/oci/file_read.c" "$top_srcdir/oci/in_root.c"
 
 corpus="$TEST_TMP/corpus"
 mkdir -p "$corpus"

@@ -91,11 +91,14 @@ int exec_target_resolve(const char *root, const char *id, struct exec_target *ta
   struct run_record run = {0};
   cleanup_free char *config = NULL;
   oci_error_t run_err = NULL;
-  int found_run = state_root_open(&state, root, STATE_RUN, false, &run_err) < 0
-                      ? -1
-                      : run_state_find_live(&state, id, &run, &config, &run_err);
-  int ret;
+  int found_run, ret;
 
+  /* one rule for both (state/root.h), checked once */
+  if (state_name_check("run name (or container id)", id, err) < 0)
+    return -1;
+  found_run = state_root_open(&state, root, STATE_RUN, false, &run_err) < 0
+                  ? -1
+                  : run_state_find_live(&state, id, &run, &config, &run_err);
   if (container_load_by_id(root, id, false, &handle, &container, err) == 0) {
     if (found_run > 0)
       ret = oci_error_set(err, 0,
