@@ -1,13 +1,13 @@
 #!/bin/bash
-# Fuzzes the seccomp profile parser (src/runtime/seccomp_profile.c) with libFuzzer
+# Fuzzes the seccomp profile parser (src/runtime/seccomp/profile.c) with libFuzzer
 # under address and undefined-behaviour sanitizers for FUZZ_SECONDS (default
 # 20), seeded with the printed default profile and small hand-written ones.
 . "$top_srcdir/tests/lib.sh"
 
 libs="libseccomp libcap libcjson libcrypto"
 fuzz_target seccomp_profile "$libs" "-I$top_srcdir/src" \
-  "$top_srcdir/tests/helpers/seccomp_profile_fuzzer.c" "$top_srcdir/src/runtime/seccomp_profile.c" \
-  "$top_srcdir/src/runtime/seccomp_names.c" "$top_srcdir/src/runtime/capabilities.c" "$top_srcdir/oci/error.c" \
+  "$top_srcdir/tests/helpers/seccomp_profile_fuzzer.c" "$top_srcdir/src/runtime/seccomp/profile.c" \
+  "$top_srcdir/src/runtime/seccomp/names.c" "$top_srcdir/src/runtime/capabilities.c" "$top_srcdir/oci/error.c" \
   "$top_srcdir/oci/file_read.c" "$top_srcdir/oci/in_root.c"
 
 corpus="$TEST_TMP/corpus"

@@ -13,7 +13,7 @@
 #include "cli/ocirun.h"
 #include "oci/options.h"
 #include "oci/cleanup.h"
-#include "runtime/seccomp_filter.h"
+#include "runtime/seccomp/filter.h"
 
 static void usage(FILE *out)
 {

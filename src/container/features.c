@@ -10,7 +10,7 @@
 #include "container/lifecycle.h"
 #include "oci/cleanup.h"
 #include "runtime/capabilities.h"
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/rules.h"
 #include "runtime/spec/spec.h"
 
 /* Every kind of the spec: the runtime runs each at its place. */

@@ -17,7 +17,7 @@
 
 #include "oci/cleanup.h"
 #include "runtime/capabilities.h"
-#include "runtime/seccomp_filter.h"
+#include "runtime/seccomp/filter.h"
 #include "runtime/spec/spec.h"
 #include "runtime/user.h"
 

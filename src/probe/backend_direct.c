@@ -24,7 +24,7 @@
 #include "probe/probe_backend.h"
 #include "docker_run/run_config.h"
 #include "docker_run/docker_run.h"
-#include "runtime/seccomp_filter.h"
+#include "runtime/seccomp/filter.h"
 
 /* The probe prints one small JSON object; more than this is not read. */
 #define PROBE_OUTPUT_MAX ((size_t)1 << 20)

@@ -15,7 +15,7 @@
 #include "runtime/cgroup/slice.h"
 #include "runtime/mount/mount_plan.h"
 #include "runtime/runtime.h"
-#include "runtime/seccomp_filter.h"
+#include "runtime/seccomp/filter.h"
 #include "runtime/spec/spec.h"
 #include "runtime/stdio_relay.h"
 #include "runtime/userns.h"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "runtime/capabilities.h"
-#include "runtime/seccomp_filter.h"
+#include "runtime/seccomp/filter.h"
 
 static void print_error(oci_error_t *err)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,7 +24,7 @@
 #include "runtime/hooks.h"
 #include "runtime/capabilities.h"
 #include "runtime/process_stat.h"
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/rules.h"
 #include "runtime/spec/spec.h"
 #include "runtime/state/root.h"
 #include "unit.h"

@@ -18,8 +18,8 @@
 #include "oci/cleanup.h"
 #include "probe/probe_backend.h"
 #include "runtime/capabilities.h"
-#include "runtime/seccomp_filter.h"
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/filter.h"
+#include "runtime/seccomp/rules.h"
 #include "runtime/spec/spec.h"
 #include "unit.h"
 

@@ -14,8 +14,8 @@
 #include <sys/syscall.h>
 
 #include "runtime/capabilities.h"
-#include "runtime/seccomp_filter.h"
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/filter.h"
+#include "runtime/seccomp/rules.h"
 #include "unit.h"
 
 #if defined(__x86_64__)

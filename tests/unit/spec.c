@@ -14,7 +14,7 @@
 
 #include "oci/cleanup.h"
 #include "runtime/capabilities.h"
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/rules.h"
 #include "runtime/spec/spec.h"
 #include "unit.h"
 

@@ -9,7 +9,7 @@
 #include <sys/mount.h>
 
 #include "oci/cleanup.h"
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/rules.h"
 #include "runtime/spec/parse.h"
 
 /* --- linux: namespaces, id mappings, devices ------------------------------- */
@@ -333,7 +333,7 @@ static int parse_seccomp_syscalls(const cJSON *syscalls, const char *path, void 
 }
 
 /* What decides whether the profile can be run at all; the rest is the
- * profile compiler's (seccomp_profile.c), from the copy. */
+ * profile compiler's (seccomp/profile.c), from the copy. */
 static const struct spec_field seccomp_fields[] = {
     SPEC_REFUSED("listenerPath", REFUSE_NONEMPTY, "no seccomp notify agent support"),
     SPEC_REFUSED("listenerMetadata", REFUSE_NONEMPTY, "no seccomp notify agent support"),

@@ -5,7 +5,7 @@
 #include <linux/seccomp.h>
 #include <string.h>
 
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/rules.h"
 
 #define X86_FAMILY (SECCOMP_ARCH_X86 | SECCOMP_ARCH_X32)
 #define MIPS64_FAMILY (SECCOMP_ARCH_MIPS | SECCOMP_ARCH_MIPS64N32)

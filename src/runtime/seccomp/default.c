@@ -9,7 +9,7 @@
 #include <sched.h>
 #include <sys/socket.h>
 
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/rules.h"
 
 #define CAP(name) (UINT64_C(1) << (name))
 /* Capability numbers, spelled out so this table needs no libcap header. */

@@ -16,7 +16,7 @@
 #include "oci/cleanup.h"
 #include "oci/digest.h"
 #include "oci/oci.h"
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/rules.h"
 
 enum { HEADER_LEN = 64 + 1 }; /* hex digest and newline */
 

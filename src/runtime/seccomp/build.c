@@ -22,8 +22,8 @@
 #include "runtime/capabilities.h"
 #include "oci/cleanup.h"
 #include "oci/digest.h"
-#include "runtime/seccomp_filter.h"
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/filter.h"
+#include "runtime/seccomp/rules.h"
 
 struct seccomp_filter {
   struct seccomp_program program; /* what the child loads */

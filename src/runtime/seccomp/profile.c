@@ -1,5 +1,5 @@
 /* Reads a Docker/OCI JSON seccomp profile (--security-opt seccomp=FILE)
- * into the in-memory model of seccomp_rules.h. Anything it does not
+ * into the in-memory model of seccomp/rules.h. Anything it does not
  * understand is an error naming it: a profile is never half applied. */
 #include "config.h"
 
@@ -16,7 +16,7 @@
 #include "runtime/capabilities.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
-#include "runtime/seccomp_rules.h"
+#include "runtime/seccomp/rules.h"
 
 enum { PROFILE_MAX_BYTES = 4 << 20 };
 

@@ -1,6 +1,6 @@
 /* A seccomp profile in memory: Docker's JSON model as C data. The built-in
- * default (seccomp_default.c) and a profile file (seccomp_profile.c) both
- * become this; seccomp.c compiles it and renders it back as JSON. */
+ * default (seccomp/default.c) and a profile file (seccomp/profile.c) both
+ * become this; seccomp/build.c compiles it and renders it back as JSON. */
 #ifndef SECCOMP_RULES_H
 #define SECCOMP_RULES_H
 
@@ -84,7 +84,7 @@ struct seccomp_profile {
    * "architectures" plus the archMap entry of the native architecture. */
   uint32_t arches;
   /* Docker's archMap: add every ABI the native architecture executes
-   * (x86_64: x86 and x32), as the built-in table of seccomp_names.c says. */
+   * (x86_64: x86 and x32), as the built-in table of seccomp/names.c says. */
   bool builtin_arch_map;
   /* seccomp(2) flags given as "flags": SECCOMP_FILTER_FLAG_LOG and
    * SECCOMP_FILTER_FLAG_SPEC_ALLOW (TSYNC is accepted and needs nothing:
@@ -95,10 +95,10 @@ struct seccomp_profile {
   bool owned; /* allocated by the profile parser: seccomp_profile_free frees */
 };
 
-/* Docker's default profile (seccomp_default.c). */
+/* Docker's default profile (seccomp/default.c). */
 const struct seccomp_profile *seccomp_default_profile(void);
 
-/* Parses a Docker/OCI JSON profile (seccomp_profile.c). */
+/* Parses a Docker/OCI JSON profile (seccomp/profile.c). */
 int seccomp_profile_parse_file(const char *path, struct seccomp_profile **out, oci_error_t *err);
 int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_profile **out,
                           oci_error_t *err);
@@ -118,12 +118,12 @@ struct seccomp_program {
   struct sock_filter *insns;
   size_t n_insns;
 };
-/* The program a built filter loads (struct seccomp_filter is seccomp.c's):
+/* The program a built filter loads (struct seccomp_filter is seccomp/build.c's):
  * for tests that run it on synthetic calls. */
 struct seccomp_filter;
 const struct seccomp_program *seccomp_filter_program(const struct seccomp_filter *filter);
 
-/* The cache of compiled programs (seccomp_cache.c) under
+/* The cache of compiled programs (seccomp/cache.c) under
  * STATE_ROOT/seccomp-cache, keyed by a digest of everything the program
  * depends on. Lookup returns 1 on a hit (insns allocated), 0 on a miss or
  * an unusable entry; storing is best effort: a cache that cannot be
