@@ -40,8 +40,14 @@ static void capture(void *context, const struct oci_event *event)
 
   if (seen->n < 16) {
     seen->kind[seen->n] = event->kind;
-    snprintf(seen->detail[seen->n], sizeof(seen->detail[0]), "%s",
-             event->detail != NULL ? event->detail : "");
+    /* a hook's line as the command line prints it: "hook WHAT: LINE" */
+    if (event->kind == OCI_EVENT_HOOK_LINE)
+      snprintf(seen->detail[seen->n], sizeof(seen->detail[0]), "hook %s: %s",
+               event->subject != NULL ? event->subject : "?",
+               event->detail != NULL ? event->detail : "");
+    else
+      snprintf(seen->detail[seen->n], sizeof(seen->detail[0]), "%s",
+               event->detail != NULL ? event->detail : "");
     seen->n++;
   }
 }
