@@ -211,16 +211,23 @@ static void emit(const char *level, const char *message)
   emit_event(level, message, NULL);
 }
 
+/* The message a printf format makes; "out of memory" when none could be. */
+#define FORMAT_MESSAGE(message, fmt)                                                               \
+  do {                                                                                             \
+    va_list ap;                                                                                    \
+    va_start(ap, fmt);                                                                             \
+    if (vasprintf(&(message), fmt, ap) < 0)                                                        \
+      (message) = NULL;                                                                            \
+    va_end(ap);                                                                                    \
+  } while (0)
+#define MESSAGE_OR_OOM(message) ((message) != NULL ? (message) : "out of memory")
+
 void log_message(const char *level, const char *fmt, ...)
 {
   cleanup_free char *message = NULL;
-  va_list ap;
 
-  va_start(ap, fmt);
-  if (vasprintf(&message, fmt, ap) < 0)
-    message = NULL;
-  va_end(ap);
-  emit(level, message != NULL ? message : "out of memory");
+  FORMAT_MESSAGE(message, fmt);
+  emit(level, MESSAGE_OR_OOM(message));
 }
 
 /* A person runs this too: stderr gets the plain line unless it carries
@@ -233,28 +240,19 @@ static void say(const char *level, const char *message)
     emit(level, message);
 }
 
-static void error_line(const char *message)
-{
-  say("error", message);
-}
-
 void log_error(oci_error_t *err)
 {
-  error_line(err != NULL && *err != NULL && (*err)->message != NULL ? (*err)->message
-                                                                    : "out of memory");
+  say("error",
+      err != NULL && *err != NULL && (*err)->message != NULL ? (*err)->message : "out of memory");
   oci_error_free(err);
 }
 
 void log_say(const char *level, const char *fmt, ...)
 {
   cleanup_free char *message = NULL;
-  va_list ap;
 
-  va_start(ap, fmt);
-  if (vasprintf(&message, fmt, ap) < 0)
-    message = NULL;
-  va_end(ap);
-  say(level, message != NULL ? message : "out of memory");
+  FORMAT_MESSAGE(message, fmt);
+  say(level, MESSAGE_OR_OOM(message));
 }
 
 bool log_is_json(void)
@@ -265,13 +263,9 @@ bool log_is_json(void)
 void log_error_message(const char *fmt, ...)
 {
   cleanup_free char *message = NULL;
-  va_list ap;
 
-  va_start(ap, fmt);
-  if (vasprintf(&message, fmt, ap) < 0)
-    message = NULL;
-  va_end(ap);
-  error_line(message != NULL ? message : "out of memory");
+  FORMAT_MESSAGE(message, fmt);
+  say("error", MESSAGE_OR_OOM(message));
 }
 
 /* A layer's progress on a terminal: one line rewritten in place, ended at
