@@ -131,6 +131,25 @@ for _ in $(seq 50); do [ "$(status_of c5)" = stopped ] && break; sleep 0.1; done
 check "... the command ran (its output on create's stdout)" grep -qx seccomp-ok "$TEST_TMP/c5.out"
 oci delete --force c5 >/dev/null 2>&1
 
+# A caller's umask never narrows the cgroup directories ocirun makes: a
+# parent made 0700 by a caller at umask 077 kept every later container in a
+# user namespace from mounting its own cgroup2 (EACCES: the kernel walks to
+# the namespace's root as the container's root, c6 below).
+(umask 077 && mkdir /sys/fs/cgroup/ocirun-umask-control) &&
+  check "control: at umask 077 a directory made in the cgroup tree is 0700" \
+    test "$(stat -c %a /sys/fs/cgroup/ocirun-umask-control)" = 700
+rmdir /sys/fs/cgroup/ocirun-umask-control 2>/dev/null
+parent_remade=false
+rmdir "$PARENT" 2>/dev/null && parent_remade=true
+(umask 077 && oci create --bundle "$B5" cu </dev/null >/dev/null 2>&1)
+if $parent_remade; then
+  check "the parent ocirun made for a caller at umask 077 is 0755" test "$(stat -c %a "$PARENT")" = 755
+else
+  echo "# the parent was in use: its mode is not this caller's to show"
+fi
+check "... and the slice it made is 0755" test "$(stat -c %a "$PARENT/cu")" = 755
+oci delete --force cu >/dev/null 2>&1
+
 # A user namespace whose map leaves host root out: the child takes the
 # namespace's root before the mount plan (else mkdir in the new /dev tmpfs
 # fails with EOVERFLOW), and the exec fifo is that root's to open. The

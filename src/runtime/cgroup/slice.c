@@ -392,6 +392,25 @@ static void remove_created_parents(const char *path, const char *first_created)
   }
 }
 
+/* A cgroup directory ocirun makes (the slice, a parent): 0755 whatever the
+ * caller's umask. A 0700 parent, made first by a caller at umask 077,
+ * kept every later container in a user namespace from mounting its own
+ * cgroup2 (the kernel walks to the namespace's root as the container's
+ * root, whom the host-owned directory refuses: EACCES). */
+static int cgroup_mkdir(int dir_fd, const char *name)
+{
+  if (mkdirat(dir_fd, name, 0755) < 0)
+    return -1;
+  if (fchmodat(dir_fd, name, 0755, 0) < 0) {
+    int saved = errno;
+
+    unlinkat(dir_fd, name, AT_REMOVEDIR);
+    errno = saved;
+    return -1;
+  }
+  return 0;
+}
+
 /* Creates `parent` (and missing ancestors) below its cgroup2 mount root and
  * enables the controllers down to it, walking from the root by fd (each
  * level opened from the one above, never through a symlink). *parent_fd
@@ -447,7 +466,7 @@ static int prepare_parent(const char *parent, const struct controllers *c, int *
     memcpy(partial + used, rest, len);
     partial[used + len] = '\0';
     rest += len;
-    if (mkdirat(fd, name, 0755) == 0) {
+    if (cgroup_mkdir(fd, name) == 0) {
       if (first_created[0] == '\0')
         snprintf(first_created, PATH_MAX, "%s", partial);
     } else if (errno != EEXIST) {
@@ -512,7 +531,7 @@ int cgroup_slice_create(const char *path, bool rootless, const struct cgroup_lim
   }
   /* The slice is the run's own: an existing one means a name clash or a
    * crashed runner's leftover (ocirun sweep), never something to share. */
-  if (mkdirat(parent_fd, name, 0755) < 0) {
+  if (cgroup_mkdir(parent_fd, name) < 0) {
     oci_error_errno(err, "cgroup: mkdir '%s'", path);
     remove_created_parents(parent, first_created);
     goto out;
