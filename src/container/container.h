@@ -19,8 +19,9 @@
 #include "oci/error.h"
 #include "oci/events.h"
 
-/* runc's rule: letters, digits, '_', '.', '-'; not "." or ".."; at most
- * 200 bytes (it names a directory and a cgroup). */
+/* The one rule of every name under $ROOT (state_name_valid): a letter or
+ * a digit, then letters, digits, '_', '.', '-'; at most 128 bytes (it
+ * names a directory and a cgroup). */
 bool container_id_valid(const char *id);
 /* "TERM", "SIGTERM", "sigterm", "15" -> 15; -1 when unknown. */
 int container_signal_from_name(const char *name);
