@@ -1,7 +1,8 @@
 /* What the runtime's phases share, inside src/runtime/ (its face is
- * runtime.h): the launch, everything the child needs, decided by the plan
- * (plan.c) before clone3; the child's reports; the spawned child; and the
- * functions one phase calls in another. */
+ * runtime.h and plan.h): the launch, everything the child needs, decided
+ * by the plan (plan.c) before clone3, and the plan that holds it; the
+ * child's reports; the spawned child; and the functions one phase calls
+ * in another. */
 #ifndef RUNTIME_LAUNCH_H
 #define RUNTIME_LAUNCH_H
 
@@ -14,6 +15,7 @@
 #include "runtime/capabilities.h"
 #include "runtime/cgroup/slice.h"
 #include "runtime/mount/mount_plan.h"
+#include "runtime/plan.h"
 #include "runtime/runtime.h"
 #include "runtime/seccomp/filter.h"
 #include "runtime/spec/spec.h"
@@ -101,19 +103,28 @@ struct child_watch {
 
 extern const unsigned long namespace_clone_flag[SPEC_NS_COUNT];
 
+/* The plan (runtime/plan.h): what runtime_run and runtime_create carry
+ * out, and --dry-run prints. It holds its own copy of the caller's options
+ * (with the run dir), which launch.options points to: a plan is made and
+ * freed by plan.c only, never copied. */
+struct runtime_plan {
+  enum runtime_plan_mode mode;
+  struct runtime_options options;
+  char *run_dir; /* run: $ROOT/run/<id>, the overlay's scratch; NULL otherwise */
+  struct launch launch;
+  struct slice_plan slice;
+};
+
 /* plan.c */
 void launch_clear(struct launch *launch);
-int prepare_launch(struct launch *launch, oci_error_t *err);
-void slice_plan_clear(struct slice_plan *slice);
-int slice_plan_build(const struct spec *spec, const struct runtime_options *options,
-                     struct slice_plan *slice, oci_error_t *err);
 void launch_init(struct launch *launch, const struct spec *spec,
                  const struct runtime_options *options, bool supervised);
 
-/* plan_print.c */
-void print_plan(const struct launch *launch, const char *slice_path,
-                const struct cgroup_limits *limits, const struct spec_device_rule *rules,
-                size_t n_rules, FILE *out);
+/* plan_print.c: how --dry-run names the seccomp program ("unconfined",
+ * the caller's origin, or "linux.seccomp"), and its rule groups (false:
+ * no program, or its profile cannot be read). */
+const char *runtime_plan_seccomp_origin(const struct runtime_plan *plan);
+bool runtime_plan_seccomp_groups(const struct runtime_plan *plan, size_t *groups);
 
 /* child.c */
 _Noreturn void child_report_and_exit(const struct launch *launch, int kind, int errno_value,
