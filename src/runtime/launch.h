@@ -15,7 +15,6 @@
 #include "runtime/capabilities.h"
 #include "runtime/cgroup/slice.h"
 #include "runtime/mount/mount_plan.h"
-#include "runtime/plan.h"
 #include "runtime/runtime.h"
 #include "runtime/seccomp/filter.h"
 #include "runtime/spec/spec.h"

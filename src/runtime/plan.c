@@ -5,6 +5,7 @@
  * alone, built into one value (plan.h); nothing here creates anything. */
 #include "config.h"
 
+#include "runtime/plan.h"
 #include "runtime/launch.h"
 
 #include <errno.h>

@@ -19,12 +19,7 @@
 /* Opaque to the callers; src/runtime/launch.h has its fields. */
 struct runtime_plan;
 
-/* What the plan is for: `ocirun run` (supervised, pid 1 ocirun's init, the
- * root an overlay with its run dir) or `ocirun create` (outlives ocirun,
- * the bundle's root). */
-enum runtime_plan_mode { RUNTIME_PLAN_RUN, RUNTIME_PLAN_CREATE };
-
-/* Decides the plan from spec and options alone: opens what it must hold
+/* Decides the plan (for mode, runtime.h) from spec and options alone: opens what it must hold
  * (the root tree, namespaces joined by path) and compiles the seccomp
  * program, creates nothing. spec and everything options points to must
  * outlive the plan. On failure *plan is NULL and err says why. */

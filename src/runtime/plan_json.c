@@ -3,6 +3,7 @@
  * text (--dry-run with --log-format json). */
 #include "config.h"
 
+#include "runtime/plan.h"
 #include "runtime/launch.h"
 
 #include <stdint.h>

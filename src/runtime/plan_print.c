@@ -2,6 +2,7 @@
  * carry out, nothing created or started. */
 #include "config.h"
 
+#include "runtime/plan.h"
 #include "runtime/launch.h"
 
 #include <errno.h>

@@ -16,8 +16,14 @@
 #include "runtime/stdio_relay.h"
 
 struct oci_event_sink;
-struct runtime_plan; /* runtime/plan.h */
 struct state_root;
+
+/* What runtime_run and runtime_create carry out: the plan, one value
+ * (runtime/plan.h builds and prints it), made for one of them: `ocirun
+ * run` (supervised, pid 1 ocirun's init, the root an overlay with its run
+ * dir) or `ocirun create` (outlives ocirun, the bundle's root). */
+struct runtime_plan;
+enum runtime_plan_mode { RUNTIME_PLAN_RUN, RUNTIME_PLAN_CREATE };
 
 /* How a run is made that a configuration does not say. */
 struct runtime_options {
