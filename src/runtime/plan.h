@@ -19,10 +19,11 @@
 /* Opaque to the callers; src/runtime/launch.h has its fields. */
 struct runtime_plan;
 
-/* Decides the plan (for mode, runtime.h) from spec and options alone: opens what it must hold
- * (the root tree, namespaces joined by path) and compiles the seccomp
- * program, creates nothing. spec and everything options points to must
- * outlive the plan. On failure *plan is NULL and err says why. */
+/* Decides the plan for mode (runtime.h) from spec and options alone: opens
+ * what it must hold (the root tree, namespaces joined by path) and
+ * compiles the seccomp program, creates nothing. spec and everything
+ * options points to must outlive the plan. On failure *plan is NULL and
+ * err says why. */
 int runtime_plan_build(const struct spec *spec, const struct runtime_options *options,
                        enum runtime_plan_mode mode, struct runtime_plan **plan, oci_error_t *err);
 /* Frees *plan (NULL is fine) and sets it NULL. */

@@ -197,6 +197,18 @@ int main(void)
      "the JSON form prints as one object that reads back the same");
   check_plan(json, text);
 
+  /* A plan is carried out only by the verb it was made for. */
+  {
+    struct run_io io = {.stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
+    struct run_result result;
+    oci_error_t err = NULL;
+
+    is_int(runtime_run(plan, &io, &result, &err), -1, "runtime_run refuses a plan made for create");
+    ok(err != NULL && strstr(err->message, "not made for ocirun run") != NULL, "and says why (%s)",
+       err != NULL ? err->message : "no message");
+    oci_error_free(&err);
+  }
+
   /* The checks above can fail: another memory limit shows in both forms. */
   other = plan_of("2097152", &other_spec, &options);
   other_json = other != NULL ? runtime_plan_json(other) : NULL;
