@@ -139,5 +139,8 @@ int spec_parse_mounts(const cJSON *value, const char *path, void *spec, oci_erro
 int spec_parse_linux(const cJSON *value, const char *path, void *spec, oci_error_t *err);
 int spec_parse_resources(const cJSON *value, const char *path, void *spec, oci_error_t *err);
 void spec_resources_init(struct spec_resources *resources);
+/* Frees what spec_parse_resources allocated (spec.c's spec_clear). */
+void spec_resources_free(struct spec_resources *resources);
+void spec_key_values_free(struct spec_key_value *pairs, size_t n);
 
 #endif
