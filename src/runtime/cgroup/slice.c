@@ -480,6 +480,38 @@ static int prepare_parent(const char *parent, const struct controllers *c, int *
   }
 }
 
+int cgroup_slice_enable(const char *path, bool rootless, const struct cgroup_limits *limits,
+                        oci_error_t *err)
+{
+  char parent[PATH_MAX], first_created[PATH_MAX] = "";
+  struct controllers controllers = {0};
+  cleanup_close int parent_fd = -1;
+  int ret = -1;
+
+  if (path == NULL || path[0] != '/' || strlen(path) >= sizeof(parent))
+    return oci_error_set(err, 0, "cgroup: invalid slice path '%s'", path ? path : "");
+  snprintf(parent, sizeof(parent), "%s", path);
+  cgroup_path_parent(parent);
+  if (access(parent, F_OK) < 0)
+    return oci_error_errno(err, "cgroup: the parent '%s' of the slice", parent);
+  controllers_for(limits, &controllers);
+  if (rootless) {
+    parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (parent_fd < 0)
+      oci_error_errno(err, "cgroup: open '%s'", parent);
+    else
+      ret = enable_controllers(parent_fd, parent, &controllers, err);
+  } else {
+    ret = prepare_parent(parent, &controllers, &parent_fd, first_created, err);
+    /* a parent removed between the check and the walk is not made again */
+    remove_created_parents(parent, first_created);
+    if (ret == 0 && first_created[0] != '\0')
+      ret = oci_error_set(err, ENOENT, "cgroup: the parent '%s' of the slice is gone", parent);
+  }
+  controllers_clear(&controllers);
+  return ret;
+}
+
 int cgroup_slice_create(const char *path, bool rootless, const struct cgroup_limits *limits,
                         const struct spec_device_rule *device_rules, size_t n_device_rules,
                         struct cgroup_slice *slice, oci_error_t *err)
