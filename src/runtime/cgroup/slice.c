@@ -480,34 +480,43 @@ static int prepare_parent(const char *parent, const struct controllers *c, int *
   }
 }
 
-int cgroup_slice_enable(const char *path, bool rootless, const struct cgroup_limits *limits,
+/* Enables c's controllers for the children of the cgroup above dir_fd
+ * (path names dir_fd), first further up where that one is not offered one
+ * (not rootless: a delegation gives only what it was given). Walked by
+ * "..", from a checked fd, never by path; above the cgroup2 mount's root
+ * there is nothing to enable. */
+static int enable_above(int dir_fd, const char *path, const struct controllers *c, bool rootless,
                         oci_error_t *err)
 {
-  char parent[PATH_MAX], first_created[PATH_MAX] = "";
-  struct controllers controllers = {0};
-  cleanup_close int parent_fd = -1;
-  int ret = -1;
+  cleanup_close int parent_fd = openat(dir_fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_free char *available = NULL;
+  char parent[PATH_MAX];
+  struct statfs fs;
+  bool offered = true;
 
-  if (path == NULL || path[0] != '/' || strlen(path) >= sizeof(parent))
-    return oci_error_set(err, 0, "cgroup: invalid slice path '%s'", path ? path : "");
   snprintf(parent, sizeof(parent), "%s", path);
   cgroup_path_parent(parent);
-  if (access(parent, F_OK) < 0)
-    return oci_error_errno(err, "cgroup: the parent '%s' of the slice", parent);
+  if (parent_fd < 0 || fstatfs(parent_fd, &fs) < 0)
+    return oci_error_errno(err, "cgroup: open '%s'", parent);
+  if (fs.f_type != CGROUP2_SUPER_MAGIC)
+    return 0;
+  if (cgroup_file_read(parent_fd, parent, "cgroup.controllers", &available, err) < 0)
+    return -1;
+  for (size_t i = 0; i < c->n; i++)
+    offered = offered && cgroup_list_has_word(available, c->names[i]);
+  if (!offered && !rootless && enable_above(parent_fd, parent, c, rootless, err) < 0)
+    return -1;
+  return enable_controllers(parent_fd, parent, c, err);
+}
+
+int cgroup_slice_enable(int dir_fd, const char *path, bool rootless,
+                        const struct cgroup_limits *limits, oci_error_t *err)
+{
+  struct controllers controllers = {0};
+  int ret;
+
   controllers_for(limits, &controllers);
-  if (rootless) {
-    parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (parent_fd < 0)
-      oci_error_errno(err, "cgroup: open '%s'", parent);
-    else
-      ret = enable_controllers(parent_fd, parent, &controllers, err);
-  } else {
-    ret = prepare_parent(parent, &controllers, &parent_fd, first_created, err);
-    /* a parent removed between the check and the walk is not made again */
-    remove_created_parents(parent, first_created);
-    if (ret == 0 && first_created[0] != '\0')
-      ret = oci_error_set(err, ENOENT, "cgroup: the parent '%s' of the slice is gone", parent);
-  }
+  ret = enable_above(dir_fd, path, &controllers, rootless, err);
   controllers_clear(&controllers);
   return ret;
 }

@@ -53,9 +53,10 @@ int cgroup_slice_create(const char *path, bool rootless, const struct cgroup_lim
  * parents, as cgroup_slice_create does, the controllers the limits need
  * that the slice was made without (a container created with no I/O limit
  * has no io.* files until then); rootless, in its delegated parent only.
- * Creates nothing: a missing parent is an error. */
-int cgroup_slice_enable(const char *path, bool rootless, const struct cgroup_limits *limits,
-                        oci_error_t *err);
+ * dir_fd is the slice's (cgroup_open_path), path names it in messages; the
+ * parents are reached from it by "..", never by path. */
+int cgroup_slice_enable(int dir_fd, const char *path, bool rootless,
+                        const struct cgroup_limits *limits, oci_error_t *err);
 /* Opens the cgroup at `path` (absolute, below CGROUP_MOUNT, plain names) as
  * an O_PATH directory fd: resolved beneath the mount without following a
  * symlink, then checked to be on cgroup2. A recorded path (a container's
