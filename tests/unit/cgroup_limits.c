@@ -30,8 +30,10 @@ static struct spec_resources none(void)
                                  .pids_limit = -1};
 }
 
-/* "file=value;file=value" for the built pairs, or "ERROR: message". */
-static const char *build(const struct spec_resources *r)
+/* "file=value;file=value" for the built pairs, or "ERROR: message";
+ * only_if_present: "file;file" for the pairs written only where the
+ * kernel has their file. */
+static const char *build_pairs(const struct spec_resources *r, bool only_if_present)
 {
   static char text[4096];
   struct cgroup_limits limits;
@@ -44,11 +46,24 @@ static const char *build(const struct spec_resources *r)
     oci_error_free(&err);
     return text;
   }
-  for (size_t i = 0; i < limits.n; i++)
-    used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s=%s", i ? ";" : "",
-                             limits.items[i].file, limits.items[i].value);
+  for (size_t i = 0; i < limits.n; i++) {
+    if (only_if_present && !limits.items[i].if_present)
+      continue;
+    used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s%s%s", used ? ";" : "",
+                             limits.items[i].file, only_if_present ? "" : "=",
+                             only_if_present ? "" : limits.items[i].value);
+  }
   cgroup_limits_clear(&limits);
   return text;
+}
+
+static const char *build(const struct spec_resources *r)
+{
+  return build_pairs(r, false);
+}
+static const char *if_present_files(const struct spec_resources *r)
+{
+  return build_pairs(r, true);
 }
 
 /* Whether the build fails with a message holding every given part. */
@@ -179,27 +194,6 @@ static void test_pids(void)
   is_str(build(&r), "pids.max=32", "pids.limit -> pids.max");
   r.pids_limit = 0;
   is_str(build(&r), "pids.max=max", "pids.limit 0 (or negative in the file) -> max");
-}
-
-/* The files of the pairs written only where the kernel has them, "a;b". */
-static const char *if_present_files(const struct spec_resources *r)
-{
-  static char text[1024];
-  struct cgroup_limits limits;
-  oci_error_t err = NULL;
-  size_t used = 0;
-
-  text[0] = '\0';
-  if (cgroup_limits_build(r, &limits, &err) < 0) {
-    oci_error_free(&err);
-    return "ERROR";
-  }
-  for (size_t i = 0; i < limits.n; i++)
-    if (limits.items[i].if_present)
-      used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s", used ? ";" : "",
-                               limits.items[i].file);
-  cgroup_limits_clear(&limits);
-  return text;
 }
 
 static void test_cpu_idle(void)

@@ -220,14 +220,12 @@ static int parse_device_rules(const cJSON *array, const char *array_path, void *
   struct spec_resources *out = resources;
   char path[SPEC_PATH_MAX];
   const cJSON *item;
+  void *entries;
+  int ret;
 
-  if (array == NULL)
-    return 0;
-  if (spec_expect_array(array, array_path, err) < 0)
-    return -1;
-  out->devices = calloc((size_t)cJSON_GetArraySize(array) + 1, sizeof(*out->devices));
-  if (out->devices == NULL)
-    return spec_out_of_memory(err, array_path);
+  if ((ret = spec_array_start(array, array_path, sizeof(*out->devices), &entries, err)) <= 0)
+    return ret;
+  out->devices = entries;
   cJSON_ArrayForEach(item, array)
   {
     if (parse_device_rule(item, spec_join_index(path, array_path, out->n_devices),
@@ -346,15 +344,13 @@ static int parse_weight_devices(const cJSON *array, const char *array_path, void
   struct spec_resources *out = resources;
   char path[SPEC_PATH_MAX];
   const cJSON *item;
+  void *entries;
+  int ret;
 
-  if (array == NULL)
-    return 0;
-  if (spec_expect_array(array, array_path, err) < 0)
-    return -1;
-  out->blkio_weight_devices =
-      calloc((size_t)cJSON_GetArraySize(array) + 1, sizeof(*out->blkio_weight_devices));
-  if (out->blkio_weight_devices == NULL)
-    return spec_out_of_memory(err, array_path);
+  if ((ret = spec_array_start(array, array_path, sizeof(*out->blkio_weight_devices), &entries,
+                              err)) <= 0)
+    return ret;
+  out->blkio_weight_devices = entries;
   cJSON_ArrayForEach(item, array)
   {
     spec_join_index(path, array_path, out->n_blkio_weight_devices);
@@ -375,14 +371,12 @@ static int parse_throttles(const cJSON *array, const char *array_path, void *thr
   struct spec_blkio_throttles *out = throttles;
   char path[SPEC_PATH_MAX], rate_path[SPEC_PATH_MAX];
   const cJSON *item, *rate;
+  void *entries;
+  int ret;
 
-  if (array == NULL)
-    return 0;
-  if (spec_expect_array(array, array_path, err) < 0)
-    return -1;
-  out->items = calloc((size_t)cJSON_GetArraySize(array) + 1, sizeof(*out->items));
-  if (out->items == NULL)
-    return spec_out_of_memory(err, array_path);
+  if ((ret = spec_array_start(array, array_path, sizeof(*out->items), &entries, err)) <= 0)
+    return ret;
+  out->items = entries;
   cJSON_ArrayForEach(item, array)
   {
     struct spec_blkio_throttle *throttle = &out->items[out->n];
@@ -467,15 +461,13 @@ static int parse_hugepage_limits(const cJSON *array, const char *array_path, voi
   struct spec_resources *out = resources;
   char path[SPEC_PATH_MAX];
   const cJSON *item;
+  void *entries;
+  int ret;
 
-  if (array == NULL)
-    return 0;
-  if (spec_expect_array(array, array_path, err) < 0)
-    return -1;
-  out->hugepage_limits =
-      calloc((size_t)cJSON_GetArraySize(array) + 1, sizeof(*out->hugepage_limits));
-  if (out->hugepage_limits == NULL)
-    return spec_out_of_memory(err, array_path);
+  if ((ret = spec_array_start(array, array_path, sizeof(*out->hugepage_limits), &entries, err)) <=
+      0)
+    return ret;
+  out->hugepage_limits = entries;
   cJSON_ArrayForEach(item, array)
   {
     struct spec_hugepage_limit *limit = &out->hugepage_limits[out->n_hugepage_limits];
