@@ -234,6 +234,9 @@ static void test_block_io(void)
   is_str(build(&r), "io.weight=4950;io.bfq.weight=500",
          "blockIO.weight 500 -> io.weight 4950 (1 + (w-10)*9999/990)");
   is_str(if_present_files(&r), "io.bfq.weight", "io.bfq.weight only where the kernel has BFQ");
+  r.blkio_weight = 5;
+  ok(refused(&r, "linux.resources.blockIO.weight: 5 is outside 10..1000", NULL),
+     "blockIO.weight 5 is refused by the plan too, named");
   r.blkio_weight = 0;
   is_str(build(&r), "", "blockIO.weight 0 (dockerd's default) sets nothing");
 
@@ -283,6 +286,10 @@ static void test_hugepages(void)
   r.n_unified = 1;
   ok(refused(&r, "'hugetlb.2MB.max' conflicts with linux.resources.hugepageLimits", NULL),
      "unified hugetlb.2MB.max with hugepageLimits is refused");
+  r.n_unified = 0;
+  limits[1].page_size = "../../x";
+  ok(refused(&r, "hugepageLimits[1].pageSize: '../../x' is not a huge page size", NULL),
+     "a page size that is not a plain size name is refused by the plan too");
 }
 
 static void test_unified(void)

@@ -184,10 +184,20 @@ static int add_cpuset(struct cgroup_limits *limits, const char *field, const cha
 #define BLKIO_WEIGHT_MIN 10
 #define BLKIO_WEIGHT_MAX 1000
 
+static int check_blkio_weight(const char *field, unsigned weight, oci_error_t *err)
+{
+  if (weight < BLKIO_WEIGHT_MIN || weight > BLKIO_WEIGHT_MAX)
+    return oci_error_set(err, 0, "linux.resources.blockIO.%s: %u is outside %d..%d", field, weight,
+                         BLKIO_WEIGHT_MIN, BLKIO_WEIGHT_MAX);
+  return 0;
+}
+
 static int add_blkio_weights(struct cgroup_limits *limits, const struct spec_resources *r,
                              oci_error_t *err)
 {
   if (r->blkio_weight != 0) {
+    if (check_blkio_weight("weight", r->blkio_weight, err) < 0)
+      return -1;
     if (add_limit(limits, err, "io.weight", "%" PRIu64,
                   v2_weight(r->blkio_weight, BLKIO_WEIGHT_MIN, BLKIO_WEIGHT_MAX)) < 0 ||
         add_limit(limits, err, "io.bfq.weight", "%u", r->blkio_weight) < 0)
@@ -196,8 +206,9 @@ static int add_blkio_weights(struct cgroup_limits *limits, const struct spec_res
   }
   for (size_t i = 0; i < r->n_blkio_weight_devices; i++) {
     const struct spec_blkio_weight_device *d = &r->blkio_weight_devices[i];
-    if (d->weight != 0 && add_limit(limits, err, "io.bfq.weight", "%u:%u %u", d->device.major,
-                                    d->device.minor, d->weight) < 0)
+    if (d->weight != 0 && (check_blkio_weight("weightDevice[].weight", d->weight, err) < 0 ||
+                           add_limit(limits, err, "io.bfq.weight", "%u:%u %u", d->device.major,
+                                     d->device.minor, d->weight) < 0))
       return -1;
   }
   return 0;
@@ -251,7 +262,16 @@ static int add_hugepages(struct cgroup_limits *limits, const struct spec_resourc
 {
   for (size_t i = 0; i < r->n_hugepage_limits; i++) {
     const struct spec_hugepage_limit *h = &r->hugepage_limits[i];
+    size_t len = h->page_size != NULL ? strlen(h->page_size) : 0;
     char file[64];
+
+    /* the size names a file: "2MB", never a path (the parser checked the
+     * form; this keeps any other caller inside the slice) */
+    if (len == 0 || len > 16 || h->page_size[strspn(h->page_size, "0123456789KMGB")] != '\0')
+      return oci_error_set(err, 0,
+                           "linux.resources.hugepageLimits[%zu].pageSize: '%s' is not a "
+                           "huge page size",
+                           i, h->page_size != NULL ? h->page_size : "");
 
     snprintf(file, sizeof(file), "hugetlb.%s.max", h->page_size);
     if (add_limit(limits, err, file, "%" PRIu64, h->limit) < 0)
