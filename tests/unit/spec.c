@@ -613,8 +613,7 @@ static void test_refused_properties(void)
       {"process.ioPriority", "{'class': 'IOPRIO_CLASS_IDLE', 'priority': 4}"},
       {"process.scheduler", "{'policy': 'SCHED_OTHER'}"},
       {"process.execCPUAffinity", "{'initial': '7'}"},
-      {"linux.resources.blockIO", "{'weight': 10}"},
-      {"linux.resources.hugepageLimits", "[{'pageSize': '2MB', 'limit': 1}]"},
+      {"linux.resources.blockIO.leafWeight", "500"},
       {"linux.resources.network", "{'classID': 1}"},
       {"linux.resources.rdma", "{'mlx5_1': {'hcaHandles': 3}}"},
       {"linux.resources.memory.kernel", "-1"},
@@ -625,7 +624,6 @@ static void test_refused_properties(void)
       {"linux.resources.memory.checkBeforeUpdate", "true"},
       {"linux.resources.cpu.realtimeRuntime", "950000"},
       {"linux.resources.cpu.realtimePeriod", "1000000"},
-      {"linux.resources.cpu.idle", "1"},
       {"linux.resources.cpu.burst", "1000"},
       {"windows", "{'layerFolders': []}"},
       {"solaris", "{}"},
@@ -653,6 +651,135 @@ static void test_refused_properties(void)
   accepted("linux.resources.hugepageLimits", "[]");
   accepted("linux.resources.blockIO", "{}");
   accepted("linux.intelRdt", "null");
+}
+
+/* base with dotted set to value, parsed into *s (spec_clear it). */
+static int parse_with(const char *dotted, const char *value, struct spec *s)
+{
+  cleanup_cjson cJSON *config = base_with(dotted, value);
+  oci_error_t err = NULL;
+  int ret = spec_parse(config, s, &err);
+
+  if (ret < 0)
+    printf("#   message: '%s'\n", err->message);
+  oci_error_free(&err);
+  return ret;
+}
+
+static void test_block_io(void)
+{
+  struct spec s;
+  const struct spec_resources *r = &s.resources;
+
+  /* what dockerd writes for every container */
+  if (is_int(parse_with("linux.resources.blockIO", "{'weight': 0}", &s), 0,
+             "blockIO {weight: 0} (dockerd's) parses"))
+    is_int(r->blkio_weight, 0, "weight 0: not given");
+  spec_clear(&s);
+  if (is_int(parse_with("linux.resources.blockIO",
+                        "{'weight': 500, 'leafWeight': 0,"
+                        " 'weightDevice': [{'major': 8, 'minor': 0, 'weight': 300},"
+                        "                  {'major': 8, 'minor': 16, 'leafWeight': 0}],"
+                        " 'throttleReadBpsDevice': [{'major': 8, 'minor': 0, 'rate': 1048576}],"
+                        " 'throttleWriteBpsDevice': [{'major': 8, 'minor': 0, 'rate': 0}],"
+                        " 'throttleReadIOPSDevice': [{'major': 254, 'minor': 1, 'rate': 100}],"
+                        " 'throttleWriteIOPSDevice': [{'major': 4095, 'minor': 1048575,"
+                        "                              'rate': 9007199254740992}]}",
+                        &s),
+             0, "a full blockIO parses")) {
+    is_int(r->blkio_weight, 500, "weight");
+    is_int(r->n_blkio_weight_devices, 2, "two weightDevice entries");
+    ok(r->blkio_weight_devices[0].device.major == 8 &&
+           r->blkio_weight_devices[0].device.minor == 0 && r->blkio_weight_devices[0].weight == 300,
+       "weightDevice[0] 8:0 300");
+    is_int(r->blkio_weight_devices[1].weight, 0, "weightDevice[1] without a weight");
+    ok(r->blkio_throttles[SPEC_THROTTLE_READ_BPS].n == 1 &&
+           r->blkio_throttles[SPEC_THROTTLE_READ_BPS].items[0].rate == 1048576,
+       "throttleReadBpsDevice");
+    ok(r->blkio_throttles[SPEC_THROTTLE_WRITE_BPS].items[0].rate == 0, "throttleWriteBpsDevice 0");
+    ok(r->blkio_throttles[SPEC_THROTTLE_READ_IOPS].items[0].device.major == 254,
+       "throttleReadIOPSDevice");
+    ok(r->blkio_throttles[SPEC_THROTTLE_WRITE_IOPS].items[0].device.minor == 1048575 &&
+           r->blkio_throttles[SPEC_THROTTLE_WRITE_IOPS].items[0].rate == 9007199254740992ULL,
+       "throttleWriteIOPSDevice at the largest numbers");
+  }
+  spec_clear(&s);
+  refused("linux.resources.blockIO.weight", "9", "blockIO.weight: 9 is outside 10..1000");
+  refused("linux.resources.blockIO.weight", "1001", "blockIO.weight: 1001 is outside 10..1000");
+  refused("linux.resources.blockIO.weight", "'500'", "blockIO.weight: expected an integer");
+  refused("linux.resources.blockIO.leafWeight", "10",
+          "blockIO.leafWeight is not supported by ocirun (cgroup v2 has no leaf weight");
+  refused("linux.resources.blockIO.weightDevice", "[{'major': 8, 'minor': 0, 'leafWeight': 10}]",
+          "weightDevice[0].leafWeight: is not supported by ocirun");
+  refused("linux.resources.blockIO.weightDevice", "[{'major': 8, 'minor': 0, 'weight': 0}]",
+          "weightDevice[0].weight: 0 is outside 10..1000");
+  refused("linux.resources.blockIO.weightDevice", "[{'minor': 0, 'weight': 10}]",
+          "weightDevice[0].major: required");
+  refused("linux.resources.blockIO.weightDevice",
+          "[{'major': 8, 'minor': 0, 'weight': 10}, {'major': 8, 'minor': 0, 'weight': 20}]",
+          "weightDevice[1]: device 8:0 is given twice (first at [0])");
+  refused("linux.resources.blockIO.throttleReadBpsDevice", "[{'major': 8, 'minor': 0}]",
+          "throttleReadBpsDevice[0].rate: required");
+  refused("linux.resources.blockIO.throttleReadBpsDevice", "[{'major': 8, 'minor': 0, 'rate': -1}]",
+          "throttleReadBpsDevice[0].rate: -1 is negative");
+  refused("linux.resources.blockIO.throttleWriteIOPSDevice",
+          "[{'major': 4096, 'minor': 0, 'rate': 1}]",
+          "throttleWriteIOPSDevice[0].major: 4096 is not a device major number (0..4095)");
+  refused("linux.resources.blockIO.throttleWriteIOPSDevice",
+          "[{'major': 8, 'minor': 1048576, 'rate': 1}]", "minor: 1048576 is not a device minor");
+  refused("linux.resources.blockIO.throttleReadIOPSDevice",
+          "[{'major': 8, 'minor': 0, 'rate': 1}, {'major': 8, 'minor': 0, 'rate': 2}]",
+          "throttleReadIOPSDevice[1]: device 8:0 is given twice");
+  refused("linux.resources.blockIO.throttleReadIOPSDevice", "{}",
+          "throttleReadIOPSDevice: expected an array");
+  refused("linux.resources.blockIO", "[]", "linux.resources.blockIO: expected an object");
+}
+
+static void test_hugepages_and_idle(void)
+{
+  struct spec s;
+  const struct spec_resources *r = &s.resources;
+
+  if (is_int(parse_with("linux.resources.hugepageLimits",
+                        "[{'pageSize': '2MB', 'limit': 4194304}, {'pageSize': '1GB', 'limit': 0},"
+                        " {'pageSize': '64KB', 'limit': 65536}]",
+                        &s),
+             0, "hugepageLimits parse")) {
+    is_int(r->n_hugepage_limits, 3, "three page sizes");
+    ok(strcmp(r->hugepage_limits[0].page_size, "2MB") == 0 &&
+           r->hugepage_limits[0].page_bytes == 2097152 && r->hugepage_limits[0].limit == 4194304,
+       "2MB: 4194304 bytes");
+    ok(r->hugepage_limits[1].page_bytes == 1073741824 && r->hugepage_limits[1].limit == 0,
+       "1GB: 0 (no huge pages)");
+    ok(r->hugepage_limits[2].page_bytes == 65536, "64KB");
+  }
+  spec_clear(&s);
+  refused("linux.resources.hugepageLimits", "[{'pageSize': '2048KB', 'limit': 0}]",
+          "pageSize: '2048KB' is not a huge page size as the kernel names it");
+  refused("linux.resources.hugepageLimits", "[{'pageSize': '3MB', 'limit': 0}]",
+          "'3MB' is not a huge page size");
+  refused("linux.resources.hugepageLimits", "[{'pageSize': '2mb', 'limit': 0}]",
+          "'2mb' is not a huge page size");
+  refused("linux.resources.hugepageLimits", "[{'pageSize': '02MB', 'limit': 0}]",
+          "'02MB' is not a huge page size");
+  refused("linux.resources.hugepageLimits", "[{'pageSize': 'MB', 'limit': 0}]",
+          "'MB' is not a huge page size");
+  refused("linux.resources.hugepageLimits", "[{'pageSize': '2MB/../x', 'limit': 0}]",
+          "is not a huge page size");
+  refused("linux.resources.hugepageLimits", "[{'pageSize': '2MB', 'limit': 1}]",
+          "hugepageLimits[0].limit: 1 bytes is not a whole number of 2MB pages");
+  refused("linux.resources.hugepageLimits", "[{'pageSize': '2MB'}]",
+          "hugepageLimits[0].limit: required");
+  refused("linux.resources.hugepageLimits", "[{'limit': 0}]",
+          "hugepageLimits[0].pageSize: required");
+  refused("linux.resources.hugepageLimits",
+          "[{'pageSize': '2MB', 'limit': 0}, {'pageSize': '2MB', 'limit': 2097152}]",
+          "hugepageLimits[1]: page size 2MB is given twice (first at [0])");
+  if (is_int(parse_with("linux.resources.cpu.idle", "1", &s), 0, "cpu.idle 1 parses"))
+    ok(r->cpu_idle_set && r->cpu_idle == 1, "cpu.idle 1 is kept");
+  spec_clear(&s);
+  refused("linux.resources.cpu.idle", "2", "cpu.idle: 2 is out of range [0, 1]");
+  refused("linux.resources.cpu.idle", "-1", "cpu.idle: -1 is out of range [0, 1]");
 }
 
 static void test_extensibility(void)
@@ -796,6 +923,8 @@ int main(void)
   test_complete();
   test_rules();
   test_refused_properties();
+  test_block_io();
+  test_hugepages_and_idle();
   test_extensibility();
   test_bundle();
   is_str(spec_namespace_name(SPEC_NS_NETWORK), "network", "spec_namespace_name");

@@ -116,7 +116,40 @@ struct spec_key_value {
   char *value;
 };
 
-/* Every limit is optional: a *_set flag, or -1 for an absent int64. */
+/* A block device by its numbers (12 and 20 bits), as cgroup v2 names it. */
+struct spec_block_device {
+  uint32_t major, minor;
+};
+/* linux.resources.blockIO.weightDevice[]: a device's own weight. */
+struct spec_blkio_weight_device {
+  struct spec_block_device device; /* first: the lists are searched by it */
+  uint16_t weight;                 /* 10..1000; 0: not given (the entry asks for nothing) */
+};
+/* One throttle*Device[] entry: a rate for one device. */
+struct spec_blkio_throttle {
+  struct spec_block_device device; /* first */
+  uint64_t rate;                   /* bytes or operations a second; 0: no limit, as on cgroup v1 */
+};
+struct spec_blkio_throttles {
+  struct spec_blkio_throttle *items; /* each device at most once */
+  size_t n;
+};
+enum spec_throttle_kind {
+  SPEC_THROTTLE_READ_BPS,
+  SPEC_THROTTLE_WRITE_BPS,
+  SPEC_THROTTLE_READ_IOPS,
+  SPEC_THROTTLE_WRITE_IOPS,
+  SPEC_THROTTLE_KIND_COUNT
+};
+/* linux.resources.hugepageLimits[]: one page size's limit. */
+struct spec_hugepage_limit {
+  char *page_size;     /* the kernel's name of the size: "2MB", "1GB", "64KB" */
+  uint64_t page_bytes; /* that size in bytes */
+  uint64_t limit;      /* bytes, a multiple of page_bytes */
+};
+
+/* Every limit is optional: a *_set flag, or -1 for an absent int64; the
+ * members after pids_limit are unset when zero. */
 struct spec_resources {
   int64_t memory_limit;       /* bytes; -1 in the file (unlimited) is kept as INT64_MAX;
                                  unset: -1 */
@@ -135,6 +168,14 @@ struct spec_resources {
   struct spec_key_value *unified; /* cgroup v2 file name (no '/', never "." or "..") ->
                                      value, as given */
   size_t n_unified;
+  bool cpu_idle_set;
+  int64_t cpu_idle;      /* 0 or 1 */
+  uint16_t blkio_weight; /* 10..1000; 0: not given (dockerd writes 0 for every container) */
+  struct spec_blkio_weight_device *blkio_weight_devices; /* each device at most once */
+  size_t n_blkio_weight_devices;
+  struct spec_blkio_throttles blkio_throttles[SPEC_THROTTLE_KIND_COUNT];
+  struct spec_hugepage_limit *hugepage_limits; /* each page size at most once */
+  size_t n_hugepage_limits;
 };
 
 struct spec_hook {
