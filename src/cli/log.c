@@ -127,7 +127,7 @@ static char *format_json(const char *level, const char *message, const char *tim
  * msg="...". */
 char *log_escape(const char *text, bool quoted)
 {
-  return oci_escape(text, quoted ? OCI_ESCAPE_QUOTED : OCI_ESCAPE_CONTROL);
+  return oci_escape(text, quoted ? OCI_ESCAPE_QUOTED : 0);
 }
 
 static char *format_text(const char *level, const char *message, const char *time)
