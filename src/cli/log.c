@@ -123,11 +123,12 @@ static char *format_json(const char *level, const char *message, const char *tim
 
 /* Messages quote what a config, an image or a container chose (a
  * command's name, a hook's output, a run's name): every line is escaped
- * here, by the one escaper (oci/escape.h); quoted for the text log's
+ * here, by the one escaper (oci/escape.h), the C1 controls included (a
+ * terminal may read U+009B as CSI); quoted for the text log's
  * msg="...". */
 char *log_escape(const char *text, bool quoted)
 {
-  return oci_escape(text, quoted ? OCI_ESCAPE_QUOTED : 0);
+  return oci_escape(text, (quoted ? OCI_ESCAPE_QUOTED : 0) | OCI_ESCAPE_C1);
 }
 
 static char *format_text(const char *level, const char *message, const char *time)
