@@ -28,6 +28,7 @@
 #include "runtime/hooks.h"
 #include "oci/in_root.h"
 #include "runtime/network.h"
+#include "runtime/process_attrs.h"
 #include "oci/cleanup.h"
 #include "runtime/sysctl.h"
 
@@ -460,7 +461,7 @@ _Noreturn void child_main(struct launch *launch)
     close(launch->console_fd);
     launch->console_fd = -1;
   }
-  if (apply_rlimits(&spec->process, &err) < 0 ||
+  if (apply_rlimits(&spec->process, &err) < 0 || process_attrs_apply(spec, &err) < 0 ||
       enter_workdir(spec->process.cwd, spec->root_readonly, &err) < 0)
     child_fail(launch, &err);
   /* A command that is not there fails create, not start (as runc's create

@@ -139,5 +139,13 @@ int spec_parse_mounts(const cJSON *value, const char *path, void *spec, oci_erro
 int spec_parse_linux(const cJSON *value, const char *path, void *spec, oci_error_t *err);
 int spec_parse_resources(const cJSON *value, const char *path, void *spec, oci_error_t *err);
 void spec_resources_init(struct spec_resources *resources);
+/* process_attrs.c: process.scheduler and process.ioPriority (into their
+ * struct), linux.personality (into struct spec), linux.memoryPolicy (into
+ * its struct). */
+int spec_parse_scheduler(const cJSON *value, const char *path, void *scheduler, oci_error_t *err);
+int spec_parse_io_priority(const cJSON *value, const char *path, void *io_priority,
+                           oci_error_t *err);
+int spec_parse_personality(const cJSON *value, const char *path, void *spec, oci_error_t *err);
+int spec_parse_memory_policy(const cJSON *value, const char *path, void *policy, oci_error_t *err);
 
 #endif
