@@ -34,6 +34,21 @@ create_start() {
   done
   oci delete --force "$id"
 }
+# reads_back ID WANT WHAT READ PYTHON: a bundle made with PYTHON (WHAT)
+# created and started as ID, and its /out is WANT (READ).
+reads_back() {
+  check "$3" bundle "$5"
+  expect_exit 0 "create and start it" create_start "$1"
+  check "$4" out_is "$2"
+}
+# refuses ID WHAT PYTHON MESSAGE: a bundle made with PYTHON (WHAT): create
+# as ID fails, its error has MESSAGE, and no container ID is left.
+refuses() {
+  check "a bundle with $2" bundle "$3"
+  expect_exit 1 "create refuses it" create_start "$1"
+  check "... by name, saying why" err_has_literal "$4"
+  check "... and leaves no container" test ! -e "$ROOT/containers/$1"
+}
 # out_is TEXT: the workload's /out says exactly TEXT (else it is shown).
 out_is() {
   [ "$(cat "$B/rootfs/out" 2>/dev/null)" = "$1" ] && return 0
@@ -63,64 +78,41 @@ oci delete --force p3 >/dev/null 2>&1
 # --- process.scheduler: policy and nice from /proc/self/stat (fields 41
 # and 19) of a process the workload starts ---
 STAT='set -- $(cat /proc/self/stat); echo policy=${41} nice=${19} >/out'
-check "a bundle with no scheduler (the control)" \
-  bundle "c['process']['args'] = ['sh', '-c', '$STAT']"
-expect_exit 0 "create and start it" create_start s0
-check "... SCHED_OTHER (0), nice 0" out_is "policy=0 nice=0"
-check "a bundle with scheduler SCHED_BATCH, nice 7" \
-  bundle "c['process']['args'] = ['sh', '-c', '$STAT']
+reads_back s0 "policy=0 nice=0" "a bundle with no scheduler (the control)" "... SCHED_OTHER (0), nice 0" \
+  "c['process']['args'] = ['sh', '-c', '$STAT']"
+reads_back s1 "policy=3 nice=7" "a bundle with scheduler SCHED_BATCH, nice 7" "... its process is SCHED_BATCH (3) at nice 7" \
+  "c['process']['args'] = ['sh', '-c', '$STAT']
 c['process']['scheduler'] = {'policy': 'SCHED_BATCH', 'nice': 7}"
-expect_exit 0 "create and start it" create_start s1
-check "... its process is SCHED_BATCH (3) at nice 7" out_is "policy=3 nice=7"
-check "a bundle with scheduler SCHED_IDLE" \
-  bundle "c['process']['args'] = ['sh', '-c', '$STAT']
+reads_back s2 "policy=5 nice=0" "a bundle with scheduler SCHED_IDLE" "... its process is SCHED_IDLE (5)" \
+  "c['process']['args'] = ['sh', '-c', '$STAT']
 c['process']['scheduler'] = {'policy': 'SCHED_IDLE'}"
-expect_exit 0 "create and start it" create_start s2
-check "... its process is SCHED_IDLE (5)" out_is "policy=5 nice=0"
-check "a bundle with SCHED_FLAG_KEEP_POLICY, nice 3" \
-  bundle "c['process']['args'] = ['sh', '-c', '$STAT']
+reads_back s4 "policy=0 nice=3" "a bundle with SCHED_FLAG_KEEP_POLICY, nice 3" "... its process keeps the runtime's policy, at nice 3" \
+  "c['process']['args'] = ['sh', '-c', '$STAT']
 c['process']['scheduler'] = {'policy': 'SCHED_BATCH', 'nice': 3, 'flags': ['SCHED_FLAG_KEEP_POLICY']}"
-expect_exit 0 "create and start it" create_start s4
-check "... its process keeps the runtime's policy, at nice 3" out_is "policy=0 nice=3"
-check "a bundle with scheduler SCHED_OTHER, nice -5 (root may raise its priority)" \
-  bundle "c['process']['args'] = ['sh', '-c', '$STAT']
+reads_back s3 "policy=0 nice=-5" "a bundle with scheduler SCHED_OTHER, nice -5 (root may raise its priority)" "... its process is SCHED_OTHER at nice -5" \
+  "c['process']['args'] = ['sh', '-c', '$STAT']
 c['process']['scheduler'] = {'policy': 'SCHED_OTHER', 'nice': -5}"
-expect_exit 0 "create and start it" create_start s3
-check "... its process is SCHED_OTHER at nice -5" out_is "policy=0 nice=-5"
 for policy in SCHED_FIFO SCHED_RR SCHED_DEADLINE; do
-  check "a bundle with scheduler $policy" \
-    bundle "c['process']['scheduler'] = {'policy': '$policy', 'priority': 10}"
-  expect_exit 1 "create refuses $policy" create_start r-$policy
-  check "... by name, saying why" err_has_literal "process.scheduler.policy: $policy is not supported by ocirun (cpu.max does not throttle realtime tasks)"
-  check "... and leaves no container" test ! -e "$ROOT/containers/r-$policy"
+  refuses r-$policy "scheduler $policy" "c['process']['scheduler'] = {'policy': '$policy', 'priority': 10}" \
+    "process.scheduler.policy: $policy is not supported by ocirun (cpu.max does not throttle realtime tasks)"
 done
 
 # --- process.ioPriority, from busybox's ionice ---
 IONICE='ionice -p $$ >/out'
-check "a bundle with no ioPriority (the control)" \
-  bundle "c['process']['args'] = ['sh', '-c', '$IONICE']"
-expect_exit 0 "create and start it" create_start i0
-check "... none set: the best-effort default" out_is "none: prio 0"
-check "a bundle with ioPriority IOPRIO_CLASS_BE 6" \
-  bundle "c['process']['args'] = ['sh', '-c', '$IONICE']
+reads_back i0 "none: prio 0" "a bundle with no ioPriority (the control)" "... none set: the best-effort default" \
+  "c['process']['args'] = ['sh', '-c', '$IONICE']"
+reads_back i1 "best-effort: prio 6" "a bundle with ioPriority IOPRIO_CLASS_BE 6" "... its process is best-effort, priority 6" \
+  "c['process']['args'] = ['sh', '-c', '$IONICE']
 c['process']['ioPriority'] = {'class': 'IOPRIO_CLASS_BE', 'priority': 6}"
-expect_exit 0 "create and start it" create_start i1
-check "... its process is best-effort, priority 6" out_is "best-effort: prio 6"
-check "a bundle with ioPriority IOPRIO_CLASS_IDLE" \
-  bundle "c['process']['args'] = ['sh', '-c', '$IONICE']
+reads_back i2 "idle" "a bundle with ioPriority IOPRIO_CLASS_IDLE" "... its process is in the idle class" \
+  "c['process']['args'] = ['sh', '-c', '$IONICE']
 c['process']['ioPriority'] = {'class': 'IOPRIO_CLASS_IDLE', 'priority': 0}"
-expect_exit 0 "create and start it" create_start i2
-check "... its process is in the idle class" out_is "idle"
-check "a bundle with ioPriority IOPRIO_CLASS_RT" \
-  bundle "c['process']['ioPriority'] = {'class': 'IOPRIO_CLASS_RT', 'priority': 0}"
-expect_exit 1 "create refuses IOPRIO_CLASS_RT" create_start i3
-check "... by name, saying why" err_has_literal "process.ioPriority.class: IOPRIO_CLASS_RT is not supported by ocirun (the realtime I/O class: cpu.max does not throttle realtime tasks)"
+refuses i3 "ioPriority IOPRIO_CLASS_RT" "c['process']['ioPriority'] = {'class': 'IOPRIO_CLASS_RT', 'priority': 0}" \
+  "process.ioPriority.class: IOPRIO_CLASS_RT is not supported by ocirun (the realtime I/O class: cpu.max does not throttle realtime tasks)"
 
 # --- linux.personality, from uname -m ---
-check "a bundle with no personality (the control)" \
-  bundle "c['process']['args'] = ['sh', '-c', 'uname -m >/out']"
-expect_exit 0 "create and start it" create_start n0
-check "... the machine's own: $(uname -m)" out_is "$(uname -m)"
+reads_back n0 "$(uname -m)" "a bundle with no personality (the control)" "... the machine's own: $(uname -m)" \
+  "c['process']['args'] = ['sh', '-c', 'uname -m >/out']"
 check "a bundle with personality LINUX32" \
   bundle "c['process']['args'] = ['sh', '-c', 'uname -m >/out']
 c['linux']['personality'] = {'domain': 'LINUX32'}"
@@ -130,10 +122,8 @@ if [ "$(uname -m)" = x86_64 ]; then
 else
   check "... uname -m says something other than $(uname -m)" sh -c "! grep -qx '$(uname -m)' '$B/rootfs/out'"
 fi
-check "a bundle with personality LINUX and a flag" \
-  bundle "c['linux']['personality'] = {'domain': 'LINUX', 'flags': ['ADDR_NO_RANDOMIZE']}"
-expect_exit 1 "create refuses a personality flag" create_start n2
-check "... by name" err_has_literal "linux.personality.flags is not supported by ocirun"
+refuses n2 "personality LINUX and a flag" "c['linux']['personality'] = {'domain': 'LINUX', 'flags': ['ADDR_NO_RANDOMIZE']}" \
+  "linux.personality.flags is not supported by ocirun (the spec defines no personality flag)"
 
 # --- linux.memoryPolicy, from the policy /proc/self/numa_maps shows ---
 MEMS="cat /proc/self/numa_maps >/maps; sed -n '1{s/^[0-9a-f]* //;s/ [a-z_]*=.*//;p}' /maps >/out"
@@ -149,13 +139,11 @@ if '$flag': c['linux']['memoryPolicy']['flags'] = ['$flag']"
   expect_exit 0 "create and start it" create_start m-$mode
   check "... numa_maps shows '$want'" out_is "$want"
 done
-check "a bundle with memoryPolicy MPOL_BIND on node 63, which this machine lacks" \
-  bundle "c['linux']['memoryPolicy'] = {'mode': 'MPOL_BIND', 'nodes': '0,63'}"
-[ -e /sys/devices/system/node/node63 ] && skip "this machine has a node 63" || {
-  expect_exit 1 "create refuses it" create_start m-absent
-  check "... naming the node" err_has_literal "linux.memoryPolicy.nodes: node 63 does not exist on this machine or is not allowed to this process (its nodes: 0"
-  check "... and leaves no container" test ! -e "$ROOT/containers/m-absent"
-}
+if [ -e /sys/devices/system/node/node63 ]; then skip "this machine has a node 63"; else
+  refuses m-absent "memoryPolicy MPOL_BIND on node 63, which this machine lacks" \
+    "c['linux']['memoryPolicy'] = {'mode': 'MPOL_BIND', 'nodes': '0,63'}" \
+    "linux.memoryPolicy.nodes: node 63 does not exist on this machine or is not allowed to this process (its nodes: 0"
+fi
 
 # --- exec: the exec'd process's own scheduler and ioPriority, the
 # container's personality and memory policy ---

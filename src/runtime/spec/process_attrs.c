@@ -80,6 +80,21 @@ static int bits_of_names(const struct spec_name *names, size_t n, const cJSON *a
 
 #define N_NAMES(names) (sizeof(names) / sizeof(names[0]))
 
+/* An optional object read by its table into target; *set says it was
+ * given. */
+static int parse_object(const cJSON *value, const char *path, const struct spec_field *fields,
+                        size_t n, void *target, bool *set, oci_error_t *err)
+{
+  if (value == NULL)
+    return 0;
+  if (spec_expect_object(value, path, err) < 0)
+    return -1;
+  *set = true;
+  return spec_dispatch(value, path, fields, n, target, err);
+}
+#define PARSE_OBJECT(value, path, fields, target, set, err)                                        \
+  parse_object(value, path, fields, N_NAMES(fields), target, set, err)
+
 /* --- process.scheduler: sched_setattr(2) ---------------------------------- */
 
 static const struct spec_name scheduler_policies[] = {
@@ -144,12 +159,7 @@ int spec_parse_scheduler(const cJSON *value, const char *path, void *scheduler, 
 {
   struct spec_scheduler *out = scheduler;
 
-  if (value == NULL)
-    return 0;
-  if (spec_expect_object(value, path, err) < 0)
-    return -1;
-  out->set = true;
-  return SPEC_DISPATCH(value, path, scheduler_fields, out, err);
+  return PARSE_OBJECT(value, path, scheduler_fields, out, &out->set, err);
 }
 
 /* --- process.ioPriority: ioprio_set(2) ------------------------------------ */
@@ -188,12 +198,7 @@ int spec_parse_io_priority(const cJSON *value, const char *path, void *io_priori
 {
   struct spec_io_priority *out = io_priority;
 
-  if (value == NULL)
-    return 0;
-  if (spec_expect_object(value, path, err) < 0)
-    return -1;
-  out->set = true;
-  return SPEC_DISPATCH(value, path, io_priority_fields, out, err);
+  return PARSE_OBJECT(value, path, io_priority_fields, out, &out->set, err);
 }
 
 /* --- linux.personality: personality(2) ------------------------------------ */
@@ -218,12 +223,9 @@ static const struct spec_field personality_fields[] = {
 
 int spec_parse_personality(const cJSON *value, const char *path, void *spec, oci_error_t *err)
 {
-  if (value == NULL)
-    return 0;
-  if (spec_expect_object(value, path, err) < 0)
-    return -1;
-  ((struct spec *)spec)->personality_set = true;
-  return SPEC_DISPATCH(value, path, personality_fields, spec, err);
+  struct spec *out = spec;
+
+  return PARSE_OBJECT(value, path, personality_fields, out, &out->personality_set, err);
 }
 
 /* --- linux.memoryPolicy: set_mempolicy(2) --------------------------------- */
@@ -322,12 +324,7 @@ int spec_parse_memory_policy(const cJSON *value, const char *path, void *policy,
 {
   struct spec_memory_policy *out = policy;
 
-  if (value == NULL)
-    return 0;
-  if (spec_expect_object(value, path, err) < 0)
-    return -1;
-  out->set = true;
-  return SPEC_DISPATCH(value, path, memory_policy_fields, out, err);
+  return PARSE_OBJECT(value, path, memory_policy_fields, out, &out->set, err);
 }
 
 /* --- names for the plan and errors --------------------------------------- */
