@@ -151,9 +151,11 @@ static int wait_for_start(struct launch *launch, oci_error_t *err)
  * through its /proc/self/fd entry, and the container's /proc is the
  * configuration's (it may have none, or its own at another path). This
  * process's own fd directory is taken from the host's procfs while it is
- * still here; it names nothing but this process's descriptors, is
- * close-on-exec, and wait_for_start closes it before anything of the
- * container's runs in this process. */
+ * still here. It is a host object (its ".." is the host's /proc): it is
+ * close-on-exec (a createContainer hook never gets it), wait_for_start
+ * closes it before the startContainer hooks and the confinement, and
+ * while it is held only a process allowed to ptrace this non-dumpable one
+ * could reach it, which could take this process itself. */
 static int hold_own_fds(struct launch *launch, oci_error_t *err)
 {
   if (launch->exec_fifo_fd < 0)
