@@ -14,6 +14,7 @@
 
 #include "oci/cleanup.h"
 #include "runtime/capabilities.h"
+#include "runtime/process_attrs.h"
 #include "runtime/seccomp/rules.h"
 #include "runtime/spec/spec.h"
 #include "unit.h"
@@ -710,6 +711,32 @@ static void test_process_attrs(void)
     is_int((int)s.memory_policy.max_node, 1024, "memoryPolicy: max_node one above the highest");
     is_int((int)s.memory_policy.flags, (1 << 15) | (1 << 13), "memoryPolicy: flags");
     spec_clear(&s);
+  }
+  {
+    cleanup_cjson cJSON *config = base_with("process.scheduler", "{'policy': 'SCHED_IDLE'}");
+    cJSON *linux_object = cJSON_GetObjectItemCaseSensitive(config, "linux");
+    oci_error_t err = NULL;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out;
+
+    cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(config, "process"), "ioPriority",
+                          json_parse("{'class': 'IOPRIO_CLASS_BE', 'priority': 2}"));
+    cJSON_AddItemToObject(linux_object, "personality", json_parse("{'domain': 'LINUX32'}"));
+    cJSON_AddItemToObject(linux_object, "memoryPolicy",
+                          json_parse("{'mode': 'MPOL_BIND', 'nodes': '0-1,4'}"));
+    if (ok(spec_parse(config, &s, &err) == 0, "the four attributes parsed together")) {
+      out = open_memstream(&text, &size);
+      process_attrs_print(&s, out);
+      fclose(out);
+      is_str(text,
+             "scheduler: SCHED_IDLE nice 0 flags 0\nI/O priority: IOPRIO_CLASS_BE 2\n"
+             "personality: LINUX32\nmemory policy: MPOL_BIND nodes 0,1,4 flags 0\n",
+             "process_attrs_print: one plan line each");
+      free(text);
+      spec_clear(&s);
+    }
+    oci_error_free(&err);
   }
   is_str(spec_attr_name(SPEC_NAMES_SCHEDULER_POLICY, 5), "SCHED_IDLE", "spec_attr_name");
   is_str(spec_attr_name(SPEC_NAMES_MEMORY_POLICY_MODE, 6), "MPOL_WEIGHTED_INTERLEAVE",
