@@ -28,6 +28,7 @@
 #include "runtime/hooks.h"
 #include "oci/in_root.h"
 #include "runtime/network.h"
+#include "runtime/process_attrs.h"
 #include "oci/cleanup.h"
 #include "runtime/sysctl.h"
 
@@ -129,20 +130,40 @@ int apply_rlimits(const struct spec_process *process, oci_error_t *err)
 static int wait_for_start(struct launch *launch, oci_error_t *err)
 {
   struct child_report ready = {.kind = CHILD_READY};
-  char path[64];
+  char name[16];
   int fd;
 
   if (write(launch->report_fd, &ready, sizeof(ready)) != (ssize_t)sizeof(ready))
     return oci_error_errno(err, "create: report ready");
-  snprintf(path, sizeof(path), "/proc/self/fd/%d", launch->exec_fifo_fd);
+  snprintf(name, sizeof(name), "%d", launch->exec_fifo_fd);
   do
-    fd = open(path, O_WRONLY | O_CLOEXEC);
+    fd = openat(launch->own_fds_fd, name, O_WRONLY | O_CLOEXEC);
   while (fd < 0 && errno == EINTR);
   if (fd < 0)
     return oci_error_errno(err, "create: open the exec fifo");
+  close(launch->own_fds_fd);
   close(launch->exec_fifo_fd);
-  launch->exec_fifo_fd = -1;
+  launch->own_fds_fd = launch->exec_fifo_fd = -1;
   return fd;
+}
+
+/* create, before pivot_root: the fifo's O_PATH fd opens for writing only
+ * through its /proc/self/fd entry, and the container's /proc is the
+ * configuration's (it may have none, or its own at another path). This
+ * process's own fd directory is taken from the host's procfs while it is
+ * still here. It is a host object (its ".." is the host's /proc): it is
+ * close-on-exec (a createContainer hook never gets it), wait_for_start
+ * closes it before the startContainer hooks and the confinement, and
+ * while it is held only a process allowed to ptrace this non-dumpable one
+ * could reach it, which could take this process itself. */
+static int hold_own_fds(struct launch *launch, oci_error_t *err)
+{
+  if (launch->exec_fifo_fd < 0)
+    return 0;
+  launch->own_fds_fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (launch->own_fds_fd < 0)
+    return oci_error_errno(err, "create: open /proc/self/fd (for the exec fifo)");
+  return 0;
 }
 
 /* start failed in this process: the reason to `ocirun start` (one write,
@@ -409,7 +430,8 @@ _Noreturn void child_main(struct launch *launch)
     _exit(EXIT_RUNTIME_ERROR); /* the parent is gone or gave up */
   /* go_fd stays open: its hang-up tells the child that ocirun died */
 
-  if (child_clean_state(launch, &err) < 0 || exec_stub_prepare(&err) < 0)
+  if (child_clean_state(launch, &err) < 0 || exec_stub_prepare(&err) < 0 ||
+      hold_own_fds(launch, &err) < 0)
     child_fail(launch, &err);
   if (join_namespaces(launch, &err) < 0 ||
       ((launch->new_user_ns || launch->join_fd[SPEC_NS_USER] >= 0) &&
@@ -441,7 +463,7 @@ _Noreturn void child_main(struct launch *launch)
     close(launch->console_fd);
     launch->console_fd = -1;
   }
-  if (apply_rlimits(&spec->process, &err) < 0 ||
+  if (apply_rlimits(&spec->process, &err) < 0 || process_attrs_apply(spec, &err) < 0 ||
       enter_workdir(spec->process.cwd, spec->root_readonly, &err) < 0)
     child_fail(launch, &err);
   /* A command that is not there fails create, not start (as runc's create

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "runtime/launch.h"
+#include "runtime/supervise.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -20,6 +20,7 @@
 #include "runtime/clean_state.h"
 #include "runtime/console.h"
 #include "runtime/exec_stub.h"
+#include "runtime/process_attrs.h"
 #include "oci/cleanup.h"
 #include "oci/io.h"
 #include "oci/events.h"
@@ -123,6 +124,7 @@ static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, 
   if (stdio_relay_own_null_devices(&err) < 0 || exec_stub_prepare(&err) < 0 ||
       (launch->console_fd >= 0 && exec_console(launch, &err) < 0) ||
       join_new_session_keyring(&err) < 0 || apply_rlimits(&launch->spec->process, &err) < 0 ||
+      process_attrs_apply(launch->spec, &err) < 0 ||
       enter_workdir(launch->spec->process.cwd, true, &err) < 0)
     child_fail(launch, &err);
   if (command_find(launch, &failure, &err) < 0)
@@ -273,36 +275,27 @@ int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err)
 
 int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int *exit_code, oci_error_t *err)
 {
-  sigset_t handled, original_mask;
-  struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
-  cleanup_close int pidfd = -1, signal_fd = -1;
-  int64_t drain_until = -1;
-  int ret = -1;
-
   /* No signal of the caller's ends ocirun with the terminal left raw: the
    * ones a user or a terminal sends go to the process, as runc's callers
    * expect; a caller gone away is a failed write. */
-  sigemptyset(&handled);
-  sigaddset(&handled, SIGINT);
-  sigaddset(&handled, SIGTERM);
-  sigaddset(&handled, SIGHUP);
-  sigaddset(&handled, SIGQUIT);
-  sigaddset(&handled, SIGWINCH);
-  if (sigprocmask(SIG_BLOCK, &handled, &original_mask) < 0)
-    return oci_error_errno(err, "exec: block the caller's signals");
-  sigaction(SIGPIPE, &ignore_pipe, &original_pipe);
+  struct supervise_signals signals = SUPERVISE_SIGNALS_NONE;
+  struct supervision supervision = {.what = "exec", .pidfd = -1, .report_fd = -1, .relay = relay};
+  cleanup_close int pidfd = -1;
+  int64_t drain_until = -1;
+  int ret = -1;
+
+  if (supervise_signals_take(&signals, relay->terminal_fd >= 0, "exec", err) < 0)
+    goto out;
   pidfd = (int)syscall(SYS_pidfd_open, exec_pid, 0);
-  signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (pidfd < 0 || signal_fd < 0) {
+  if (pidfd < 0) {
     oci_error_errno(err, "exec: watch process %d", (int)exec_pid);
     goto out;
   }
+  supervision.pidfd = pidfd;
+  supervision.signal_fd = signals.fd;
   for (;;) {
-    struct pollfd fds[2 + STDIO_RELAY_MAX_POLL] = {
-        {.fd = drain_until < 0 ? pidfd : -1, .events = POLLIN},
-        {.fd = signal_fd, .events = POLLIN}};
-    size_t n_relay = stdio_relay_poll_fds(relay, fds + 2);
-    int timeout = -1, ready;
+    struct supervise_turn turn;
+    int timeout = -1;
 
     if (drain_until >= 0) {
       int64_t left = drain_until - oci_monotonic_ms();
@@ -310,28 +303,15 @@ int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int *exit_code
         break;
       timeout = (int)left;
     }
-    ready = poll(fds, 2 + n_relay, timeout);
-    if (ready < 0 && errno == EINTR)
-      continue;
-    if (ready < 0) {
-      oci_error_errno(err, "exec: poll");
+    if (supervise_turn(&supervision, timeout, &turn, err) < 0)
+      goto out;
+    /* a process gone meanwhile (ESRCH) has nothing to be told */
+    if (turn.signal != 0 && pidfd_send_signal(pidfd, turn.signal, NULL, 0) < 0 && errno != ESRCH) {
+      oci_error_errno(err, "exec: forward signal %d to process %d", turn.signal, (int)exec_pid);
       goto out;
     }
-    if (fds[1].revents != 0) {
-      struct signalfd_siginfo si;
-
-      while (read(signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-        if (si.ssi_signo == SIGWINCH)
-          stdio_relay_resize(relay);
-        else
-          pidfd_send_signal(pidfd, (int)si.ssi_signo, NULL, 0);
-      }
-    }
-    if (fds[0].revents != 0) {
+    if (turn.exited)
       drain_until = oci_monotonic_ms() + EXEC_DRAIN_MS;
-      stdio_relay_stop_input(relay);
-    }
-    stdio_relay_step(relay, fds + 2, n_relay);
   }
   ret = runtime_exec_wait(exec_pid, exit_code, err);
 out:
@@ -339,7 +319,7 @@ out:
   if (ret < 0 && pidfd >= 0 && pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == 0)
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
   stdio_relay_clear(relay);
-  sigaction(SIGPIPE, &original_pipe, NULL);
-  sigprocmask(SIG_SETMASK, &original_mask, NULL);
+  if (supervise_signals_restore(&signals, "exec", err) < 0)
+    ret = -1;
   return ret;
 }

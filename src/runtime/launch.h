@@ -63,6 +63,7 @@ struct launch {
   int go_fd;                  /* child reads one byte: the parent is ready */
   int report_fd;              /* child writes a child_report on failure; CLOEXEC */
   int exec_fifo_fd;           /* create: O_PATH of the fifo `start` opens; -1 */
+  int own_fds_fd;             /* create's child: the host's /proc/self/fd until the fifo opens */
   int console_fd;             /* process.terminal: where the pty's master is sent; -1 */
   int status_fd;              /* init: where it reports the workload's status; -1 */
   dev_t host_devpts;          /* ocirun's own devpts: never the container's pty */

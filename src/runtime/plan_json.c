@@ -217,6 +217,55 @@ static cJSON *rlimits_json(const struct spec_process *process)
   return list;
 }
 
+/* process.scheduler, process.ioPriority, linux.personality and
+ * linux.memoryPolicy: each null when the configuration leaves it to the
+ * caller (what the text's "(the caller's...)" lines say). */
+static void process_attrs_json(const struct spec *spec, cJSON *object)
+{
+  const struct spec_scheduler *scheduler = &spec->process.scheduler;
+  const struct spec_io_priority *io = &spec->process.io_priority;
+  const struct spec_memory_policy *policy = &spec->memory_policy;
+  cJSON *item = cJSON_CreateNull(), *nodes;
+
+  if (scheduler->set) {
+    cJSON_Delete(item);
+    item = cJSON_CreateObject();
+    cJSON_AddStringToObject(item, "policy",
+                            spec_attr_name(SPEC_NAMES_SCHEDULER_POLICY, scheduler->policy));
+    cJSON_AddNumberToObject(item, "nice", scheduler->nice);
+    cJSON_AddNumberToObject(item, "flags", (double)scheduler->flags);
+  }
+  cJSON_AddItemToObject(object, "scheduler", item);
+  item = cJSON_CreateNull();
+  if (io->set) {
+    cJSON_Delete(item);
+    item = cJSON_CreateObject();
+    cJSON_AddStringToObject(item, "class", spec_attr_name(SPEC_NAMES_IO_CLASS, io->io_class));
+    cJSON_AddNumberToObject(item, "level", io->level);
+  }
+  cJSON_AddItemToObject(object, "io_priority", item);
+  cJSON_AddItemToObject(
+      object, "personality",
+      string_or_null(spec->personality_set
+                         ? spec_attr_name(SPEC_NAMES_PERSONALITY, spec->personality)
+                         : NULL));
+  item = cJSON_CreateNull();
+  if (policy->set) {
+    cJSON_Delete(item);
+    item = cJSON_CreateObject();
+    cJSON_AddStringToObject(item, "mode",
+                            spec_attr_name(SPEC_NAMES_MEMORY_POLICY_MODE, policy->mode));
+    nodes = cJSON_AddArrayToObject(item, "nodes");
+    for (unsigned node = 0; nodes != NULL && node < policy->max_node; node++) {
+      if (policy->nodes[node / (8 * sizeof(unsigned long))] &
+          (1UL << (node % (8 * sizeof(unsigned long)))))
+        cJSON_AddItemToArray(nodes, cJSON_CreateNumber(node));
+    }
+    cJSON_AddNumberToObject(item, "flags", (double)policy->flags);
+  }
+  cJSON_AddItemToObject(object, "memory_policy", item);
+}
+
 static cJSON *sysctl_json(const struct spec *spec)
 {
   cJSON *object = cJSON_CreateObject();
@@ -298,6 +347,7 @@ cJSON *runtime_plan_json(const struct runtime_plan *plan)
   cJSON_AddBoolToObject(object, "no_new_privileges", process->no_new_privileges);
   cJSON_AddItemToObject(object, "user", user_json(launch));
   cJSON_AddItemToObject(object, "rlimits", rlimits_json(process));
+  process_attrs_json(spec, object);
   cJSON_AddItemToObject(object, "sysctl", sysctl_json(spec));
   cJSON_AddItemToObject(object, "seccomp", seccomp_json(plan));
   cJSON_AddStringToObject(object, "workdir", process->cwd);
@@ -307,7 +357,7 @@ cJSON *runtime_plan_json(const struct runtime_plan *plan)
                         launch->supervised && plan->options.timeout_seconds > 0
                             ? cJSON_CreateNumber(plan->options.timeout_seconds)
                             : cJSON_CreateNull());
-  if (!complete(object, 21)) {
+  if (!complete(object, 25)) {
     cJSON_Delete(object);
     return NULL;
   }

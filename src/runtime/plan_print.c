@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/cgroup/devices.h"
+#include "runtime/process_attrs.h"
 #include "oci/cleanup.h"
 
 static void print_capabilities(const char *set, uint64_t mask, FILE *out)
@@ -101,7 +102,9 @@ void runtime_plan_print(const struct runtime_plan *plan, FILE *out)
     fprintf(out, " %d=%llu/%llu", process->rlimits[i].resource,
             (unsigned long long)process->rlimits[i].soft,
             (unsigned long long)process->rlimits[i].hard);
-  fprintf(out, "%s\nsysctl:", process->n_rlimits == 0 ? " (inherited)" : "");
+  fprintf(out, "%s\n", process->n_rlimits == 0 ? " (inherited)" : "");
+  process_attrs_print(spec, out);
+  fprintf(out, "sysctl:");
   for (size_t i = 0; i < spec->n_sysctl; i++)
     fprintf(out, " %s=%s", spec->sysctl[i].key, spec->sysctl[i].value);
   fprintf(out, "\nseccomp: %s\n", runtime_plan_seccomp_origin(plan));

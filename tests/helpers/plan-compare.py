@@ -98,6 +98,21 @@ def main(text_path, json_path):
                                       "groups"] + [str(g) for g in user["groups"]])
     same("rlimits", next(line), "rlimits:" + ("".join(
         f" {r['resource']}={r['soft']}/{r['hard']}" for r in plan["rlimits"]) or " (inherited)"))
+    scheduler = plan["scheduler"]
+    same("scheduler", next(line), "scheduler: " + (
+        f"{scheduler['policy']} nice {scheduler['nice']} flags {scheduler['flags']:#x}"
+        if scheduler else "(the caller's, a realtime policy or negative nice put back)")
+        .replace("flags 0x0", "flags 0"))
+    io = plan["io_priority"]
+    same("I/O priority", next(line), "I/O priority: " + (
+        f"{io['class']} {io['level']}" if io else "(the caller's, its realtime class dropped)"))
+    same("personality", next(line), "personality: " + (plan["personality"] or "LINUX (the runtime's)"))
+    policy = plan["memory_policy"]
+    line_text = next(line)
+    if policy is None:
+        same("memory policy", line_text, "memory policy: (the caller's, inherited)")
+    else:
+        same("memory policy mode", line_text.split()[2], policy["mode"])
     same("sysctl", next(line), "sysctl:" + "".join(f" {k}={v}" for k, v in plan["sysctl"].items()))
     seccomp = plan["seccomp"]
     same("seccomp", next(line), "seccomp: " + seccomp["origin"])

@@ -21,7 +21,8 @@
   " 'process': {'args': ['echo', 'hi'], 'cwd': '/work', 'env': ['PATH=/bin', 'A=b=c'],"            \
   "  'user': {'uid': 1000, 'gid': 100, 'additionalGids': [5]}, 'noNewPrivileges': true,"           \
   "  'capabilities': {'bounding': ['CAP_CHOWN', 'CAP_NET_RAW'], 'effective': ['CAP_CHOWN']},"      \
-  "  'rlimits': [{'type': 'RLIMIT_NOFILE', 'soft': 1024, 'hard': 4096}]},"                         \
+  "  'rlimits': [{'type': 'RLIMIT_NOFILE', 'soft': 1024, 'hard': 4096}],"                          \
+  "  'scheduler': {'policy': 'SCHED_BATCH', 'nice': 5}},"                                          \
   " 'mounts': [{'destination': '/proc', 'type': 'proc', 'source': 'proc'},"                        \
   "  {'destination': '/tmp', 'type': 'tmpfs', 'source': 'tmpfs',"                                  \
   "   'options': ['nosuid', 'nodev', 'size=1m']}],"                                                \
@@ -165,6 +166,15 @@ static void check_plan(const cJSON *json, const char *text)
          member(rlimit, "soft")->valuedouble == 1024 && member(rlimit, "hard")->valuedouble == 4096,
      "rlimits: resource, soft, hard");
   ok(strstr(text, "rlimits: 7=1024/4096\n") != NULL, "the text's rlimits");
+  is_str(string_at(member(json, "scheduler"), "policy"), "SCHED_BATCH",
+         "process.scheduler's policy");
+  ok(cJSON_IsNumber(member(member(json, "scheduler"), "nice")) &&
+         member(member(json, "scheduler"), "nice")->valuedouble == 5,
+     "and its nice value");
+  ok(strstr(text, "scheduler: SCHED_BATCH nice 5 flags 0\n") != NULL, "the text's scheduler line");
+  ok(cJSON_IsNull(member(json, "io_priority")) && cJSON_IsNull(member(json, "personality")) &&
+         cJSON_IsNull(member(json, "memory_policy")),
+     "the attributes left to the caller are null");
   is_str(string_at(seccomp, "origin"), "unconfined", "seccomp: no profile, unconfined");
   ok(cJSON_IsNull(member(seccomp, "rule_groups")), "no rule groups: null");
   is_str(string_at(json, "workdir"), "/work", "workdir");
