@@ -310,6 +310,24 @@ static _Noreturn void start_fail(int start_fd, oci_error_t *err)
   _exit(EXIT_RUNTIME_ERROR);
 }
 
+/* The hooks of kind, run by this process in the container's namespaces,
+ * given the state with the pid as the container sees it (the spec's rule
+ * for hooks run in the container namespace). */
+static int run_container_hooks(const struct launch *launch, enum spec_hook_kind kind,
+                               oci_error_t *err)
+{
+  const struct spec *spec = launch->spec;
+  cleanup_free char *state = NULL;
+
+  if (spec->hooks[kind].n_hooks == 0)
+    return 0;
+  state = container_state_json_for_spec(spec, launch->options->id, launch->options->bundle,
+                                        getpid(), CONTAINER_CREATED, err);
+  if (state == NULL)
+    return -1;
+  return hooks_run_in_container(&spec->hooks[kind], kind, state, err);
+}
+
 /* create, between the mounts and pivot_root (the spec's place for the
  * three): the parent runs prestart and createRuntime in the runtime's
  * namespaces while this process waits on the go pipe, then this process
@@ -324,7 +342,6 @@ static int child_before_pivot(void *context, oci_error_t *err)
 {
   struct launch *launch = context;
   const struct spec *spec = launch->spec;
-  cleanup_free char *state = NULL;
 
   if (spec->hooks[SPEC_HOOK_PRESTART].n_hooks > 0 ||
       spec->hooks[SPEC_HOOK_CREATE_RUNTIME].n_hooks > 0) {
@@ -340,16 +357,7 @@ static int child_before_pivot(void *context, oci_error_t *err)
     if (n != 1)
       _exit(EXIT_RUNTIME_ERROR); /* the parent is gone, or a hook of its failed */
   }
-  if (spec->hooks[SPEC_HOOK_CREATE_CONTAINER].n_hooks == 0)
-    return 0;
-  /* The pid as the container sees it: the spec's rule for hooks run in
-   * the container namespace. */
-  state = container_state_json_for_spec(spec, launch->options->id, launch->options->bundle,
-                                        getpid(), CONTAINER_CREATED, err);
-  if (state == NULL)
-    return -1;
-  return hooks_run_in_container(&spec->hooks[SPEC_HOOK_CREATE_CONTAINER],
-                                SPEC_HOOK_CREATE_CONTAINER, state, err);
+  return run_container_hooks(launch, SPEC_HOOK_CREATE_CONTAINER, err);
 }
 
 static bool has_create_hooks(const struct spec *spec)
@@ -513,18 +521,7 @@ static int load_seccomp(struct steps *s, oci_error_t *err)
  * earlier ones (runc and crun run them at the same point). */
 static int run_start_hooks(struct steps *s, oci_error_t *err)
 {
-  const struct launch *launch = s->launch;
-  const struct spec *spec = launch->spec;
-  cleanup_free char *state = NULL;
-
-  if (spec->hooks[SPEC_HOOK_START_CONTAINER].n_hooks == 0)
-    return 0;
-  state = container_state_json_for_spec(spec, launch->options->id, launch->options->bundle,
-                                        getpid(), CONTAINER_CREATED, err);
-  if (state == NULL)
-    return -1;
-  return hooks_run_in_container(&spec->hooks[SPEC_HOOK_START_CONTAINER], SPEC_HOOK_START_CONTAINER,
-                                state, err);
+  return run_container_hooks(s->launch, SPEC_HOOK_START_CONTAINER, err);
 }
 
 /* start: the program is about to be exec'd ('0' on start's channel); a
