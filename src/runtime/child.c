@@ -30,6 +30,7 @@
 #include "oci/in_root.h"
 #include "runtime/network.h"
 #include "oci/cleanup.h"
+#include "oci/events.h"
 #include "runtime/sysctl.h"
 
 _Noreturn void child_report_and_exit(const struct launch *launch, int kind, int errno_value,
@@ -63,6 +64,7 @@ struct steps {
   enum clean_entry door;
   int failure;  /* the report's kind should the step fail (enum child_failure) */
   int start_fd; /* create: start's channel once the exec fifo is open; -1 */
+  bool phases;  /* the parent's sink wants the timed steps' timestamps */
   /* exec's joiner: pid 1's pidfd and the namespaces joined through it,
    * the container's cgroup, the pipe the spawned process's pid goes to;
    * -1 (and 0) for the container's process */
@@ -635,53 +637,67 @@ enum {
 };
 
 struct step {
-  const char *name;
+  const char *name; /* the phase's name when timed */
   int (*run)(struct steps *s, oci_error_t *err);
   unsigned doors;
+  bool timed; /* its end is a phase of the start-up breakdown (scripts/bench-start) */
 };
 
 /* Every step of both doors, in the order each door takes its own; the
  * order of the syscalls is the boundary's (descriptors closed first, the
  * seccomp filter last before the exec): a row is moved only with a reason. */
 static const struct step steps[] = {
-    {"parent-death-signal", set_parent_death_signal, CONTAINER},
-    {"go", wait_for_go, CONTAINER},
-    {"oom-score", set_oom_score, EXEC},
+    {"parent-death-signal", set_parent_death_signal, CONTAINER, false},
+    {"go", wait_for_go, CONTAINER, false},
+    {"oom-score", set_oom_score, EXEC, false},
     /* nothing of the caller's reaches any step below */
-    {"clean-state", clean_state, BOTH},
-    {"exec-stub", prepare_exec_stub, CONTAINER},
-    {"cgroup", join_cgroup, EXEC},
-    {"container-namespaces", join_container_namespaces, EXEC},
-    {"namespaces", join_namespaces, CONTAINER},
-    {"become-root", become_root, CONTAINER},
+    {"clean-state", clean_state, BOTH, false},
+    {"exec-stub", prepare_exec_stub, CONTAINER, false},
+    {"cgroup", join_cgroup, EXEC, false},
+    {"container-namespaces", join_container_namespaces, EXEC, false},
+    {"namespaces", join_namespaces, CONTAINER, false},
+    {"become-root", become_root, CONTAINER, false},
     /* exec: after the console, below (the same step, at its place there) */
-    {"session-keyring", join_new_session_keyring, CONTAINER},
-    {"hostname", set_hostname, CONTAINER},
-    {"domainname", set_domainname, CONTAINER},
-    {"sysctls", apply_sysctls, CONTAINER},
-    {"loopback", loopback_up, CONTAINER},
-    {"mounts", apply_mount_plan, CONTAINER},
-    {"close-root", close_root_tree, CONTAINER},
-    {"null-devices", own_null_devices, BOTH},
+    {"session-keyring", join_new_session_keyring, CONTAINER, false},
+    {"hostname", set_hostname, CONTAINER, false},
+    {"domainname", set_domainname, CONTAINER, false},
+    {"sysctls", apply_sysctls, CONTAINER, false},
+    {"loopback", loopback_up, CONTAINER, false},
+    {"mounts", apply_mount_plan, CONTAINER, true},
+    {"close-root", close_root_tree, CONTAINER, false},
+    {"null-devices", own_null_devices, BOTH, false},
     /* exec: in the container's mount namespace now (the container's, above) */
-    {"exec-stub", prepare_exec_stub, EXEC},
-    {"console", set_up_console, BOTH},
-    {"session-keyring", join_new_session_keyring, EXEC},
-    {"rlimits", apply_rlimits, BOTH},
-    {"workdir", enter_workdir, BOTH},
-    {"command", find_command, BOTH},
-    {"wait-for-start", wait_for_start, CONTAINER},
+    {"exec-stub", prepare_exec_stub, EXEC, false},
+    {"console", set_up_console, BOTH, false},
+    {"session-keyring", join_new_session_keyring, EXEC, false},
+    {"rlimits", apply_rlimits, BOTH, false},
+    {"workdir", enter_workdir, BOTH, false},
+    {"command", find_command, BOTH, true},
+    {"wait-for-start", wait_for_start, CONTAINER, false},
     /* confinement: user, capabilities, no-new-privileges, seccomp */
-    {"seccomp-before-user", load_seccomp_before_user, BOTH},
-    {"user", switch_user, BOTH},
-    {"no-new-privileges", set_no_new_privileges, BOTH},
-    {"seccomp", load_seccomp, BOTH},
+    {"seccomp-before-user", load_seccomp_before_user, BOTH, false},
+    {"user", switch_user, BOTH, false},
+    {"no-new-privileges", set_no_new_privileges, BOTH, false},
+    {"seccomp", load_seccomp, BOTH, true},
     /* confined: no more privileged than the workload from here on */
-    {"start-hooks", run_start_hooks, CONTAINER},
-    {"tell-start", tell_start, CONTAINER},
-    {"init", start_under_init, CONTAINER},
-    {"exec", exec_step, BOTH},
+    {"start-hooks", run_start_hooks, CONTAINER, false},
+    {"tell-start", tell_start, CONTAINER, false},
+    {"init", start_under_init, CONTAINER, false},
+    {"exec", exec_step, BOTH, false},
 };
+
+/* A timed step done: its CLOCK_MONOTONIC and name to the parent, which
+ * emits them as phase events (supervise.c: watch_report). Best effort: the
+ * seccomp phase is written under the filter, as start's '0' is. */
+static void report_phase(const struct launch *launch, const char *name)
+{
+  struct child_report report = {.kind = CHILD_PHASE};
+  ssize_t ignored;
+
+  snprintf(report.message, sizeof(report.message), "%lld %s", (long long)oci_monotonic_ns(), name);
+  ignored = write(launch->report_fd, &report, sizeof(report));
+  (void)ignored;
+}
 
 /* Runs the door's steps in the table's order; the first that fails ends
  * the process with its report (to `ocirun start` once it waits on the
@@ -701,6 +717,8 @@ static _Noreturn void steps_run(struct steps *s)
         start_fail(s->start_fd, &err);
       child_fail_as(s->launch, s->failure, &err);
     }
+    if (step->timed && s->phases)
+      report_phase(s->launch, step->name);
   }
   oci_error_set(&err, 0, "run: no step exec'd the command");
   child_fail(s->launch, &err);
@@ -711,6 +729,9 @@ _Noreturn void child_main(struct launch *launch)
   struct steps s = {.launch = launch,
                     .door = CLEAN_ENTRY_CONTAINER,
                     .start_fd = -1,
+                    /* run only: create's parent reads its reports itself */
+                    .phases = launch->supervised &&
+                              oci_event_wanted(launch->options->events, OCI_EVENT_PHASE),
                     .pidfd = -1,
                     .cgroup_fd = -1,
                     .pid_pipe = -1};

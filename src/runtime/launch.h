@@ -24,12 +24,14 @@
 /* What the child tells the parent: it failed before execve, or (create)
  * its mounts are made and it waits while the parent runs the prestart and
  * createRuntime hooks (a byte on the go pipe lets it on), or it is ready
- * and waits for `start`. */
+ * and waits for `start`, or (run, when the sink wants phases) a timed step
+ * is done: message "NS NAME", its CLOCK_MONOTONIC and the phase. */
 enum child_failure {
   CHILD_SETUP_FAILED = 1,
   CHILD_EXEC_FAILED = 2,
   CHILD_READY = 3,
-  CHILD_HOOKS = 4
+  CHILD_HOOKS = 4,
+  CHILD_PHASE = 5
 };
 
 struct child_report {
