@@ -643,47 +643,44 @@ struct step {
   bool timed; /* its end is a phase of the start-up breakdown (scripts/bench-start) */
 };
 
-/* Every step of both doors, in the order each door takes its own; the
- * order of the syscalls is the boundary's (descriptors closed first, the
- * seccomp filter last before the exec): a row is moved only with a reason. */
+/* Every step of both doors, in the order each door takes its own, the
+ * reason for each at its function above; the order of the syscalls is the
+ * boundary's (descriptors closed first, the seccomp filter last before the
+ * exec): a row is moved only with a reason. A door's step at a place of
+ * its own is a row of its own (exec-stub, session-keyring). */
 static const struct step steps[] = {
-    {"parent-death-signal", set_parent_death_signal, CONTAINER, false},
-    {"go", wait_for_go, CONTAINER, false},
-    {"oom-score", set_oom_score, EXEC, false},
-    /* nothing of the caller's reaches any step below */
-    {"clean-state", clean_state, BOTH, false},
-    {"exec-stub", prepare_exec_stub, CONTAINER, false},
-    {"cgroup", join_cgroup, EXEC, false},
-    {"container-namespaces", join_container_namespaces, EXEC, false},
-    {"namespaces", join_namespaces, CONTAINER, false},
-    {"become-root", become_root, CONTAINER, false},
-    /* exec: after the console, below (the same step, at its place there) */
-    {"session-keyring", join_new_session_keyring, CONTAINER, false},
-    {"hostname", set_hostname, CONTAINER, false},
-    {"domainname", set_domainname, CONTAINER, false},
-    {"sysctls", apply_sysctls, CONTAINER, false},
-    {"loopback", loopback_up, CONTAINER, false},
-    {"mounts", apply_mount_plan, CONTAINER, true},
-    {"close-root", close_root_tree, CONTAINER, false},
-    {"null-devices", own_null_devices, BOTH, false},
-    /* exec: in the container's mount namespace now (the container's, above) */
-    {"exec-stub", prepare_exec_stub, EXEC, false},
-    {"console", set_up_console, BOTH, false},
-    {"session-keyring", join_new_session_keyring, EXEC, false},
-    {"rlimits", apply_rlimits, BOTH, false},
-    {"workdir", enter_workdir, BOTH, false},
-    {"command", find_command, BOTH, true},
-    {"wait-for-start", wait_for_start, CONTAINER, false},
-    /* confinement: user, capabilities, no-new-privileges, seccomp */
-    {"seccomp-before-user", load_seccomp_before_user, BOTH, false},
-    {"user", switch_user, BOTH, false},
-    {"no-new-privileges", set_no_new_privileges, BOTH, false},
-    {"seccomp", load_seccomp, BOTH, true},
-    /* confined: no more privileged than the workload from here on */
-    {"start-hooks", run_start_hooks, CONTAINER, false},
-    {"tell-start", tell_start, CONTAINER, false},
-    {"init", start_under_init, CONTAINER, false},
-    {"exec", exec_step, BOTH, false},
+    {"parent-death-signal", set_parent_death_signal, CONTAINER, false}, /* run: dies with ocirun */
+    {"go", wait_for_go, CONTAINER, false},              /* the parent's steps are done (spawn.c) */
+    {"oom-score", set_oom_score, EXEC, false},          /* from the host's /proc, while it can */
+    {"clean-state", clean_state, BOTH, false},          /* nothing of the caller's goes further */
+    {"exec-stub", prepare_exec_stub, CONTAINER, false}, /* the sealed stub, before the filter */
+    {"cgroup", join_cgroup, EXEC, false},               /* the spawned process inherits it */
+    {"container-namespaces", join_container_namespaces, EXEC, false}, /* pid 1's, by pidfd */
+    {"namespaces", join_namespaces, CONTAINER, false}, /* the configuration's, by path */
+    {"become-root", become_root, CONTAINER, false},    /* of its user namespace */
+    {"session-keyring", join_new_session_keyring, CONTAINER, false}, /* not the caller's keys */
+    {"hostname", set_hostname, CONTAINER, false},                    /* in its uts namespace */
+    {"domainname", set_domainname, CONTAINER, false},                /* in its uts namespace */
+    {"sysctls", apply_sysctls, CONTAINER, false},      /* in its namespaces, before mounts */
+    {"loopback", loopback_up, CONTAINER, false},       /* a new netns has lo down */
+    {"mounts", apply_mount_plan, CONTAINER, true},     /* the mount plan, then pivot_root */
+    {"close-root", close_root_tree, CONTAINER, false}, /* nothing of the host's past it */
+    {"null-devices", own_null_devices, BOTH, false},   /* the container's /dev/null */
+    {"exec-stub", prepare_exec_stub, EXEC, false},     /* exec: in the container's mounts */
+    {"console", set_up_console, BOTH, false},          /* the pty, of the container's devpts */
+    {"session-keyring", join_new_session_keyring, EXEC, false}, /* exec: at its place */
+    {"rlimits", apply_rlimits, BOTH, false},                    /* while CAP_SYS_RESOURCE is held */
+    {"workdir", enter_workdir, BOTH, false},                    /* resolved in the root */
+    {"command", find_command, BOTH, true},                /* before a filter can deny openat2 */
+    {"wait-for-start", wait_for_start, CONTAINER, false}, /* create: until `ocirun start` */
+    {"seccomp-before-user", load_seccomp_before_user, BOTH, false}, /* without NNP */
+    {"user", switch_user, BOTH, false},                             /* user, groups, capabilities */
+    {"no-new-privileges", set_no_new_privileges, BOTH, false},      /* with NNP */
+    {"seccomp", load_seccomp, BOTH, true},              /* with NNP: last but the exec */
+    {"start-hooks", run_start_hooks, CONTAINER, false}, /* with the workload's privileges */
+    {"tell-start", tell_start, CONTAINER, false},       /* '0' to `ocirun start` */
+    {"init", start_under_init, CONTAINER, false},       /* run: pid 1 becomes ocirun's init */
+    {"exec", exec_step, BOTH, false},                   /* through the sealed stub */
 };
 
 /* A timed step done: its CLOCK_MONOTONIC and name to the parent, which
@@ -724,6 +721,8 @@ static _Noreturn void steps_run(struct steps *s)
   child_fail(s->launch, &err);
 }
 
+/* The container's first process (run's and create's pid 1), once cloned:
+ * the CONTAINER rows of steps[]. */
 _Noreturn void child_main(struct launch *launch)
 {
   struct steps s = {.launch = launch,
