@@ -354,8 +354,16 @@ static void sink_emit(void *context, const struct oci_event *event)
   }
 }
 
+/* The phases are debug lines: without --debug, nothing is measured for
+ * them (the run's child sends no timestamps). */
+static bool sink_wants(void *context, enum oci_event_kind kind)
+{
+  (void)context;
+  return kind != OCI_EVENT_PHASE || log_config.debug;
+}
+
 const struct oci_event_sink *log_event_sink(void)
 {
-  static const struct oci_event_sink sink = {.emit = sink_emit};
+  static const struct oci_event_sink sink = {.emit = sink_emit, .wants = sink_wants};
   return &sink;
 }
