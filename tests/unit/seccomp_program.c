@@ -1,8 +1,9 @@
 /* The default seccomp filter as the kernel runs it: the program libseccomp
  * exported (what the child loads), run by a small classic-BPF interpreter
- * on synthetic calls of each x86 ABI (x86_64, i386, x32). libseccomp
- * rewrites rules on the way (a socket rule also becomes a socketcall rule),
- * so what the rule table says proves nothing: the program does. */
+ * (seccomp/bpf.c) on synthetic calls of each x86 ABI (x86_64, i386, x32).
+ * libseccomp rewrites rules on the way (a socket rule also becomes a
+ * socketcall rule), so what the rule table says proves nothing: the
+ * program does. */
 #include "config.h"
 
 #include <errno.h>
@@ -42,145 +43,6 @@ static const struct abi i386 = {"i386", AUDIT_ARCH_I386, I386_SOCKET, I386_GETPI
 static const struct abi x32 = {"x32", AUDIT_ARCH_X86_64, SYS_socket | X32_BIT, SYS_getpid | X32_BIT,
                                SYS_keyctl | X32_BIT};
 
-/* --- a classic-BPF interpreter: what the kernel accepts in a seccomp
- * program (seccomp_check_filter), over struct seccomp_data --- */
-
-/* The program's return value for one call; false when the program is
- * malformed (unknown instruction, a load or jump out of bounds). */
-static bool bpf_run(const struct seccomp_program *program, const struct seccomp_data *data,
-                    uint32_t *ret)
-{
-  uint32_t a = 0, x = 0, memory[BPF_MEMWORDS] = {0};
-
-  for (size_t pc = 0; pc < program->n_insns; pc++) {
-    const struct sock_filter *insn = &program->insns[pc];
-    uint32_t k = insn->k, src = BPF_SRC(insn->code) == BPF_X ? x : k;
-    bool jump;
-
-    switch (BPF_CLASS(insn->code)) {
-    case BPF_LD:
-    case BPF_LDX: {
-      uint32_t value;
-      if (BPF_SIZE(insn->code) != BPF_W)
-        return false;
-      switch (BPF_MODE(insn->code)) {
-      case BPF_ABS:
-        if (BPF_CLASS(insn->code) != BPF_LD || k % 4 != 0 || k > sizeof(*data) - 4)
-          return false;
-        memcpy(&value, (const char *)data + k, sizeof(value));
-        break;
-      case BPF_IMM:
-        value = k;
-        break;
-      case BPF_MEM:
-        if (k >= BPF_MEMWORDS)
-          return false;
-        value = memory[k];
-        break;
-      case BPF_LEN:
-        value = sizeof(*data);
-        break;
-      default:
-        return false;
-      }
-      *(BPF_CLASS(insn->code) == BPF_LD ? &a : &x) = value;
-      break;
-    }
-    case BPF_ST:
-    case BPF_STX:
-      if (k >= BPF_MEMWORDS)
-        return false;
-      memory[k] = BPF_CLASS(insn->code) == BPF_ST ? a : x;
-      break;
-    case BPF_ALU:
-      switch (BPF_OP(insn->code)) {
-      case BPF_ADD:
-        a += src;
-        break;
-      case BPF_SUB:
-        a -= src;
-        break;
-      case BPF_MUL:
-        a *= src;
-        break;
-      case BPF_DIV:
-        if (src == 0)
-          return false;
-        a /= src;
-        break;
-      case BPF_MOD:
-        if (src == 0)
-          return false;
-        a %= src;
-        break;
-      case BPF_OR:
-        a |= src;
-        break;
-      case BPF_AND:
-        a &= src;
-        break;
-      case BPF_XOR:
-        a ^= src;
-        break;
-      case BPF_LSH:
-        a = src < 32 ? a << src : 0;
-        break;
-      case BPF_RSH:
-        a = src < 32 ? a >> src : 0;
-        break;
-      case BPF_NEG:
-        a = -a;
-        break;
-      default:
-        return false;
-      }
-      break;
-    case BPF_JMP:
-      if (BPF_OP(insn->code) == BPF_JA) {
-        pc += k;
-        break;
-      }
-      switch (BPF_OP(insn->code)) {
-      case BPF_JEQ:
-        jump = a == src;
-        break;
-      case BPF_JGT:
-        jump = a > src;
-        break;
-      case BPF_JGE:
-        jump = a >= src;
-        break;
-      case BPF_JSET:
-        jump = (a & src) != 0;
-        break;
-      default:
-        return false;
-      }
-      pc += jump ? insn->jt : insn->jf;
-      break;
-    case BPF_RET:
-      if (BPF_RVAL(insn->code) == BPF_A)
-        *ret = a;
-      else if (BPF_RVAL(insn->code) == BPF_K)
-        *ret = k;
-      else
-        return false;
-      return true;
-    case BPF_MISC:
-      if (BPF_MISCOP(insn->code) == BPF_TAX)
-        x = a;
-      else if (BPF_MISCOP(insn->code) == BPF_TXA)
-        a = x;
-      else
-        return false;
-      break;
-    default:
-      return false;
-    }
-  }
-  return false; /* ran off the end: the kernel refuses such a program */
-}
-
 /* What the program answers, as the tables below write it: "allow",
  * "EPERM" (the errno of SECCOMP_RET_ERRNO), "kill", or another action. */
 static const char *answer(const struct seccomp_program *program, uint32_t arch, int nr,
@@ -190,7 +52,7 @@ static const char *answer(const struct seccomp_program *program, uint32_t arch, 
   uint32_t ret;
 
   memcpy(data.args, args, sizeof(data.args));
-  if (!bpf_run(program, &data, &ret))
+  if (!seccomp_bpf_run(program, &data, &ret))
     return "malformed program";
   switch (ret & SECCOMP_RET_ACTION_FULL) {
   case SECCOMP_RET_ALLOW:
