@@ -1,7 +1,8 @@
 /* A classic-BPF interpreter for seccomp programs: what the kernel accepts
  * in one (seccomp_check_filter), run over a struct seccomp_data, for
- * asking what a compiled program answers to one call
- * (tests/unit/seccomp_program.c). */
+ * asking what a compiled program answers to one call: the builder's check
+ * of every program libseccomp exports (seccomp/build.c: program_check)
+ * and tests/unit/seccomp_program.c. */
 #include "config.h"
 
 #include <string.h>
