@@ -289,6 +289,16 @@ bad_profile "not JSON" '{"defaultAction": ' "not a JSON object"
 expect_exit 125 "a missing profile file is refused" "$CONFINE" --profile "$TEST_TMP/nope.json" -- /bin/true
 grep -q "nope.json" "$TEST_TMP/err" && ok "the missing file is named" || not_ok "the missing file is named"
 
+# An archMap entry whose subArchitectures is null (moby's default writes
+# that for riscv64) means none, as Docker reads it; x86_64's entry holds.
+printf '{"defaultAction": "SCMP_ACT_ALLOW", "archMap": [
+  {"architecture": "SCMP_ARCH_RISCV64", "subArchitectures": null},
+  {"architecture": "SCMP_ARCH_X86_64", "subArchitectures": ["SCMP_ARCH_X86"]}],
+  "syscalls": [{"names": ["keyctl"], "action": "SCMP_ACT_ERRNO"}]}\n' >"$TEST_TMP/null-subarches.json"
+probe_what="archMap with subArchitectures null"
+run_probe --profile "$TEST_TMP/null-subarches.json" -- "$SYSPROBE" $(without_int80 keyctl int80-keyctl)
+expect_probe "keyctl errno=EPERM" "int80-keyctl errno=EPERM"
+
 # A socket rule on AF_VSOCK beside a socketcall rule: libseccomp 2.5.4,
 # with x32 and x86_64 in one filter, compiles a program where x86_64's
 # rules answer the default. The builder refuses it; without x32 it holds.
