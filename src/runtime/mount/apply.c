@@ -456,7 +456,12 @@ static int apply_make_device(const struct mount_op *op, int root_fd, oci_error_t
   return attach(mount_fd, target_fd);
 }
 
-/* A missing path needs no mask; anything else present is covered. */
+/* A missing path needs no mask; anything else present is covered: a
+ * directory by an empty read-only tmpfs, anything else by the host's null
+ * device (checked to be 1:3), a mount of that one inode whose device is
+ * usable there: it reads empty. nodev on it would make it EACCES; what
+ * nodev guards against, a node the workload makes, cannot be made in a
+ * mount that is a single device file. */
 static int apply_mask(const struct mount_op *op, int root_fd)
 {
   cleanup_close int target_fd = in_root_open(root_fd, op->target, O_PATH | O_NOFOLLOW);
@@ -469,7 +474,7 @@ static int apply_mask(const struct mount_op *op, int root_fd)
   if (fstat(target_fd, &st) < 0)
     return -1;
   if (S_ISDIR(st.st_mode)) {
-    mount_fd = make_filesystem("tmpfs", "tmpfs", "size=0,mode=555", op->attr);
+    mount_fd = make_filesystem("tmpfs", "tmpfs", "size=0,mode=555", op->attr | MOUNT_ATTR_NODEV);
   } else {
     mount_fd = open_host_device(op->source, op->dev_type, op->rdev);
     if (mount_fd >= 0 && mount_setattr(mount_fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)

@@ -488,8 +488,11 @@ static int add_paths(struct mount_plan *plan, char *const *paths, const char *na
     snprintf(what, sizeof(what), "linux.%s[%zu]", name, i);
     if (container_path(paths[i], what, &target, err) < 0)
       return -1;
+    /* A file's mask is the host's null device, bound alone: without
+     * nodev, so that it reads empty (as runc's, crun's and Docker's), not
+     * EACCES; a directory's is a nodev tmpfs (apply_mask). */
     op = add_op(plan, kind, kind == MOUNT_OP_MASK ? "/dev/null" : NULL, target, NULL,
-                RO_NOSUID_NODEV_NOEXEC, NULL, err);
+                kind == MOUNT_OP_MASK ? HOST_DEVICE_ATTR : RO_NOSUID_NODEV_NOEXEC, NULL, err);
     if (op == NULL)
       return -1;
     op->dev_type = 'c';
