@@ -97,7 +97,8 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
   launch_init(&launch, spec, options, false);
   if (options->root.overlay)
     return oci_error_set(err, 0, "create: an overlay root is only for ocirun run");
-  if (prepare_launch(&launch, err) < 0 || slice_plan_build(spec, options, &slice, err) < 0)
+  if (prepare_launch(&launch, err) < 0 || slice_plan_build(spec, options, &slice, err) < 0 ||
+      mount_plan_set_slice(&launch.plan, slice.path, err) < 0)
     goto out;
   if (options->dry_run) {
     print_plan(&launch, slice.path, &slice.limits, slice.rules, slice.n_rules, options->plan_out);

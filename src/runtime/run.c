@@ -380,7 +380,8 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
              "--unsafe-no-cgroup: no memory/cpu/pids limits are applied and processes are "
              "contained by the pid namespace only; no device cgroup either: devices are kept out "
              "by nodev on every mount the container can write");
-  if (prepare_launch(&launch, err) < 0 || slice_plan_build(spec, options, &slice, err) < 0)
+  if (prepare_launch(&launch, err) < 0 || slice_plan_build(spec, options, &slice, err) < 0 ||
+      mount_plan_set_slice(&launch.plan, slice.path, err) < 0)
     goto out;
   oci_emit(options->events, OCI_EVENT_PHASE, "plan", options->id, NULL);
   if (options->dry_run) {

@@ -22,6 +22,7 @@
 
 #include "oci/cleanup.h"
 #include "oci/in_root.h"
+#include "runtime/cgroup/slice.h"
 #include "runtime/mount/internal.h"
 
 static int attach(int mount_fd, int target_fd)
@@ -325,9 +326,8 @@ static int apply_filesystem(const struct mount_op *op, int root_fd, oci_error_t 
  * the host tree before pivot_root, then cloned (with its submounts for
  * rbind) onto the destination: a directory for a directory, a file for
  * anything else. */
-static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
+static int bind_from(const struct mount_op *op, int source_fd, int root_fd, oci_error_t *err)
 {
-  cleanup_close int source_fd = open(op->source, O_PATH | O_CLOEXEC);
   cleanup_close int target_fd = -1;
   cleanup_close int mount_fd = -1;
   unsigned int recursive = op->recursive ? AT_RECURSIVE : 0;
@@ -335,7 +335,7 @@ static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
   struct mount_attr below = {.attr_set = op->attr_rec, .attr_clr = op->attr_rec_clr};
   struct stat st;
 
-  if (source_fd < 0 || fstat(source_fd, &st) < 0)
+  if (fstat(source_fd, &st) < 0)
     return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
   target_fd = open_checked_target(op, root_fd, S_ISDIR(st.st_mode), err);
   if (target_fd < 0)
@@ -354,6 +354,31 @@ static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
   if (attach(mount_fd, target_fd) < 0)
     return -1;
   return set_propagation(mount_fd, op);
+}
+
+static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
+{
+  cleanup_close int source_fd = open(op->source, O_PATH | O_CLOEXEC);
+
+  if (source_fd < 0)
+    return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
+  return bind_from(op, source_fd, root_fd, err);
+}
+
+/* The container's slice, found again in this namespace's copy of the
+ * host's cgroup2 tree the way every recorded cgroup is (beneath the mount,
+ * no symlink, checked to be cgroup2), and bound alone: a tree whose root
+ * is the slice, as a cgroup namespace would show it. */
+static int apply_bind_cgroup(const struct mount_op *op, int root_fd, oci_error_t *err)
+{
+  cleanup_close int source_fd = -1;
+
+  if (op->source == NULL)
+    return oci_error_set(err, 0, "%s: no slice to bind", mount_op_label(op));
+  source_fd = cgroup_open_path(op->source, err);
+  if (source_fd < 0)
+    return oci_error_wrap(err, "%s: the container's cgroup", mount_op_label(op));
+  return bind_from(op, source_fd, root_fd, err);
 }
 
 /* A detached clone of a host device node (source is a host path, resolved
@@ -580,7 +605,8 @@ static int apply_pivot_root(int root_fd)
 /* The host path a step takes a device or a bind from, for its message. */
 static const char *host_source(const struct mount_op *op)
 {
-  return op->kind == MOUNT_OP_BIND_DEVICE || op->kind == MOUNT_OP_MASK || op->kind == MOUNT_OP_BIND
+  return op->kind == MOUNT_OP_BIND_DEVICE || op->kind == MOUNT_OP_MASK ||
+                 op->kind == MOUNT_OP_BIND || op->kind == MOUNT_OP_BIND_CGROUP
              ? op->source
              : NULL;
 }
@@ -631,6 +657,9 @@ int mount_plan_apply_pausing(const struct mount_plan *plan, const struct mount_p
       break;
     case MOUNT_OP_BIND:
       ret = apply_bind(op, root_fd, &step_err);
+      break;
+    case MOUNT_OP_BIND_CGROUP:
+      ret = apply_bind_cgroup(op, root_fd, &step_err);
       break;
     case MOUNT_OP_BIND_DEVICE:
       ret = apply_bind_device(op, root_fd, &step_err);

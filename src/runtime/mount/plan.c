@@ -63,21 +63,14 @@ static const struct {
 static const char *const filesystems[] = {"tmpfs", "proc", "sysfs", "devpts", "mqueue", "cgroup2"};
 
 static const char *const kind_names[] = {
-    [MOUNT_OP_MAKE_PRIVATE] = "private",
-    [MOUNT_OP_ROOT_SCRATCH] = "root-scratch",
-    [MOUNT_OP_ROOT_OVERLAY] = "root-overlay",
-    [MOUNT_OP_ROOT_BIND] = "root-bind",
-    [MOUNT_OP_FILESYSTEM] = "mount",
-    [MOUNT_OP_BIND] = "bind",
-    [MOUNT_OP_BIND_DEVICE] = "bind-device",
-    [MOUNT_OP_MAKE_DEVICE] = "make-device",
-    [MOUNT_OP_MASK] = "mask",
-    [MOUNT_OP_READ_ONLY] = "read-only",
-    [MOUNT_OP_SYMLINK] = "symlink",
-    [MOUNT_OP_WRITE_FILE] = "write-file",
-    [MOUNT_OP_ROOT_READ_ONLY] = "root-read-only",
-    [MOUNT_OP_PIVOT_ROOT] = "pivot-root",
-    [MOUNT_OP_PROPAGATION] = "propagation",
+    [MOUNT_OP_MAKE_PRIVATE] = "private",      [MOUNT_OP_ROOT_SCRATCH] = "root-scratch",
+    [MOUNT_OP_ROOT_OVERLAY] = "root-overlay", [MOUNT_OP_ROOT_BIND] = "root-bind",
+    [MOUNT_OP_FILESYSTEM] = "mount",          [MOUNT_OP_BIND] = "bind",
+    [MOUNT_OP_BIND_CGROUP] = "bind-cgroup",   [MOUNT_OP_BIND_DEVICE] = "bind-device",
+    [MOUNT_OP_MAKE_DEVICE] = "make-device",   [MOUNT_OP_MASK] = "mask",
+    [MOUNT_OP_READ_ONLY] = "read-only",       [MOUNT_OP_SYMLINK] = "symlink",
+    [MOUNT_OP_WRITE_FILE] = "write-file",     [MOUNT_OP_ROOT_READ_ONLY] = "root-read-only",
+    [MOUNT_OP_PIVOT_ROOT] = "pivot-root",     [MOUNT_OP_PROPAGATION] = "propagation",
 };
 
 const char *mount_op_kind_name(enum mount_op_kind kind)
@@ -308,9 +301,21 @@ static int bind_source(const struct spec_mount *m, size_t index, const struct mo
   return 0;
 }
 
-static int add_spec_mount(struct mount_plan *plan, const struct spec_mount *m, size_t index,
+/* A cgroup mount the kernel refuses: in a user namespace, cgroup2 mounts
+ * only in a cgroup namespace that namespace owns. runc and crun then bind
+ * the host's cgroup tree; ocirun binds the container's own slice, which is
+ * what a cgroup namespace would have shown as the root, and nothing
+ * above it. */
+static bool cgroup_needs_bind(const struct spec *spec, const char *fstype)
+{
+  return fstype != NULL && strcmp(fstype, "cgroup2") == 0 &&
+         spec->namespaces[SPEC_NS_USER].present && !spec->namespaces[SPEC_NS_CGROUP].present;
+}
+
+static int add_spec_mount(struct mount_plan *plan, const struct spec *spec, size_t index,
                           const struct mount_root *root, oci_error_t *err)
 {
+  const struct spec_mount *m = &spec->mounts[index];
   char what[64];
   cleanup_free char *source = NULL;
   cleanup_free char *data = NULL;
@@ -337,16 +342,24 @@ static int add_spec_mount(struct mount_plan *plan, const struct spec_mount *m, s
                            "tmpfs, proc, sysfs, devpts, mqueue, cgroup, cgroup2 and bind mounts)",
                            index, m->type);
   }
-  if (mount_options(m, index, m->bind, &set, &clr, &data, err) < 0)
+  if (mount_options(m, index, m->bind || cgroup_needs_bind(spec, fstype), &set, &clr, &data, err) <
+      0)
     return -1;
   /* Every filesystem the workload could write is nodev unless the config
    * says "dev" (the device cgroup is the other layer, absent rootless);
    * devpts's nodes are its purpose. A bind keeps what the host path is. */
   if (!m->bind && strcmp(fstype, "devpts") != 0 && !(clr & MOUNT_ATTR_NODEV))
     set |= MOUNT_ATTR_NODEV;
-  op = add_op(plan, m->bind ? MOUNT_OP_BIND : MOUNT_OP_FILESYSTEM,
-              m->bind ? source : (m->source != NULL ? m->source : fstype), m->destination, fstype,
-              set, data, err);
+  if (cgroup_needs_bind(spec, fstype)) {
+    /* read-only unless the mount says "rw": the host's files of the slice */
+    if (!(clr & MOUNT_ATTR_RDONLY))
+      set |= MOUNT_ATTR_RDONLY;
+    op = add_op(plan, MOUNT_OP_BIND_CGROUP, NULL, m->destination, fstype, set, NULL, err);
+  } else {
+    op = add_op(plan, m->bind ? MOUNT_OP_BIND : MOUNT_OP_FILESYSTEM,
+                m->bind ? source : (m->source != NULL ? m->source : fstype), m->destination, fstype,
+                set, data, err);
+  }
   if (op == NULL)
     return -1;
   op->attr_clr = clr;
@@ -614,7 +627,7 @@ int mount_plan_build(const struct spec *spec, const struct mount_root *root, boo
       goto fail;
   }
   for (size_t i = 0; i < spec->n_mounts; i++) {
-    if (add_spec_mount(plan, &spec->mounts[i], i, root, err) < 0)
+    if (add_spec_mount(plan, spec, i, root, err) < 0)
       goto fail;
   }
   for (size_t i = 0; i < spec->n_devices; i++) {
@@ -645,6 +658,27 @@ int mount_plan_build(const struct spec *spec, const struct mount_root *root, boo
 fail:
   mount_plan_clear(plan);
   return -1;
+}
+
+int mount_plan_set_slice(struct mount_plan *plan, const char *slice_path, oci_error_t *err)
+{
+  for (size_t i = 0; i < plan->n_ops; i++) {
+    struct mount_op *op = &plan->ops[i];
+
+    if (op->kind != MOUNT_OP_BIND_CGROUP)
+      continue;
+    if (slice_path == NULL)
+      return oci_error_set(err, 0,
+                           "%s: a cgroup mount in a user namespace without a cgroup namespace "
+                           "binds the container's own cgroup, and it has none "
+                           "(--unsafe-no-cgroup): refused (add a 'cgroup' namespace)",
+                           mount_op_label(op));
+    free(op->source);
+    op->source = strdup(slice_path);
+    if (op->source == NULL)
+      return oci_error_errno(err, "mount plan: allocate");
+  }
+  return 0;
 }
 
 void mount_plan_clear(struct mount_plan *plan)
