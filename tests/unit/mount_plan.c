@@ -656,6 +656,31 @@ static void test_cgroup_in_user_namespace(void)
   mount_plan_clear(&plan);
 }
 
+/* process.cwd is made after the mounts and before the root turns
+ * read-only (then it could not be); no process, no op. */
+static void test_workdir(void)
+{
+  struct spec_mount tmp = {.destination = "/tmp", .type = "tmpfs"};
+  struct spec spec = {.mounts = &tmp, .n_mounts = 1, .root_readonly = true, .has_process = true};
+  struct mount_plan plan;
+  char msg[1024];
+  int i;
+
+  spec.process.cwd = "/work/dir";
+  is_int(build(&spec, &bind_root, false, &plan, msg, sizeof(msg)), 0, "process.cwd: builds (%s)",
+         msg);
+  i = find(&plan, MOUNT_OP_MAKE_WORKDIR, "/work/dir");
+  ok(i > find(&plan, MOUNT_OP_FILESYSTEM, "/tmp"), "the workdir op is after the mounts");
+  ok(i >= 0 && i < find(&plan, MOUNT_OP_ROOT_READ_ONLY, "/"),
+     "... and before the root turns read-only");
+  ok(i >= 0 && strcmp(plan.ops[i].what, "process.cwd") == 0, "... named process.cwd");
+  mount_plan_clear(&plan);
+  spec.has_process = false;
+  is_int(build(&spec, &bind_root, false, &plan, msg, sizeof(msg)), 0, "no process: builds");
+  is_int(count(&plan, MOUNT_OP_MAKE_WORKDIR), 0, "... and makes no workdir");
+  mount_plan_clear(&plan);
+}
+
 int main(void)
 {
   test_overlay_empty_spec();
@@ -668,5 +693,6 @@ int main(void)
   test_bind_dev();
   test_refusals();
   test_cgroup_in_user_namespace();
+  test_workdir();
   return unit_done();
 }

@@ -581,6 +581,27 @@ static int apply_write_file(const struct mount_op *op, int root_fd)
   return 0;
 }
 
+/* The working directory as the process will enter it (child.c's
+ * enter_workdir resolves the same path the same way): made one component
+ * at a time inside the root, each parent resolved there (oci/in_root.c),
+ * so a symlink of the image, absolute or climbing with "..", leads to a
+ * directory inside the root and never makes one outside it. Made only on
+ * an ordinary directory: never a directory in procfs, sysfs or a cgroup
+ * (a new cgroup) through the root's symlinks. */
+static int apply_make_workdir(const struct mount_op *op, int root_fd, oci_error_t *err)
+{
+  cleanup_close int fd = in_root_open(root_fd, op->target, O_PATH | O_DIRECTORY);
+
+  if (fd >= 0 || errno != ENOENT)
+    return fd >= 0 ? 0 : -1;
+  if (check_landing(op, root_fd, -1, err) < 0)
+    return -1;
+  fd = in_root_make_directories(root_fd, op->target);
+  if (fd < 0)
+    return -1;
+  return check_landing(op, root_fd, fd, err);
+}
+
 static int apply_root_read_only(const struct mount_op *op, int root_fd)
 {
   struct mount_attr attr = {.attr_set = op->attr};
@@ -678,6 +699,9 @@ int mount_plan_apply_pausing(const struct mount_plan *plan, const struct mount_p
       break;
     case MOUNT_OP_WRITE_FILE:
       ret = apply_write_file(op, root_fd);
+      break;
+    case MOUNT_OP_MAKE_WORKDIR:
+      ret = apply_make_workdir(op, root_fd, &step_err);
       break;
     case MOUNT_OP_ROOT_READ_ONLY:
       ret = apply_root_read_only(op, root_fd);

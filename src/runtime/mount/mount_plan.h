@@ -31,6 +31,8 @@ enum mount_op_kind {
   MOUNT_OP_READ_ONLY,      /* the path re-bound onto itself read-only */
   MOUNT_OP_SYMLINK,        /* source is the link's text */
   MOUNT_OP_WRITE_FILE,     /* a small file of the run (/etc/hostname): data is its text */
+  MOUNT_OP_MAKE_WORKDIR,   /* process.cwd made inside the root when missing, after the mounts
+                              and before the root turns read-only */
   MOUNT_OP_ROOT_READ_ONLY, /* root.readonly: the root mount read-only */
   MOUNT_OP_PIVOT_ROOT,     /* into the new root; the old root detached */
   MOUNT_OP_PROPAGATION,    /* linux.rootfsPropagation on the new root, after pivot_root */
@@ -116,7 +118,7 @@ struct mount_root {
 };
 
 /* The plan for spec (mounts, linux.devices, maskedPaths, readonlyPaths,
- * root.readonly, rootfsPropagation) on root. user_namespace: the container
+ * process.cwd, root.readonly, rootfsPropagation) on root. user_namespace: the container
  * has its own user namespace, which changes two things: overlayfs keeps its
  * metadata in user.* xattrs, and linux.devices are the host's nodes bound
  * (mknod needs the initial namespace's CAP_MKNOD). Refusals name the

@@ -63,14 +63,23 @@ static const struct {
 static const char *const filesystems[] = {"tmpfs", "proc", "sysfs", "devpts", "mqueue", "cgroup2"};
 
 static const char *const kind_names[] = {
-    [MOUNT_OP_MAKE_PRIVATE] = "private",      [MOUNT_OP_ROOT_SCRATCH] = "root-scratch",
-    [MOUNT_OP_ROOT_OVERLAY] = "root-overlay", [MOUNT_OP_ROOT_BIND] = "root-bind",
-    [MOUNT_OP_FILESYSTEM] = "mount",          [MOUNT_OP_BIND] = "bind",
-    [MOUNT_OP_BIND_CGROUP] = "bind-cgroup",   [MOUNT_OP_BIND_DEVICE] = "bind-device",
-    [MOUNT_OP_MAKE_DEVICE] = "make-device",   [MOUNT_OP_MASK] = "mask",
-    [MOUNT_OP_READ_ONLY] = "read-only",       [MOUNT_OP_SYMLINK] = "symlink",
-    [MOUNT_OP_WRITE_FILE] = "write-file",     [MOUNT_OP_ROOT_READ_ONLY] = "root-read-only",
-    [MOUNT_OP_PIVOT_ROOT] = "pivot-root",     [MOUNT_OP_PROPAGATION] = "propagation",
+    [MOUNT_OP_MAKE_PRIVATE] = "private",
+    [MOUNT_OP_ROOT_SCRATCH] = "root-scratch",
+    [MOUNT_OP_ROOT_OVERLAY] = "root-overlay",
+    [MOUNT_OP_ROOT_BIND] = "root-bind",
+    [MOUNT_OP_FILESYSTEM] = "mount",
+    [MOUNT_OP_BIND] = "bind",
+    [MOUNT_OP_BIND_CGROUP] = "bind-cgroup",
+    [MOUNT_OP_BIND_DEVICE] = "bind-device",
+    [MOUNT_OP_MAKE_DEVICE] = "make-device",
+    [MOUNT_OP_MASK] = "mask",
+    [MOUNT_OP_READ_ONLY] = "read-only",
+    [MOUNT_OP_SYMLINK] = "symlink",
+    [MOUNT_OP_WRITE_FILE] = "write-file",
+    [MOUNT_OP_MAKE_WORKDIR] = "workdir",
+    [MOUNT_OP_ROOT_READ_ONLY] = "root-read-only",
+    [MOUNT_OP_PIVOT_ROOT] = "pivot-root",
+    [MOUNT_OP_PROPAGATION] = "propagation",
 };
 
 const char *mount_op_kind_name(enum mount_op_kind kind)
@@ -639,6 +648,13 @@ int mount_plan_build(const struct spec *spec, const struct mount_root *root, boo
   if (add_paths(plan, spec->masked_paths, "maskedPaths", MOUNT_OP_MASK, err) < 0 ||
       add_paths(plan, spec->readonly_paths, "readonlyPaths", MOUNT_OP_READ_ONLY, err) < 0)
     goto fail;
+  /* As runc and crun: a missing working directory is made while the root
+   * can still be written, so that a read-only root may start in one. */
+  if (spec->has_process && spec->process.cwd != NULL) {
+    op = add_op(plan, MOUNT_OP_MAKE_WORKDIR, NULL, spec->process.cwd, NULL, 0, NULL, err);
+    if (op == NULL || set_what(op, err, "process.cwd") < 0)
+      goto fail;
+  }
   /* not AT_RECURSIVE when applied: the mounts keep their own flags */
   if (spec->root_readonly && add_op(plan, MOUNT_OP_ROOT_READ_ONLY, NULL, "/", NULL,
                                     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV |
