@@ -30,6 +30,7 @@
 #include "runtime/network.h"
 #include "oci/cleanup.h"
 #include "runtime/sysctl.h"
+#include "runtime/user.h"
 
 _Noreturn void child_report_and_exit(const struct launch *launch, int kind, int errno_value,
                                      const char *message)
@@ -442,7 +443,8 @@ _Noreturn void child_main(struct launch *launch)
     launch->console_fd = -1;
   }
   if (apply_rlimits(&spec->process, &err) < 0 ||
-      enter_workdir(spec->process.cwd, spec->root_readonly, &err) < 0)
+      enter_workdir(spec->process.cwd, spec->root_readonly, &err) < 0 ||
+      user_default_home(spec->process.uid, &launch->envp, &err) < 0)
     child_fail(launch, &err);
   /* A command that is not there fails create, not start (as runc's create
    * does): the caller learns it while it still reads this process's report. */

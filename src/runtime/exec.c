@@ -20,6 +20,7 @@
 #include "runtime/clean_state.h"
 #include "runtime/console.h"
 #include "runtime/exec_stub.h"
+#include "runtime/user.h"
 #include "oci/cleanup.h"
 #include "oci/io.h"
 #include "oci/events.h"
@@ -123,7 +124,8 @@ static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, 
   if (stdio_relay_own_null_devices(&err) < 0 || exec_stub_prepare(&err) < 0 ||
       (launch->console_fd >= 0 && exec_console(launch, &err) < 0) ||
       join_new_session_keyring(&err) < 0 || apply_rlimits(&launch->spec->process, &err) < 0 ||
-      enter_workdir(launch->spec->process.cwd, true, &err) < 0)
+      enter_workdir(launch->spec->process.cwd, true, &err) < 0 ||
+      user_default_home(launch->spec->process.uid, &launch->envp, &err) < 0)
     child_fail(launch, &err);
   if (command_find(launch, &failure, &err) < 0)
     child_fail_as(launch, failure, &err);
