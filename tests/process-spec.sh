@@ -98,6 +98,23 @@ check "create + start: HOME given" start_to_end "$E" homegiven
 check "... it is kept" grep -qx HOME=/given "$E/out"
 gone homegiven
 
+# The image's passwd is hostile: a FIFO fails the create at once (it never
+# blocks it); a link to a host file is resolved inside the root.
+bundle "$E" 'c["process"]["env"] = ["PATH=/bin:/usr/bin"]; c["process"]["args"] = ["sh", "-c", "echo HOME=$HOME"]'
+rm -f "$E/rootfs/etc/passwd" && mkfifo "$E/rootfs/etc/passwd"
+with_pipes timeout 30 "$OCIRUN" --root "$ROOT" create --unsafe-no-cgroup --bundle "$E" homefifo </dev/null >"$E/out" 2>&1
+rc=$?
+check "the image's /etc/passwd a FIFO: the create fails at once (exit $rc), naming it" \
+  sh -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q '/etc/passwd is not a regular file' '$E/out'"
+gone homefifo
+echo "root:x:0:0:root:/host-home:/bin/sh" >"$TEST_TMP/host-passwd"
+rm -f "$E/rootfs/etc/passwd" && ln -s "$TEST_TMP/host-passwd" "$E/rootfs/etc/passwd"
+check "control: the host resolves the image's /etc/passwd link to a host file" \
+  test "$(readlink -f "$E/rootfs/etc/passwd")" = "$TEST_TMP/host-passwd"
+check "the image's /etc/passwd a link to a host file: started" start_to_end "$E" homelink
+check "... the host's file is not read (HOME is /, no entry in the root)" grep -qx HOME=/ "$E/out"
+gone homelink
+
 S=$TEST_TMP/sleeper
 bundle "$S" 'c["process"]["env"] = ["PATH=/bin:/usr/bin"]; c["process"]["args"] = ["sleep", "1000"]
 c["process"]["user"]["umask"] = 0o027'
