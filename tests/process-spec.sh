@@ -74,7 +74,7 @@ for case in "escape:/escape/made" "climb:/climb/made" "rootlink:/rootlink/../../
     ;;
   *)
     check "... not made through the link (its target is not in the root): the create fails, naming process.cwd" \
-      sh -c "[ $rc -ne 0 ] && grep -q 'workdir $cwd of process.cwd' '$H/out' && test ! -e '$H/rootfs$OUT'"
+      sh -c "[ $rc -ne 0 ] && grep -q \"working directory (process.cwd) '$cwd'\" '$H/out' && test ! -e '$H/rootfs$OUT'"
     ;;
   esac
   gone "h-$name"

@@ -673,7 +673,8 @@ static void test_workdir(void)
   ok(i > find(&plan, MOUNT_OP_FILESYSTEM, "/tmp"), "the workdir op is after the mounts");
   ok(i >= 0 && i < find(&plan, MOUNT_OP_ROOT_READ_ONLY, "/"),
      "... and before the root turns read-only");
-  ok(i >= 0 && strcmp(plan.ops[i].what, "process.cwd") == 0, "... named process.cwd");
+  ok(i >= 0 && strcmp(plan.ops[i].what, "the working directory (process.cwd)") == 0,
+     "... named the working directory (process.cwd)");
   mount_plan_clear(&plan);
   spec.has_process = false;
   is_int(build(&spec, &bind_root, false, &plan, msg, sizeof(msg)), 0, "no process: builds");

@@ -592,13 +592,15 @@ static int apply_make_workdir(const struct mount_op *op, int root_fd, oci_error_
 {
   cleanup_close int fd = in_root_open(root_fd, op->target, O_PATH | O_DIRECTORY);
 
+  /* there, or not a missing one (a magic link, a file): entering it
+   * refuses it (child.c's enter_workdir) */
   if (fd >= 0 || errno != ENOENT)
-    return fd >= 0 ? 0 : -1;
+    return 0;
   if (check_landing(op, root_fd, -1, err) < 0)
     return -1;
   fd = in_root_make_directories(root_fd, op->target);
   if (fd < 0)
-    return -1;
+    return oci_error_errno(err, "%s '%s': make it inside the root", mount_op_label(op), op->target);
   return check_landing(op, root_fd, fd, err);
 }
 

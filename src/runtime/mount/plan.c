@@ -652,7 +652,7 @@ int mount_plan_build(const struct spec *spec, const struct mount_root *root, boo
    * can still be written, so that a read-only root may start in one. */
   if (spec->has_process && spec->process.cwd != NULL) {
     op = add_op(plan, MOUNT_OP_MAKE_WORKDIR, NULL, spec->process.cwd, NULL, 0, NULL, err);
-    if (op == NULL || set_what(op, err, "process.cwd") < 0)
+    if (op == NULL || set_what(op, err, "the working directory (process.cwd)") < 0)
       goto fail;
   }
   /* not AT_RECURSIVE when applied: the mounts keep their own flags */
