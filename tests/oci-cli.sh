@@ -103,6 +103,14 @@ check "... no size refused" sh -c '! grep -q "is not a number" "$1"' sh "$TEST_T
 expect_exit 1 "update --resources with a value the parser refuses names the field" \
   oci update --resources - nope <<<'{"memory": {"limit": "x"}}'
 check "... linux.resources.memory.limit" grep -q "linux.resources.memory.limit" "$TEST_TMP/err"
+expect_exit 1 "update --blkio-weight outside 10..1000 is refused naming blockIO.weight" \
+  oci update --blkio-weight 5 nope
+check "... linux.resources.blockIO.weight" grep -q "linux.resources.blockIO.weight: 5 is outside 10..1000" "$TEST_TMP/err"
+expect_exit 1 "update --blkio-weight 500 is taken, then no container" oci update --blkio-weight 500 nope
+check "... refused only for the missing container" grep -q "container 'nope' does not exist" "$TEST_TMP/err"
+expect_exit 1 "update takes dockerd's blockIO (weight 0 for every container), then no container" \
+  oci update -r - nope <<<'{"blockIO": {"weight": 0}, "cpu": {"idle": 0}}'
+check "... refused only for the missing container" grep -q "container 'nope' does not exist" "$TEST_TMP/err"
 expect_exit 1 "update: device rules cannot be updated" \
   oci update --resources - nope <<<'{"devices": [{"allow": false, "access": "rwm"}]}'
 check "... says so" grep -q "device rules are fixed at create" "$TEST_TMP/err"

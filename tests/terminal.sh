@@ -119,6 +119,17 @@ check "exec -t: fds 0, 1, 2 inside are on the container's devpts" \
 script -qec "$OCIRUN --root $ROOT exec x1 sh -c '$same_devpts'" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
 check "control: exec without -t under a terminal: the caller's terminal is fd 0 inside" \
   sh -c "grep -q checked '$TEST_TMP/out' && grep -q fd-0-elsewhere '$TEST_TMP/out'"
+# A signal to ocirun while it relays goes to the process, which says so and
+# exits by its own trap (so neither ocirun's death nor a kill can pass for
+# it); the caller's terminal, raw while relayed, comes back.
+script -qec "stty rows 33 cols 111; $OCIRUN --root $ROOT exec -t x1 sh -c 'trap \"echo got-TERM; exit 42\" TERM; echo trapping; sleep 30 & wait' </dev/tty & p=\$!; sleep 2; kill -TERM \$p; wait \$p; echo exec-status-\$?; stty -a" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
+check "exec -t, SIGTERM to ocirun: the process gets it (its trap's output, exit 42)" \
+  sh -c "grep -q got-TERM '$TEST_TMP/out' && grep -q exec-status-42 '$TEST_TMP/out'"
+check "... and the caller's terminal is back in canonical mode with echo" \
+  sh -c "tr -d '\r' <'$TEST_TMP/out' | grep -qE '(^| )icanon( |$)' && tr -d '\r' <'$TEST_TMP/out' | grep -qE '(^| )echo( |$)'"
+script -qec "$OCIRUN --root $ROOT exec x1 sh -c 'trap \"echo got-HUP; exit 43\" HUP; echo trapping; sleep 30 & wait' & p=\$!; sleep 2; kill -HUP \$p; wait \$p; echo exec-status-\$?" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
+check "exec relayed without -t, SIGHUP to ocirun: the process gets it (exit 43)" \
+  sh -c "grep -q got-HUP '$TEST_TMP/out' && grep -q exec-status-43 '$TEST_TMP/out'"
 
 # tmux: a real terminal, resized while the shell runs (SIGWINCH).
 if command -v tmux >/dev/null 2>&1; then

@@ -22,7 +22,7 @@
 /* A flag and where it goes in linux.resources. */
 struct resource_flag {
   const char *name;
-  const char *section; /* "memory", "cpu", "pids" */
+  const char *section; /* "memory", "cpu", "pids", "blockIO" */
   const char *key;
   bool is_string; /* cpuset lists */
   bool size;      /* a size: k, m, g units (oci/size.h), or -1 */
@@ -38,6 +38,7 @@ static const struct resource_flag flags[] = {
     {"cpuset-cpus", "cpu", "cpus", true, false},
     {"cpuset-mems", "cpu", "mems", true, false},
     {"pids-limit", "pids", "limit", false, false},
+    {"blkio-weight", "blockIO", "weight", false, false},
 };
 enum { N_FLAGS = sizeof(flags) / sizeof(flags[0]) };
 
@@ -116,9 +117,9 @@ int command_oci_update(int argc, char **argv, const struct global_options *globa
       "Usage: ocirun update [OPTIONS] ID\n"
       "\n"
       "Writes new limits into the cgroup of created, running or paused container ID.\n"
-      "The limits are a linux.resources object (memory, cpu, pids, unified) from\n"
-      "--resources, with the flags below on top; checked as create checks config.json.\n"
-      "Device rules cannot be updated.\n"
+      "The limits are a linux.resources object (memory, cpu, pids, blockIO,\n"
+      "hugepageLimits, unified) from --resources, with the flags below on top;\n"
+      "checked as create checks config.json. Device rules cannot be updated.\n"
       "\n"
       "  -r, --resources FILE        linux.resources as JSON ('-': stdin)\n"
       "  --memory BYTES              memory.limit (k, m, g suffixes)\n"
@@ -129,7 +130,9 @@ int command_oci_update(int argc, char **argv, const struct global_options *globa
       "  --cpu-share SHARES          cpu.shares\n"
       "  --cpuset-cpus LIST          cpu.cpus (\"0-3,7\")\n"
       "  --cpuset-mems LIST          cpu.mems\n"
-      "  --pids-limit N              pids.limit (0 or -1: unlimited)\n";
+      "  --pids-limit N              pids.limit (0 or -1: unlimited)\n"
+      "  --blkio-weight N            blockIO.weight, 10..1000 (io.weight, and\n"
+      "                              io.bfq.weight where the kernel has BFQ)\n";
   struct option options[N_FLAGS + 3];
   const char *values[N_FLAGS] = {0};
   const char *resources_source = NULL;

@@ -91,15 +91,17 @@ int exec_target_resolve(const char *root, const char *id, struct exec_target *ta
   struct run_record run = {0};
   cleanup_free char *config = NULL;
   oci_error_t run_err = NULL;
+  struct state_name name;
   int found_run, ret;
 
-  /* one rule for both (state/root.h), checked once */
-  if (state_name_check("run name (or container id)", id, err) < 0)
+  /* one rule for both (state/root.h), checked once, here where it enters:
+   * the run's lookup and the container's take the checked value */
+  if (state_name_take("run name (or container id)", id, &name, err) < 0)
     return -1;
   found_run = state_root_open(&state, root, STATE_RUN, false, &run_err) < 0
                   ? -1
-                  : run_state_find_live(&state, id, &run, &config, &run_err);
-  if (container_load_by_id(root, id, false, &handle, &container, err) == 0) {
+                  : run_state_find_live(&state, &name, &run, &config, &run_err);
+  if (container_load_by_id(root, &name, false, &handle, &container, err) == 0) {
     if (found_run > 0)
       ret = oci_error_set(err, 0,
                           "exec: '%s' is both an OCI container ('%s/containers/%s') and a live "

@@ -31,13 +31,14 @@
 
 /* ---- a container by ID ---- */
 
-int container_load_by_id(const char *root, const char *id, bool lock,
+int container_load_by_id(const char *root, const struct state_name *checked, bool lock,
                          struct container_handle *handle, struct container *container,
                          oci_error_t *err)
 {
+  const char *id = checked->text;
+
   memset(container, 0, sizeof(*container));
-  if ((lock ? container_open(root, id, handle, err)
-            : container_open_unlocked(root, id, handle, err)) < 0)
+  if (container_open_checked(root, checked, lock, handle, err) < 0)
     return -1;
   if (container_load(handle, container, err) < 0) {
     if (*err != NULL && (*err)->errno_value == ENOENT) {
@@ -59,14 +60,16 @@ int container_refuse_run(const char *verb, const char *root, const char *id, oci
   struct run_record run = {0};
   cleanup_free char *config = NULL;
   oci_error_t run_err = NULL;
+  struct state_name name;
   int found;
 
   /* an id that is no name under $ROOT is no run's */
-  if (*err == NULL || (*err)->errno_value != ENOENT || !state_name_valid(id))
+  if (*err == NULL || (*err)->errno_value != ENOENT ||
+      state_name_take("run name", id, &name, NULL) < 0)
     return -1;
   found = state_root_open(&state, root, STATE_RUN, false, &run_err) < 0
               ? -1
-              : run_state_find_live(&state, id, &run, &config, &run_err);
+              : run_state_find_live(&state, &name, &run, &config, &run_err);
   if (found == 0)
     return -1;
   oci_error_free(err);
@@ -91,7 +94,11 @@ int container_load_for_verb(const char *verb, const char *root, const char *id, 
                             struct container_handle *handle, struct container *container,
                             oci_error_t *err)
 {
-  if (container_load_by_id(root, id, lock, handle, container, err) < 0)
+  struct state_name checked;
+
+  /* a verb's id enters here */
+  if (state_name_take("container id", id, &checked, err) < 0 ||
+      container_load_by_id(root, &checked, lock, handle, container, err) < 0)
     return container_refuse_run(verb, root, id, err);
   return 0;
 }

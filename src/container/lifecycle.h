@@ -12,10 +12,10 @@
 #include "runtime/hooks.h"
 #include "runtime/spec/spec.h"
 
-/* Opens (locked or not) and loads container id. A directory without a
- * record yet is an error saying so (a create still running, or one that
- * died). */
-int container_load_by_id(const char *root, const char *id, bool lock,
+/* Opens (locked or not) and loads container id, checked where it entered
+ * (state_name_take). A directory without a record yet is an error saying
+ * so (a create still running, or one that died). */
+int container_load_by_id(const char *root, const struct state_name *id, bool lock,
                          struct container_handle *handle, struct container *container,
                          oci_error_t *err);
 /* After a lookup of container id failed with *err: when the id is no

@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "container/container.h"
 #include "container/lifecycle.h"
 #include "oci/cleanup.h"
 #include "runtime/cgroup/limits.h"
+#include "runtime/cgroup/slice.h"
 #include "runtime/spec/spec.h"
 
 char *container_state_now(const char *root, const char *id, oci_error_t *err)
@@ -157,6 +159,8 @@ int container_update(const char *root, const char *id, cJSON *resources, size_t 
   else if (container.cgroup_path == NULL)
     oci_error_set(err, 0, "update: container '%s' has no cgroup", id);
   else if ((cgroup_fd = container_cgroup_open(&container, err)) >= 0 &&
+           cgroup_slice_enable(cgroup_fd, container.cgroup_path, geteuid() != 0, &limits, err) ==
+               0 &&
            cgroup_limits_write(cgroup_fd, &limits, err) == 0)
     ret = 0;
   if (ret == 0)

@@ -78,16 +78,13 @@ static int not_found(const char *id, oci_error_t *err)
   return -1;
 }
 
-static int handle_init(struct container_handle *handle, const char *root, const char *id,
-                       oci_error_t *err)
+static int handle_init(struct container_handle *handle, const char *root,
+                       const struct state_name *id, oci_error_t *err)
 {
-  *handle = (struct container_handle){.containers_fd = -1, .dir_fd = -1};
-  if (state_name_check("container id", id, err) < 0)
-    return -1;
   handle->root = strdup(root);
-  handle->id = strdup(id);
+  handle->id = strdup(id->text);
   if (handle->root == NULL || handle->id == NULL)
-    return oci_error_set(err, ENOMEM, "container '%s'", id);
+    return oci_error_set(err, ENOMEM, "container '%s'", id->text);
   return 0;
 }
 
@@ -128,10 +125,12 @@ static int open_dir(struct container_handle *handle, bool lock, oci_error_t *err
 
 /* containers/<id> of the store at root: made first when create (mkdir is the
  * one step that gives an id to exactly one create), then opened. */
-static int handle_open(const char *root, const char *id, bool create, bool lock,
+static int handle_open(const char *root, const struct state_name *checked, bool create, bool lock,
                        struct container_handle *handle, oci_error_t *err)
 {
-  if (handle_init(handle, root, id, err) < 0)
+  const char *id = checked->text;
+
+  if (handle_init(handle, root, checked, err) < 0)
     goto fail;
   handle->containers_fd = containers_dir_open(root, create, err);
   if (handle->containers_fd < 0) {
@@ -156,22 +155,43 @@ fail:
   return -1;
 }
 
+/* An id as a caller gave it: checked here, where it enters. */
+static int handle_open_id(const char *root, const char *id, bool create, bool lock,
+                          struct container_handle *handle, oci_error_t *err)
+{
+  struct state_name checked;
+
+  *handle = (struct container_handle){.containers_fd = -1, .dir_fd = -1};
+  if (state_name_take("container id", id, &checked, err) < 0)
+    return -1;
+  return handle_open(root, &checked, create, lock, handle, err);
+}
+
 int container_new(const char *root, const char *id, struct container_handle *handle,
                   oci_error_t *err)
 {
-  return handle_open(root, id, true, true, handle, err);
+  return handle_open_id(root, id, true, true, handle, err);
 }
 
 int container_open(const char *root, const char *id, struct container_handle *handle,
                    oci_error_t *err)
 {
-  return handle_open(root, id, false, true, handle, err);
+  return handle_open_id(root, id, false, true, handle, err);
 }
 
 int container_open_unlocked(const char *root, const char *id, struct container_handle *handle,
                             oci_error_t *err)
 {
-  return handle_open(root, id, false, false, handle, err);
+  return handle_open_id(root, id, false, false, handle, err);
+}
+
+int container_open_checked(const char *root, const struct state_name *id, bool lock,
+                           struct container_handle *handle, oci_error_t *err)
+{
+  *handle = (struct container_handle){.containers_fd = -1, .dir_fd = -1};
+  if (state_name_guard(id, err) < 0)
+    return -1;
+  return handle_open(root, id, false, lock, handle, err);
 }
 
 /* ---- the record ---- */

@@ -14,6 +14,7 @@
 #include "oci/error.h"
 #include "runtime/container_state.h"
 #include "runtime/spec/spec.h"
+#include "runtime/state/root.h"
 
 /* What create records; everything else (the status) is computed live. */
 struct container {
@@ -58,6 +59,10 @@ int container_open(const char *root, const char *id, struct container_handle *ha
  * replaced atomically, so they always read a whole record. */
 int container_open_unlocked(const char *root, const char *id, struct container_handle *handle,
                             oci_error_t *err);
+/* Either, for an id checked where it entered (state_name_take): exec's
+ * ID|NAME, checked once for the run and the container it may name. */
+int container_open_checked(const char *root, const struct state_name *id, bool lock,
+                           struct container_handle *handle, oci_error_t *err);
 /* Lets go of the lock and the directory. */
 void container_close(struct container_handle *handle);
 

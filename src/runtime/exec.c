@@ -1,9 +1,11 @@
 /* ocirun exec: a second process in a live container, made from outside its
- * pid namespace by a joiner that takes the child's steps and spawns it
- * already confined; its stdio relayed while it lives (or handed over). */
+ * pid namespace by a joiner that takes the child's steps (child.c:
+ * exec_join, the same table) and spawns it already confined; its stdio
+ * relayed while it lives (or handed over). */
 #include "config.h"
 
 #include "runtime/launch.h"
+#include "runtime/supervise.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -11,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -20,7 +21,6 @@
 #include "runtime/clean_state.h"
 #include "runtime/console.h"
 #include "runtime/exec_stub.h"
-#include "runtime/user.h"
 #include "oci/cleanup.h"
 #include "oci/io.h"
 #include "oci/events.h"
@@ -54,93 +54,6 @@ static int namespaces_to_join(pid_t pid, int *flags, oci_error_t *err)
       *flags |= types[i].flag;
   }
   return 0;
-}
-
-/* In the exec'd process, in the container's mount namespace and a session
- * of its own: its pty, from the container's devpts. */
-static int exec_console(struct launch *launch, oci_error_t *err)
-{
-  if (console_setup(launch->console_fd, &launch->spec->process, launch->host_devpts, false, err) <
-      0)
-    return -1;
-  close(launch->console_fd);
-  launch->console_fd = -1;
-  return 0;
-}
-
-/* The joiner's first step, still in ocirun's namespaces (clean_state.c):
- * its stdio (vetted by runtime_exec_start, or /dev/null until its pty
- * replaces it), nothing else of the caller's, the exec'd process's state
- * for it to inherit; its OOM score set from the host's /proc just before. */
-static int exec_clean_state(struct launch *launch, int pidfd, int cgroup_fd, int pid_pipe,
-                            oci_error_t *err)
-{
-  const int keep[] = {launch->report_fd, launch->console_fd, pidfd, cgroup_fd, pid_pipe};
-  struct clean_state state;
-
-  clean_state_init(&state, CLEAN_ENTRY_EXEC, &launch->spec->process, false);
-  memcpy(state.stdio, launch->stdio, sizeof(state.stdio));
-  state.keep = keep;
-  state.n_keep = sizeof(keep) / sizeof(keep[0]);
-  return clean_state_apply(&state, err);
-}
-
-/* Into the container's slice, by the checked directory's fd: the process
- * the stub spawns inherits it. */
-static int exec_join_cgroup(int cgroup_fd, oci_error_t *err)
-{
-  if (cgroup_fd >= 0 && cgroup_join(cgroup_fd, NULL, err) < 0)
-    return oci_error_wrap(err, "exec: join the container's cgroup");
-  return 0;
-}
-
-/* The process that joins, forked by `ocirun exec`, never in the container's
- * pid namespace itself: its OOM score and clean state, the container's
- * cgroup, then its namespaces through pid 1's pidfd (the pid namespace only
- * for its children), its pty, rlimits, working directory and command, and
- * its confinement (user, capabilities, no-new-privileges, seccomp). Only
- * then, running the sealed stub and no more privileged than the workload,
- * it spawns the process into the container's pid namespace as a child of
- * `ocirun exec` (exec_stub_spawn), which reads its pid from pid_pipe. A
- * process of the container, even one holding CAP_SYS_PTRACE, never sees a
- * process of ocirun's binary or of the runtime's privileges there. */
-static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, int cgroup_fd,
-                                int pid_pipe)
-{
-  oci_error_t err = NULL;
-  int failure;
-
-  if (oom_score_adjust(0, &launch->spec->process, &err) < 0 ||
-      exec_clean_state(launch, pidfd, cgroup_fd, pid_pipe, &err) < 0 ||
-      exec_join_cgroup(cgroup_fd, &err) < 0)
-    child_fail(launch, &err);
-  if (setns(pidfd, ns_flags) < 0) {
-    oci_error_errno(&err, "exec: join the container's namespaces");
-    child_fail(launch, &err);
-  }
-  close(pidfd);
-  if (cgroup_fd >= 0)
-    close(cgroup_fd);
-  if (stdio_relay_own_null_devices(&err) < 0 || exec_stub_prepare(&err) < 0 ||
-      (launch->console_fd >= 0 && exec_console(launch, &err) < 0) ||
-      join_new_session_keyring(&err) < 0 || apply_rlimits(&launch->spec->process, &err) < 0 ||
-      enter_workdir(launch->spec->process.cwd, true, &err) < 0 ||
-      user_default_home(launch->spec->process.uid, &launch->envp, &err) < 0)
-    child_fail(launch, &err);
-  if (command_find(launch, &failure, &err) < 0)
-    child_fail_as(launch, failure, &err);
-  if (child_confine(launch, &err) < 0)
-    child_fail(launch, &err);
-  exec_stub_spawn(launch->command_fd, launch->command_path, launch->report_fd, pid_pipe,
-                  launch->spec->process.terminal, launch->spec->process.args, launch->envp);
-  {
-    char message[600];
-    int saved = errno;
-
-    snprintf(message, sizeof(message), "exec '%s': %s", launch->spec->process.args[0],
-             strerror(saved));
-    child_report_and_exit(launch, CHILD_EXEC_FAILED, saved, message);
-  }
 }
 
 int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_error_t *err)
@@ -275,36 +188,27 @@ int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err)
 
 int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int *exit_code, oci_error_t *err)
 {
-  sigset_t handled, original_mask;
-  struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, original_pipe;
-  cleanup_close int pidfd = -1, signal_fd = -1;
-  int64_t drain_until = -1;
-  int ret = -1;
-
   /* No signal of the caller's ends ocirun with the terminal left raw: the
    * ones a user or a terminal sends go to the process, as runc's callers
    * expect; a caller gone away is a failed write. */
-  sigemptyset(&handled);
-  sigaddset(&handled, SIGINT);
-  sigaddset(&handled, SIGTERM);
-  sigaddset(&handled, SIGHUP);
-  sigaddset(&handled, SIGQUIT);
-  sigaddset(&handled, SIGWINCH);
-  if (sigprocmask(SIG_BLOCK, &handled, &original_mask) < 0)
-    return oci_error_errno(err, "exec: block the caller's signals");
-  sigaction(SIGPIPE, &ignore_pipe, &original_pipe);
+  struct supervise_signals signals = SUPERVISE_SIGNALS_NONE;
+  struct supervision supervision = {.what = "exec", .pidfd = -1, .report_fd = -1, .relay = relay};
+  cleanup_close int pidfd = -1;
+  int64_t drain_until = -1;
+  int ret = -1;
+
+  if (supervise_signals_take(&signals, relay->terminal_fd >= 0, "exec", err) < 0)
+    goto out;
   pidfd = (int)syscall(SYS_pidfd_open, exec_pid, 0);
-  signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (pidfd < 0 || signal_fd < 0) {
+  if (pidfd < 0) {
     oci_error_errno(err, "exec: watch process %d", (int)exec_pid);
     goto out;
   }
+  supervision.pidfd = pidfd;
+  supervision.signal_fd = signals.fd;
   for (;;) {
-    struct pollfd fds[2 + STDIO_RELAY_MAX_POLL] = {
-        {.fd = drain_until < 0 ? pidfd : -1, .events = POLLIN},
-        {.fd = signal_fd, .events = POLLIN}};
-    size_t n_relay = stdio_relay_poll_fds(relay, fds + 2);
-    int timeout = -1, ready;
+    struct supervise_turn turn;
+    int timeout = -1;
 
     if (drain_until >= 0) {
       int64_t left = drain_until - oci_monotonic_ms();
@@ -312,28 +216,15 @@ int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int *exit_code
         break;
       timeout = (int)left;
     }
-    ready = poll(fds, 2 + n_relay, timeout);
-    if (ready < 0 && errno == EINTR)
-      continue;
-    if (ready < 0) {
-      oci_error_errno(err, "exec: poll");
+    if (supervise_turn(&supervision, timeout, &turn, err) < 0)
+      goto out;
+    /* a process gone meanwhile (ESRCH) has nothing to be told */
+    if (turn.signal != 0 && pidfd_send_signal(pidfd, turn.signal, NULL, 0) < 0 && errno != ESRCH) {
+      oci_error_errno(err, "exec: forward signal %d to process %d", turn.signal, (int)exec_pid);
       goto out;
     }
-    if (fds[1].revents != 0) {
-      struct signalfd_siginfo si;
-
-      while (read(signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-        if (si.ssi_signo == SIGWINCH)
-          stdio_relay_resize(relay);
-        else
-          pidfd_send_signal(pidfd, (int)si.ssi_signo, NULL, 0);
-      }
-    }
-    if (fds[0].revents != 0) {
+    if (turn.exited)
       drain_until = oci_monotonic_ms() + EXEC_DRAIN_MS;
-      stdio_relay_stop_input(relay);
-    }
-    stdio_relay_step(relay, fds + 2, n_relay);
   }
   ret = runtime_exec_wait(exec_pid, exit_code, err);
 out:
@@ -341,7 +232,7 @@ out:
   if (ret < 0 && pidfd >= 0 && pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == 0)
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
   stdio_relay_clear(relay);
-  sigaction(SIGPIPE, &original_pipe, NULL);
-  sigprocmask(SIG_SETMASK, &original_mask, NULL);
+  if (supervise_signals_restore(&signals, "exec", err) < 0)
+    ret = -1;
   return ret;
 }

@@ -24,12 +24,14 @@
 /* What the child tells the parent: it failed before execve, or (create)
  * its mounts are made and it waits while the parent runs the prestart and
  * createRuntime hooks (a byte on the go pipe lets it on), or it is ready
- * and waits for `start`. */
+ * and waits for `start`, or (run, when the sink wants phases) a timed step
+ * is done: message "NS NAME", its CLOCK_MONOTONIC and the phase. */
 enum child_failure {
   CHILD_SETUP_FAILED = 1,
   CHILD_EXEC_FAILED = 2,
   CHILD_READY = 3,
-  CHILD_HOOKS = 4
+  CHILD_HOOKS = 4,
+  CHILD_PHASE = 5
 };
 
 struct child_report {
@@ -62,6 +64,7 @@ struct launch {
   int go_fd;                  /* child reads one byte: the parent is ready */
   int report_fd;              /* child writes a child_report on failure; CLOEXEC */
   int exec_fifo_fd;           /* create: O_PATH of the fifo `start` opens; -1 */
+  int own_fds_fd;             /* create's child: the host's /proc/self/fd until the fifo opens */
   int console_fd;             /* process.terminal: where the pty's master is sent; -1 */
   int status_fd;              /* init: where it reports the workload's status; -1 */
   dev_t host_devpts;          /* ocirun's own devpts: never the container's pty */
@@ -121,11 +124,12 @@ _Noreturn void child_report_and_exit(const struct launch *launch, int kind, int 
 _Noreturn void child_fail(const struct launch *launch, oci_error_t *err);
 /* The same with the report's kind (enum child_failure). */
 _Noreturn void child_fail_as(const struct launch *launch, int kind, oci_error_t *err);
-int apply_rlimits(const struct spec_process *process, oci_error_t *err);
-int join_new_session_keyring(oci_error_t *err);
-int enter_workdir(const char *workdir, bool read_only, oci_error_t *err);
-int child_confine(struct launch *launch, oci_error_t *err);
+/* The two doors' steps (one table): the container's first process, and
+ * exec's joiner with pid 1's pidfd, the namespaces it joins through it,
+ * the container's cgroup (-1: none) and the pipe the spawned pid goes to. */
 _Noreturn void child_main(struct launch *launch);
+_Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, int cgroup_fd,
+                         int pid_pipe);
 
 /* lookup.c: execvp's search, with the container's PATH, after pivot_root
  * and BEFORE the seccomp filter: the lookup is the runtime's work, not the

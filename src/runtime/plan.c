@@ -300,6 +300,7 @@ void launch_init(struct launch *launch, const struct spec *spec,
                             .go_fd = -1,
                             .report_fd = -1,
                             .exec_fifo_fd = -1,
+                            .own_fds_fd = -1,
                             .console_fd = -1,
                             .status_fd = -1,
                             .host_devpts = console_host_devpts()};

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runtime/cgroup/devices.h"
+#include "runtime/process_attrs.h"
 #include "oci/cleanup.h"
 
 static void print_capabilities(const char *set, uint64_t mask, FILE *out)
@@ -79,7 +80,9 @@ void print_plan(const struct launch *launch, const char *slice_path,
     fprintf(out, " %d=%llu/%llu", process->rlimits[i].resource,
             (unsigned long long)process->rlimits[i].soft,
             (unsigned long long)process->rlimits[i].hard);
-  fprintf(out, "%s\nsysctl:", process->n_rlimits == 0 ? " (inherited)" : "");
+  fprintf(out, "%s\n", process->n_rlimits == 0 ? " (inherited)" : "");
+  process_attrs_print(spec, out);
+  fprintf(out, "sysctl:");
   for (size_t i = 0; i < spec->n_sysctl; i++)
     fprintf(out, " %s=%s", spec->sysctl[i].key, spec->sysctl[i].value);
   fprintf(out, "\nseccomp: %s\n",

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "runtime/launch.h"
+#include "runtime/supervise.h"
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -249,54 +249,6 @@ static int run_refusals(const struct spec *spec, oci_error_t *err)
   return 0;
 }
 
-/* The runner's signals while the run exists: from the first thing created
- * until the last removed, the signals that end a process by default and
- * that a user or a terminal sends (INT, TERM, HUP, QUIT) are events on a
- * signalfd, never a death that skips teardown; a caller that went away
- * (SIGPIPE) is an error on a write of the relay. The child resets all of
- * it before exec. */
-struct run_signals {
-  sigset_t original_mask;
-  struct sigaction original_pipe;
-  bool blocked, pipe_ignored;
-  int fd;
-};
-
-static int run_signals_take(struct run_signals *signals, bool terminal, oci_error_t *err)
-{
-  struct sigaction ignore_pipe = {.sa_handler = SIG_IGN};
-  sigset_t blocked;
-
-  sigemptyset(&blocked);
-  sigaddset(&blocked, SIGINT);
-  sigaddset(&blocked, SIGTERM);
-  sigaddset(&blocked, SIGHUP);
-  sigaddset(&blocked, SIGQUIT);
-  if (terminal)
-    sigaddset(&blocked, SIGWINCH); /* the caller's terminal resized */
-  if (sigprocmask(SIG_BLOCK, &blocked, &signals->original_mask) < 0)
-    return oci_error_errno(err, "run: block SIGINT/SIGTERM/SIGHUP/SIGQUIT");
-  signals->blocked = true;
-  if (sigaction(SIGPIPE, &ignore_pipe, &signals->original_pipe) < 0)
-    return oci_error_errno(err, "run: ignore SIGPIPE");
-  signals->pipe_ignored = true;
-  signals->fd = signalfd(-1, &blocked, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (signals->fd < 0)
-    return oci_error_errno(err, "run: signalfd for SIGINT/SIGTERM/SIGHUP/SIGQUIT");
-  return 0;
-}
-
-/* A signal still pending now acts after teardown, as the user meant. */
-static void run_signals_restore(struct run_signals *signals)
-{
-  if (signals->fd >= 0)
-    close(signals->fd);
-  if (signals->pipe_ignored)
-    sigaction(SIGPIPE, &signals->original_pipe, NULL);
-  if (signals->blocked)
-    sigprocmask(SIG_SETMASK, &signals->original_mask, NULL);
-}
-
 /* What the run makes on the host before its child: the record first (from
  * here on a crash leaves something sweep can find), the run dir with the
  * root's writable layer and the configuration `exec NAME` joins with, then
@@ -347,7 +299,7 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   cleanup_free char *run_dir = NULL;
   cleanup_free char *record_file = NULL;
   cleanup_close int terminal_socket = -1;
-  struct run_signals signals = {.fd = -1};
+  struct supervise_signals signals = SUPERVISE_SIGNALS_NONE;
   bool relay_open = false;
   bool terminal = spec->has_process && spec->process.terminal;
   struct stdio_relay relay;
@@ -391,7 +343,8 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
     goto out;
   }
 
-  if (run_signals_take(&signals, terminal, err) < 0)
+  /* from the first thing created until the last removed */
+  if (supervise_signals_take(&signals, terminal, "run", err) < 0)
     goto out;
   if ((terminal ? stdio_relay_open_terminal : stdio_relay_open)(
           &relay, (const int[3]){io->stdin_fd, io->stdout_fd, io->stderr_fd}, err) < 0) {
@@ -442,7 +395,8 @@ teardown:
 out:
   if (relay_open)
     stdio_relay_clear(&relay);
-  run_signals_restore(&signals);
+  if (supervise_signals_restore(&signals, "run", err) < 0)
+    ret = -1;
   slice_plan_clear(&slice);
   launch_clear(&launch);
   return ret;

@@ -1,7 +1,11 @@
-/* Waiting for a run's pid 1 under its deadline: the pidfd, the signalfd,
- * the stdio relay and the writable layer's bound in one poll loop; what the
- * child's report pipe and ocirun's init say of it. */
+/* Waiting for a process ocirun relays: the caller's signals taken and
+ * given back, one turn of the poll over the pidfd, the signalfd and the
+ * stdio relay (supervise.h), shared by `run` and `exec`; a run's pid 1
+ * under its deadline and the writable layer's bound in a loop of those
+ * turns; what the child's report pipe and ocirun's init say of it. */
 #include "config.h"
+
+#include "runtime/supervise.h"
 
 #include "runtime/launch.h"
 
@@ -23,6 +27,84 @@
 
 /* docker's (and timeout(1)'s) status at the deadline */
 #define EXIT_TIMED_OUT 124
+
+int supervise_signals_take(struct supervise_signals *signals, bool window, const char *what,
+                           oci_error_t *err)
+{
+  struct sigaction ignore_pipe = {.sa_handler = SIG_IGN};
+  sigset_t taken;
+
+  if (sigemptyset(&taken) < 0 || sigaddset(&taken, SIGINT) < 0 || sigaddset(&taken, SIGTERM) < 0 ||
+      sigaddset(&taken, SIGHUP) < 0 || sigaddset(&taken, SIGQUIT) < 0 ||
+      (window && sigaddset(&taken, SIGWINCH) < 0)) /* the caller's terminal resized */
+    return oci_error_errno(err, "%s: the signal set SIGINT/SIGTERM/SIGHUP/SIGQUIT", what);
+  if (sigprocmask(SIG_BLOCK, &taken, &signals->original_mask) < 0)
+    return oci_error_errno(err, "%s: block SIGINT/SIGTERM/SIGHUP/SIGQUIT", what);
+  signals->blocked = true;
+  if (sigaction(SIGPIPE, &ignore_pipe, &signals->original_pipe) < 0)
+    return oci_error_errno(err, "%s: ignore SIGPIPE", what);
+  signals->pipe_ignored = true;
+  signals->fd = signalfd(-1, &taken, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signals->fd < 0)
+    return oci_error_errno(err, "%s: signalfd for SIGINT/SIGTERM/SIGHUP/SIGQUIT", what);
+  return 0;
+}
+
+int supervise_signals_restore(struct supervise_signals *signals, const char *what, oci_error_t *err)
+{
+  int ret = 0;
+
+  if (signals->fd >= 0)
+    close(signals->fd);
+  signals->fd = -1;
+  if (signals->pipe_ignored && sigaction(SIGPIPE, &signals->original_pipe, NULL) < 0)
+    ret = oci_error_errno(err, "%s: restore the caller's SIGPIPE", what);
+  signals->pipe_ignored = false;
+  if (signals->blocked && sigprocmask(SIG_SETMASK, &signals->original_mask, NULL) < 0 && ret == 0)
+    ret = oci_error_errno(err, "%s: restore the caller's signal mask", what);
+  signals->blocked = false;
+  return ret;
+}
+
+int supervise_turn(struct supervision *supervision, int timeout_ms, struct supervise_turn *turn,
+                   oci_error_t *err)
+{
+  struct pollfd fds[3 + STDIO_RELAY_MAX_POLL] = {
+      {.fd = supervision->exited ? -1 : supervision->pidfd, .events = POLLIN},
+      {.fd = supervision->signal_fd, .events = POLLIN},
+      {.fd = supervision->report_fd, .events = POLLIN}};
+  size_t n_relay = stdio_relay_poll_fds(supervision->relay, fds + 3);
+  int ready;
+
+  *turn = (struct supervise_turn){0};
+  ready = poll(fds, 3 + n_relay, timeout_ms);
+  if (ready < 0 && errno == EINTR)
+    return 0;
+  if (ready < 0)
+    return oci_error_errno(err, "%s: poll the process's pidfd", supervision->what);
+  if (fds[2].revents != 0) {
+    turn->report = true; /* the report comes before the exit it explains */
+    return 0;
+  }
+  if (fds[1].revents != 0) {
+    struct signalfd_siginfo si;
+
+    if (read(supervision->signal_fd, &si, sizeof(si)) != (ssize_t)sizeof(si)) {
+      /* nothing read */
+    } else if (si.ssi_signo == SIGWINCH) { /* -t: the caller's terminal resized */
+      stdio_relay_resize(supervision->relay);
+    } else {
+      turn->signal = (int)si.ssi_signo;
+      return 0;
+    }
+  }
+  if (fds[0].revents != 0) {
+    supervision->exited = turn->exited = true;
+    stdio_relay_stop_input(supervision->relay);
+  }
+  stdio_relay_step(supervision->relay, fds + 3, n_relay);
+  return 0;
+}
 
 /* The workload under ocirun's init: the init's one child (it forks
  * nothing else), read from the host's /proc, with a pidfd taken before its
@@ -99,9 +181,21 @@ int init_outcome(int status_fd, struct run_result *result, oci_error_t *err)
   }
 }
 
-/* Reads the report pipe once it is readable: a report means the child
- * failed before exec; end of file without one means execve closed it
- * (CLOEXEC) or the child died. Only a child still running has exec'd. */
+/* A timed step of the child's (child.c), "NS NAME": a phase event at the
+ * child's own CLOCK_MONOTONIC. */
+static void emit_child_phase(const struct run_io *io, const struct child_report *report)
+{
+  char *name;
+  long long ns = strtoll(report->message, &name, 10);
+
+  if (name != report->message && *name == ' ')
+    oci_emit_at(io->events, (int64_t)ns, OCI_EVENT_PHASE, name + 1, NULL);
+}
+
+/* Reads the report pipe once it is readable: a phase, then what else is
+ * already there; a report means the child failed before exec; end of file
+ * without one means execve closed it (CLOEXEC) or the child died. Only a
+ * child still running has exec'd. */
 void watch_report(int pidfd, struct child_watch *watch)
 {
   ssize_t n;
@@ -109,13 +203,20 @@ void watch_report(int pidfd, struct child_watch *watch)
   cleanup_close int workload_pidfd = -1;
   pid_t workload;
 
-  do
-    n = read(watch->report_fd, &watch->report, sizeof(watch->report));
-  while (n < 0 && errno == EINTR);
-  if (n == (ssize_t)sizeof(watch->report)) {
+  for (;;) {
+    do
+      n = read(watch->report_fd, &watch->report, sizeof(watch->report));
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof(watch->report))
+      break;
     watch->report.message[sizeof(watch->report.message) - 1] = '\0';
-    watch->reported = true;
-    return; /* the child exits next; end of file follows */
+    if (watch->report.kind != CHILD_PHASE) {
+      watch->reported = true;
+      return; /* the child exits next; end of file follows */
+    }
+    emit_child_phase(watch->io, &watch->report);
+    if (poll(&(struct pollfd){.fd = watch->report_fd, .events = POLLIN}, 1, 0) != 1)
+      return; /* nothing more yet: the caller polls again */
   }
   watch->report_fd = -1;
   if (!watch->reported)
@@ -145,27 +246,24 @@ int wait_for_child(int pidfd, int signal_fd, double timeout_seconds, struct chil
   int64_t deadline =
       timeout_seconds > 0 ? oci_monotonic_ms() + (int64_t)(timeout_seconds * 1000) : INT64_MAX;
   siginfo_t info = {0};
-  bool exited = false;
+  struct supervision supervision = {
+      .what = "run", .pidfd = pidfd, .signal_fd = signal_fd, .relay = relay};
   int64_t next_check = INT64_MAX;
 
   for (;;) {
-    struct pollfd fds[3 + STDIO_RELAY_MAX_POLL] = {{.fd = exited ? -1 : pidfd, .events = POLLIN},
-                                                   {.fd = signal_fd, .events = POLLIN},
-                                                   {.fd = watch->report_fd, .events = POLLIN}};
-    size_t n_relay;
+    struct supervise_turn turn;
     int64_t remaining;
-    int ready;
 
     /* pid 1 is gone, so is every process of its namespace: the pipes'
      * write ends are all closed and the output ends at end of file. */
-    if (exited && !stdio_relay_output_open(relay))
+    if (supervision.exited && !stdio_relay_output_open(relay))
       break;
     remaining = deadline - oci_monotonic_ms();
     if (remaining <= 0) {
       result->timed_out = true;
       break;
     }
-    if (!exited) {
+    if (!supervision.exited) {
       int64_t now = oci_monotonic_ms();
       int over = writable_layer_check(watch->layer, pidfd, now, &next_check, err);
 
@@ -180,34 +278,18 @@ int wait_for_child(int pidfd, int signal_fd, double timeout_seconds, struct chil
       if (next_check - now < remaining)
         remaining = next_check > now ? next_check - now : 0;
     }
-    n_relay = stdio_relay_poll_fds(relay, fds + 3);
-    ready = poll(fds, 3 + n_relay, remaining > 60000 ? 60000 : (int)remaining);
-    if (ready < 0 && errno == EINTR)
-      continue;
-    if (ready < 0)
-      return oci_error_errno(err, "run: poll the container's pidfd");
-    if (fds[2].revents != 0) {
+    supervision.report_fd = watch->report_fd;
+    if (supervise_turn(&supervision, remaining > 60000 ? 60000 : (int)remaining, &turn, err) < 0)
+      return -1;
+    if (turn.report) {
       watch_report(pidfd, watch);
-      continue; /* the report comes before the exit it explains */
+      continue;
     }
-    if (fds[1].revents != 0) {
-      struct signalfd_siginfo si;
-
-      if (read(signal_fd, &si, sizeof(si)) != (ssize_t)sizeof(si)) {
-        /* nothing read */
-      } else if (si.ssi_signo == SIGWINCH) { /* -t: the caller's terminal resized */
-        stdio_relay_resize(relay);
-      } else {
-        result->interrupted = true;
-        result->signal = (int)si.ssi_signo;
-        break;
-      }
+    if (turn.signal != 0) {
+      result->interrupted = true;
+      result->signal = turn.signal;
+      break;
     }
-    if (fds[0].revents != 0) {
-      exited = true;
-      stdio_relay_stop_input(relay);
-    }
-    stdio_relay_step(relay, fds + 3, n_relay);
   }
   if ((result->timed_out || result->interrupted || result->layer_exceeded) &&
       pidfd_send_signal(pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)

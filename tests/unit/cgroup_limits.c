@@ -30,8 +30,10 @@ static struct spec_resources none(void)
                                  .pids_limit = -1};
 }
 
-/* "file=value;file=value" for the built pairs, or "ERROR: message". */
-static const char *build(const struct spec_resources *r)
+/* "file=value;file=value" for the built pairs, or "ERROR: message";
+ * only_if_present: "file;file" for the pairs written only where the
+ * kernel has their file. */
+static const char *build_pairs(const struct spec_resources *r, bool only_if_present)
 {
   static char text[4096];
   struct cgroup_limits limits;
@@ -44,11 +46,24 @@ static const char *build(const struct spec_resources *r)
     oci_error_free(&err);
     return text;
   }
-  for (size_t i = 0; i < limits.n; i++)
-    used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s=%s", i ? ";" : "",
-                             limits.items[i].file, limits.items[i].value);
+  for (size_t i = 0; i < limits.n; i++) {
+    if (only_if_present && !limits.items[i].if_present)
+      continue;
+    used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s%s%s", used ? ";" : "",
+                             limits.items[i].file, only_if_present ? "" : "=",
+                             only_if_present ? "" : limits.items[i].value);
+  }
   cgroup_limits_clear(&limits);
   return text;
+}
+
+static const char *build(const struct spec_resources *r)
+{
+  return build_pairs(r, false);
+}
+static const char *if_present_files(const struct spec_resources *r)
+{
+  return build_pairs(r, true);
 }
 
 /* Whether the build fails with a message holding every given part. */
@@ -181,6 +196,102 @@ static void test_pids(void)
   is_str(build(&r), "pids.max=max", "pids.limit 0 (or negative in the file) -> max");
 }
 
+static void test_cpu_idle(void)
+{
+  struct spec_resources r = none();
+
+  r.cpu_idle_set = true;
+  r.cpu_idle = 1;
+  is_str(build(&r), "cpu.idle=1", "cpu.idle 1 -> cpu.idle 1");
+  is_str(if_present_files(&r), "", "cpu.idle 1 needs the file (Linux 5.15)");
+  r.cpu_quota = 50000;
+  is_str(build(&r), "cpu.idle=1;cpu.max=50000 100000", "cpu.idle with cpu.max");
+  r.cpu_shares_set = true;
+  r.cpu_shares = 1024;
+  ok(refused(&r, "linux.resources.cpu.shares", "cpu.idle 1"),
+     "cpu.idle 1 with cpu.shares is refused (the kernel refuses an idle group's weight)");
+  r.cpu_idle = 0;
+  r.cpu_quota = -1;
+  is_str(build(&r), "cpu.idle=0;cpu.weight=39", "cpu.idle 0 before cpu.weight");
+  is_str(if_present_files(&r), "cpu.idle", "cpu.idle 0 is skipped where the kernel has no file");
+}
+
+static void test_block_io(void)
+{
+  struct spec_resources r = none();
+  struct spec_blkio_weight_device devices[] = {{{8, 0}, 300}, {{8, 16}, 0}};
+  struct spec_blkio_throttle read_bps[] = {{{8, 0}, 1048576}, {{254, 0}, 0}};
+  struct spec_blkio_throttle write_bps[] = {{{254, 0}, 2097152}};
+  struct spec_blkio_throttle read_iops[] = {{{8, 16}, 100}};
+  struct spec_blkio_throttle write_iops[] = {{{8, 0}, 50}};
+  struct spec_key_value kv = {"io.max", "8:0 rbps=1"};
+
+  r.blkio_weight = 10;
+  is_str(build(&r), "io.weight=1;io.bfq.weight=10", "blockIO.weight 10 -> io.weight 1, BFQ's 10");
+  r.blkio_weight = 1000;
+  is_str(build(&r), "io.weight=10000;io.bfq.weight=1000", "blockIO.weight 1000 -> io.weight 10000");
+  r.blkio_weight = 500;
+  is_str(build(&r), "io.weight=4950;io.bfq.weight=500",
+         "blockIO.weight 500 -> io.weight 4950 (1 + (w-10)*9999/990)");
+  is_str(if_present_files(&r), "io.bfq.weight", "io.bfq.weight only where the kernel has BFQ");
+  r.blkio_weight = 5;
+  ok(refused(&r, "linux.resources.blockIO.weight: 5 is outside 10..1000", NULL),
+     "blockIO.weight 5 is refused by the plan too, named");
+  r.blkio_weight = 0;
+  is_str(build(&r), "", "blockIO.weight 0 (dockerd's default) sets nothing");
+
+  r.blkio_weight_devices = devices;
+  r.n_blkio_weight_devices = 2;
+  is_str(build(&r), "io.bfq.weight=8:0 300",
+         "weightDevice -> one io.bfq.weight line a device; an entry without a weight asks nothing");
+  is_str(if_present_files(&r), "", "a device's weight needs BFQ: never skipped");
+
+  r = none();
+  r.blkio_throttles[SPEC_THROTTLE_READ_BPS] = (struct spec_blkio_throttles){read_bps, 2};
+  r.blkio_throttles[SPEC_THROTTLE_WRITE_BPS] = (struct spec_blkio_throttles){write_bps, 1};
+  r.blkio_throttles[SPEC_THROTTLE_READ_IOPS] = (struct spec_blkio_throttles){read_iops, 1};
+  r.blkio_throttles[SPEC_THROTTLE_WRITE_IOPS] = (struct spec_blkio_throttles){write_iops, 1};
+  is_str(build(&r),
+         "io.max=8:0 rbps=1048576 wiops=50;io.max=254:0 rbps=max wbps=2097152;"
+         "io.max=8:16 riops=100",
+         "throttles -> one io.max line (one write) a device with its rates; rate 0 is max");
+  r.unified = &kv;
+  r.n_unified = 1;
+  ok(refused(&r, "'io.max' conflicts with linux.resources.blockIO.throttle*Device", NULL),
+     "unified io.max with throttles is refused");
+  r = none();
+  r.blkio_weight = 100;
+  r.unified = &kv;
+  r.n_unified = 1;
+  kv = (struct spec_key_value){"io.weight", "100"};
+  ok(refused(&r, "'io.weight' conflicts with linux.resources.blockIO.weight", NULL),
+     "unified io.weight with blockIO.weight is refused");
+}
+
+static void test_hugepages(void)
+{
+  struct spec_resources r = none();
+  struct spec_hugepage_limit limits[] = {{"2MB", 2097152, 4194304}, {"1GB", 1073741824, 0}};
+  struct spec_key_value kv = {"hugetlb.2MB.max", "0"};
+
+  r.hugepage_limits = limits;
+  r.n_hugepage_limits = 2;
+  is_str(build(&r),
+         "hugetlb.2MB.max=4194304;hugetlb.2MB.rsvd.max=4194304;hugetlb.1GB.max=0;"
+         "hugetlb.1GB.rsvd.max=0",
+         "hugepageLimits -> hugetlb.<size>.max and .rsvd.max");
+  is_str(if_present_files(&r), "hugetlb.2MB.rsvd.max;hugetlb.1GB.rsvd.max",
+         "the .rsvd.max files only where the kernel has them (Linux 5.7)");
+  r.unified = &kv;
+  r.n_unified = 1;
+  ok(refused(&r, "'hugetlb.2MB.max' conflicts with linux.resources.hugepageLimits", NULL),
+     "unified hugetlb.2MB.max with hugepageLimits is refused");
+  r.n_unified = 0;
+  limits[1].page_size = "../../x";
+  ok(refused(&r, "hugepageLimits[1].pageSize: '../../x' is not a huge page size", NULL),
+     "a page size that is not a plain size name is refused by the plan too");
+}
+
 static void test_unified(void)
 {
   static const char *const refused_keys[] = {
@@ -266,6 +377,18 @@ static void test_all_and_print(void)
   ok(strstr(printed, "  io.max: 8:0 rbps=1\\n8:1 rbps=2\n") != NULL,
      "print: a multi-line value stays on its line");
   cgroup_limits_clear(&limits);
+  r = none();
+  r.blkio_weight = 500;
+  if (cgroup_limits_build(&r, &limits, &err) < 0)
+    return;
+  free(printed);
+  out = open_memstream(&printed, &size);
+  cgroup_limits_print(&limits, out, "  ");
+  fclose(out);
+  ok(strstr(printed, "  io.weight: 4950\n  io.bfq.weight: 500 (where the kernel has the file)\n") !=
+         NULL,
+     "print: a pair written only where the kernel has its file says so");
+  cgroup_limits_clear(&limits);
   is_int(limits.n, 0, "clear empties the list");
 }
 
@@ -283,11 +406,12 @@ static const char *read_file(int dir_fd, const char *name)
 static void test_write(void)
 {
   char dir[] = "/tmp/cgroup_limits.XXXXXX";
-  struct cgroup_limit items[] = {{"memory.max", "1048576"}, {"pids.max", "max"}};
-  struct cgroup_limit swap[] = {{"memory.swap.max", "max"}};
-  struct cgroup_limit missing[] = {{"io.max", "8:0 rbps=1"}};
-  struct cgroup_limit missing_swap[] = {{"memory.swap.max", "1024"}};
-  struct cgroup_limit link[] = {{"cpu.max", "max 100000"}};
+  struct cgroup_limit items[] = {{"memory.max", "1048576", false}, {"pids.max", "max", false}};
+  struct cgroup_limit swap[] = {{"memory.swap.max", "max", false}};
+  struct cgroup_limit missing[] = {{"io.max", "8:0 rbps=1", false}};
+  struct cgroup_limit missing_swap[] = {{"memory.swap.max", "1024", false}};
+  struct cgroup_limit link[] = {{"cpu.max", "max 100000", false}};
+  struct cgroup_limit optional[] = {{"io.bfq.weight", "500", true}, {"io.weight", "4950", false}};
   oci_error_t err = NULL;
   int dir_fd;
 
@@ -305,6 +429,15 @@ static void test_write(void)
          "write: an absent memory.swap.max (no swap accounting) is fine for max");
   ok(cgroup_limits_write(dir_fd, &(struct cgroup_limits){missing_swap, 1}, &err) < 0,
      "write: an absent memory.swap.max with a limit is an error");
+  oci_error_free(&err);
+  unit_write_file(dir_fd, "io.weight", "");
+  is_int(cgroup_limits_write(dir_fd, &(struct cgroup_limits){optional, 2}, &err), 0,
+         "write: an absent file whose pair is marked if_present is skipped");
+  is_str(read_file(dir_fd, "io.weight"), "4950", "write: the pairs after it are written");
+  unlinkat(dir_fd, "io.weight", 0);
+  ok(cgroup_limits_write(dir_fd, &(struct cgroup_limits){optional + 1, 1}, &err) < 0 &&
+         strstr(err->message, "io.weight") != NULL,
+     "write: an absent file of a pair not so marked is an error");
   oci_error_free(&err);
   ok(cgroup_limits_write(dir_fd, &(struct cgroup_limits){missing, 1}, &err) < 0 &&
          strstr(err->message, "io.max") != NULL && strstr(err->message, "8:0 rbps=1") != NULL,
@@ -573,6 +706,9 @@ int main(int argc, char **argv)
   test_memory();
   test_cpu();
   test_pids();
+  test_cpu_idle();
+  test_block_io();
+  test_hugepages();
   test_unified();
   test_all_and_print();
   test_write();

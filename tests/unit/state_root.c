@@ -15,6 +15,7 @@
 #include "oci/error.h"
 #include "oci/remove_tree.h"
 #include "runtime/state/root.h"
+#include "runtime/state/run_state.h"
 #include "unit.h"
 
 static void test_names(void)
@@ -91,6 +92,62 @@ static void test_names(void)
   ok(err != NULL && strstr(err->message, "invalid container id ''") != NULL,
      "... as an empty one (%s)", err ? err->message : "");
   oci_error_free(&err);
+}
+
+/* The checked value: taken once where a name enters, a copy (the bytes
+ * checked are the bytes used), and guarded where it is handed on. */
+static void test_name_taken(void)
+{
+  struct state_name name, forged;
+  char given[STATE_NAME_MAX + 2];
+  oci_error_t err = NULL;
+
+  strcpy(given, "web-1");
+  is_int(state_name_take("run name", given, &name, &err), 0, "take: a good name");
+  given[0] = '.';
+  is_str(name.text, "web-1", "... copied: a later change of the caller's string is not seen");
+  is_int(state_name_guard(&name, &err), 0, "... and it passes the guard");
+  ok(err == NULL, "... leaving no error");
+  is_int(state_name_take("container id", "../x", &name, &err), -1, "take: a bad name fails");
+  ok(err != NULL && strstr(err->message, "invalid container id '../x'") != NULL,
+     "... with the rule's message (%s)", err ? err->message : "");
+  oci_error_free(&err);
+  is_str(name.text, "", "... and leaves no name");
+  is_int(state_name_guard(&name, &err), -1, "... which the guard refuses");
+  oci_error_free(&err);
+  is_int(state_name_take("run name", ".lock-web", &name, NULL), -1,
+         "take without an error: only the answer");
+  memset(given, 'a', sizeof(given) - 1);
+  given[sizeof(given) - 1] = '\0';
+  is_int(state_name_take("run name", given, &name, NULL), -1, "take: one byte too long fails");
+
+  memset(&forged, 0, sizeof(forged));
+  strcpy(forged.text, "..");
+  is_int(state_name_guard(&forged, &err), -1, "guard: a name built by hand ('..') is refused");
+  ok(err != NULL && err->errno_value == EINVAL, "... as EINVAL");
+  oci_error_free(&err);
+  memset(forged.text, 'a', sizeof(forged.text));
+  is_int(state_name_guard(&forged, &err), -1, "guard: one without its NUL is refused");
+  oci_error_free(&err);
+  is_int(state_name_guard(NULL, &err), -1, "guard: none is refused");
+  oci_error_free(&err);
+
+  /* exec's lookup of a run takes the checked value, and is guarded */
+  {
+    struct state_root state = STATE_ROOT_NONE;
+    struct run_record record;
+    char *config = NULL;
+
+    state.path = "/nonexistent";
+    strcpy(forged.text, "../x");
+    is_int(run_state_find_live(&state, &forged, &record, &config, &err), -1,
+           "find_live: a name built by hand is refused");
+    oci_error_free(&err);
+    state_name_take("run name", "web", &name, NULL);
+    is_int(run_state_find_live(&state, &name, &record, &config, &err), 0,
+           "find_live: a taken name in a root without runs: none");
+    oci_error_free(&err);
+  }
 }
 
 static bool message_has(const oci_error_t err, const char *text)
@@ -217,6 +274,7 @@ int main(void)
     return 1;
   }
   test_names();
+  test_name_taken();
   test_opener(base);
   {
     int parent = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

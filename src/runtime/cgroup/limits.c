@@ -102,22 +102,47 @@ static int add_swap(struct cgroup_limits *limits, const struct spec_resources *r
   return add_limit(limits, err, "memory.swap.max", "%" PRId64, swap - limit);
 }
 
-/* cpu.shares (v1, 2..262144, default 1024) mapped linearly onto cpu.weight
- * (v2, 1..10000): the conversion runc, crun and systemd have used, so a
- * configuration gets the same weight from any of them. */
+/* The last pair added is written only where the kernel has its file. */
+static void last_if_present(struct cgroup_limits *limits)
+{
+  limits->items[limits->n - 1].if_present = true;
+}
+
+/* A cgroup v1 weight (min..max) mapped linearly onto the v2 weights
+ * cpu.weight and io.weight (1..10000): the conversion runc, crun and
+ * systemd have used, so a configuration gets the same weight from any of
+ * them. */
+#define V2_WEIGHT_MAX 10000
+
+static uint64_t v2_weight(uint64_t v1, uint64_t min, uint64_t max)
+{
+  return 1 + ((v1 - min) * (V2_WEIGHT_MAX - 1)) / (max - min);
+}
+
+/* cpu.shares: v1's 2..262144, default 1024 */
 #define CPU_SHARES_MIN 2
 #define CPU_SHARES_MAX 262144
-#define CPU_WEIGHT_MAX 10000
 
 static int add_cpu(struct cgroup_limits *limits, const struct spec_resources *r, oci_error_t *err)
 {
+  if (r->cpu_idle_set) {
+    /* The kernel refuses a weight for an idle group (it has the least). */
+    if (r->cpu_idle == 1 && r->cpu_shares_set)
+      return oci_error_set(err, 0,
+                           "linux.resources.cpu.shares: cannot be set with cpu.idle 1 (an idle "
+                           "cgroup has the least weight, which the kernel keeps)");
+    if (add_limit(limits, err, "cpu.idle", "%" PRId64, r->cpu_idle) < 0)
+      return -1;
+    /* Before Linux 5.15 no group is idle: 0 asks for what it has. */
+    if (r->cpu_idle == 0)
+      last_if_present(limits);
+  }
   if (r->cpu_shares_set) {
     if (r->cpu_shares < CPU_SHARES_MIN || r->cpu_shares > CPU_SHARES_MAX)
       return oci_error_set(err, 0, "linux.resources.cpu.shares: %" PRIu64 " is outside %d..%d",
                            r->cpu_shares, CPU_SHARES_MIN, CPU_SHARES_MAX);
-    uint64_t weight = 1 + ((r->cpu_shares - CPU_SHARES_MIN) * (CPU_WEIGHT_MAX - 1)) /
-                              (CPU_SHARES_MAX - CPU_SHARES_MIN);
-    if (add_limit(limits, err, "cpu.weight", "%" PRIu64, weight) < 0)
+    if (add_limit(limits, err, "cpu.weight", "%" PRIu64,
+                  v2_weight(r->cpu_shares, CPU_SHARES_MIN, CPU_SHARES_MAX)) < 0)
       return -1;
   }
   if (r->cpu_quota == -1 && r->cpu_period == 0)
@@ -150,6 +175,113 @@ static int add_cpuset(struct cgroup_limits *limits, const char *field, const cha
     return oci_error_set(err, 0, "linux.resources.cpu.%s: '%s' is not a list such as \"0-3,8\"",
                          field, list);
   return add_limit(limits, err, file, "%s", list);
+}
+
+/* blockIO.weight (v1's 10..1000, the parser checked it) as io.weight
+ * (iocost's, required) and as io.bfq.weight (BFQ's, v1's range, where the
+ * kernel has BFQ). A device's own weight is BFQ's alone: iocost takes one
+ * only on a device whose cost model the host's root cgroup enabled. */
+#define BLKIO_WEIGHT_MIN 10
+#define BLKIO_WEIGHT_MAX 1000
+
+static int check_blkio_weight(const char *field, unsigned weight, oci_error_t *err)
+{
+  if (weight < BLKIO_WEIGHT_MIN || weight > BLKIO_WEIGHT_MAX)
+    return oci_error_set(err, 0, "linux.resources.blockIO.%s: %u is outside %d..%d", field, weight,
+                         BLKIO_WEIGHT_MIN, BLKIO_WEIGHT_MAX);
+  return 0;
+}
+
+static int add_blkio_weights(struct cgroup_limits *limits, const struct spec_resources *r,
+                             oci_error_t *err)
+{
+  if (r->blkio_weight != 0) {
+    if (check_blkio_weight("weight", r->blkio_weight, err) < 0)
+      return -1;
+    if (add_limit(limits, err, "io.weight", "%" PRIu64,
+                  v2_weight(r->blkio_weight, BLKIO_WEIGHT_MIN, BLKIO_WEIGHT_MAX)) < 0 ||
+        add_limit(limits, err, "io.bfq.weight", "%u", r->blkio_weight) < 0)
+      return -1;
+    last_if_present(limits);
+  }
+  for (size_t i = 0; i < r->n_blkio_weight_devices; i++) {
+    const struct spec_blkio_weight_device *d = &r->blkio_weight_devices[i];
+    if (d->weight != 0 && (check_blkio_weight("weightDevice[].weight", d->weight, err) < 0 ||
+                           add_limit(limits, err, "io.bfq.weight", "%u:%u %u", d->device.major,
+                                     d->device.minor, d->weight) < 0))
+      return -1;
+  }
+  return 0;
+}
+
+/* The throttles as io.max, one line (one write) a device with each rate
+ * given for it: "8:0 rbps=1048576 wiops=100". A rate of 0 is "no limit", as
+ * on cgroup v1 (io.max's "max"). */
+static int add_throttles(struct cgroup_limits *limits, const struct spec_resources *r,
+                         oci_error_t *err)
+{
+  static const char *const keys[SPEC_THROTTLE_KIND_COUNT] = {"rbps", "wbps", "riops", "wiops"};
+
+  for (int kind = 0; kind < SPEC_THROTTLE_KIND_COUNT; kind++) {
+    for (size_t i = 0; i < r->blkio_throttles[kind].n; i++) {
+      struct spec_block_device device = r->blkio_throttles[kind].items[i].device;
+      char line[256];
+      size_t used = (size_t)snprintf(line, sizeof(line), "%u:%u", device.major, device.minor);
+      bool earlier = false;
+
+      /* every rate of the device, each list holding it at most once */
+      for (int k = 0; k < SPEC_THROTTLE_KIND_COUNT && !earlier; k++) {
+        const struct spec_blkio_throttles *list = &r->blkio_throttles[k];
+        for (size_t j = 0; j < list->n; j++) {
+          if (list->items[j].device.major != device.major ||
+              list->items[j].device.minor != device.minor)
+            continue;
+          if (k < kind) {
+            earlier = true; /* its line is made already */
+            break;
+          }
+          if (list->items[j].rate == 0)
+            used += (size_t)snprintf(line + used, sizeof(line) - used, " %s=max", keys[k]);
+          else
+            used += (size_t)snprintf(line + used, sizeof(line) - used, " %s=%" PRIu64, keys[k],
+                                     list->items[j].rate);
+        }
+      }
+      if (!earlier && add_limit(limits, err, "io.max", "%s", line) < 0)
+        return -1;
+    }
+  }
+  return 0;
+}
+
+/* hugepageLimits as hugetlb.<size>.max, and as hugetlb.<size>.rsvd.max
+ * (Linux 5.7, reservations counted too) where the kernel has it. The
+ * parser checked the size's name and that the limit is whole pages. */
+static int add_hugepages(struct cgroup_limits *limits, const struct spec_resources *r,
+                         oci_error_t *err)
+{
+  for (size_t i = 0; i < r->n_hugepage_limits; i++) {
+    const struct spec_hugepage_limit *h = &r->hugepage_limits[i];
+    size_t len = h->page_size != NULL ? strlen(h->page_size) : 0;
+    char file[64];
+
+    /* the size names a file: "2MB", never a path (the parser checked the
+     * form; this keeps any other caller inside the slice) */
+    if (len == 0 || len > 16 || h->page_size[strspn(h->page_size, "0123456789KMGB")] != '\0')
+      return oci_error_set(err, 0,
+                           "linux.resources.hugepageLimits[%zu].pageSize: '%s' is not a "
+                           "huge page size",
+                           i, h->page_size != NULL ? h->page_size : "");
+
+    snprintf(file, sizeof(file), "hugetlb.%s.max", h->page_size);
+    if (add_limit(limits, err, file, "%" PRIu64, h->limit) < 0)
+      return -1;
+    snprintf(file, sizeof(file), "hugetlb.%s.rsvd.max", h->page_size);
+    if (add_limit(limits, err, file, "%" PRIu64, h->limit) < 0)
+      return -1;
+    last_if_present(limits);
+  }
+  return 0;
 }
 
 /* The core files a unified key may set: the others would let a configuration
@@ -202,14 +334,24 @@ static int check_unified_key(const char *key, oci_error_t *err)
 static const char *converted_field(const char *file)
 {
   static const char *const fields[][2] = {
-      {"memory.max", "memory.limit"},      {"memory.low", "memory.reservation"},
-      {"memory.swap.max", "memory.swap"},  {"cpu.weight", "cpu.shares"},
-      {"cpu.max", "cpu.quota/cpu.period"}, {"cpuset.cpus", "cpu.cpus"},
-      {"cpuset.mems", "cpu.mems"},         {"pids.max", "pids.limit"},
+      {"memory.max", "memory.limit"},
+      {"memory.low", "memory.reservation"},
+      {"memory.swap.max", "memory.swap"},
+      {"cpu.weight", "cpu.shares"},
+      {"cpu.max", "cpu.quota/cpu.period"},
+      {"cpuset.cpus", "cpu.cpus"},
+      {"cpuset.mems", "cpu.mems"},
+      {"pids.max", "pids.limit"},
+      {"cpu.idle", "cpu.idle"},
+      {"io.weight", "blockIO.weight"},
+      {"io.bfq.weight", "blockIO.weight or blockIO.weightDevice"},
+      {"io.max", "blockIO.throttle*Device"},
   };
   for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
     if (strcmp(fields[i][0], file) == 0)
       return fields[i][1];
+  if (strncmp(file, "hugetlb.", 8) == 0)
+    return "hugepageLimits";
   return "another field";
 }
 
@@ -251,7 +393,8 @@ int cgroup_limits_build(const struct spec_resources *r, struct cgroup_limits *ou
       add_cpuset(out, "mems", r->cpuset_mems, "cpuset.mems", err) < 0 ||
       add_memory_bytes(out, "reservation", r->memory_reservation, 0, "memory.low", err) < 0 ||
       add_memory_bytes(out, "limit", r->memory_limit, 1, "memory.max", err) < 0 ||
-      add_swap(out, r, err) < 0 || add_cpu(out, r, err) < 0)
+      add_swap(out, r, err) < 0 || add_cpu(out, r, err) < 0 || add_blkio_weights(out, r, err) < 0 ||
+      add_throttles(out, r, err) < 0 || add_hugepages(out, r, err) < 0)
     goto fail;
   if (r->pids_limit != -1 &&
       (r->pids_limit > 0 ? add_limit(out, err, "pids.max", "%" PRId64, r->pids_limit)
@@ -275,7 +418,7 @@ void cgroup_limits_print(const struct cgroup_limits *limits, FILE *out, const ch
     fprintf(out, "%s%s: ", indent, limits->items[i].file);
     for (const char *c = value; *c != '\0'; c++)
       fputs(*c == '\n' ? "\\n" : (char[]){*c, '\0'}, out);
-    fputc('\n', out);
+    fputs(limits->items[i].if_present ? " (where the kernel has the file)\n" : "\n", out);
   }
 }
 
@@ -288,8 +431,9 @@ int cgroup_limits_write(int dir_fd, const struct cgroup_limits *limits, oci_erro
       continue;
     /* Without swap accounting the file is absent: fine only when unlimited,
      * which is what absent means. */
-    if (*err != NULL && (*err)->errno_value == ENOENT && strcmp(file, "memory.swap.max") == 0 &&
-        strcmp(value, "max") == 0) {
+    if (*err != NULL && (*err)->errno_value == ENOENT &&
+        (limits->items[i].if_present ||
+         (strcmp(file, "memory.swap.max") == 0 && strcmp(value, "max") == 0))) {
       oci_error_free(err);
       continue;
     }

@@ -480,6 +480,47 @@ static int prepare_parent(const char *parent, const struct controllers *c, int *
   }
 }
 
+/* Enables c's controllers for the children of the cgroup above dir_fd
+ * (path names dir_fd), first further up where that one is not offered one
+ * (not rootless: a delegation gives only what it was given). Walked by
+ * "..", from a checked fd, never by path; above the cgroup2 mount's root
+ * there is nothing to enable. */
+static int enable_above(int dir_fd, const char *path, const struct controllers *c, bool rootless,
+                        oci_error_t *err)
+{
+  cleanup_close int parent_fd = openat(dir_fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_free char *available = NULL;
+  char parent[PATH_MAX];
+  struct statfs fs;
+  bool offered = true;
+
+  snprintf(parent, sizeof(parent), "%s", path);
+  cgroup_path_parent(parent);
+  if (parent_fd < 0 || fstatfs(parent_fd, &fs) < 0)
+    return oci_error_errno(err, "cgroup: open '%s'", parent);
+  if (fs.f_type != CGROUP2_SUPER_MAGIC)
+    return 0;
+  if (cgroup_file_read(parent_fd, parent, "cgroup.controllers", &available, err) < 0)
+    return -1;
+  for (size_t i = 0; i < c->n; i++)
+    offered = offered && cgroup_list_has_word(available, c->names[i]);
+  if (!offered && !rootless && enable_above(parent_fd, parent, c, rootless, err) < 0)
+    return -1;
+  return enable_controllers(parent_fd, parent, c, err);
+}
+
+int cgroup_slice_enable(int dir_fd, const char *path, bool rootless,
+                        const struct cgroup_limits *limits, oci_error_t *err)
+{
+  struct controllers controllers = {0};
+  int ret;
+
+  controllers_for(limits, &controllers);
+  ret = enable_above(dir_fd, path, &controllers, rootless, err);
+  controllers_clear(&controllers);
+  return ret;
+}
+
 int cgroup_slice_create(const char *path, bool rootless, const struct cgroup_limits *limits,
                         const struct spec_device_rule *device_rules, size_t n_device_rules,
                         struct cgroup_slice *slice, oci_error_t *err)

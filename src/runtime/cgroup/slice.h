@@ -49,6 +49,14 @@ int cgroup_slice_path(const char *cgroups_path, const char *id, bool rootless, c
 int cgroup_slice_create(const char *path, bool rootless, const struct cgroup_limits *limits,
                         const struct spec_device_rule *device_rules, size_t n_device_rules,
                         struct cgroup_slice *slice, oci_error_t *err);
+/* For new limits on a live slice (`ocirun update`): enables in the slice's
+ * parents, as cgroup_slice_create does, the controllers the limits need
+ * that the slice was made without (a container created with no I/O limit
+ * has no io.* files until then); rootless, in its delegated parent only.
+ * dir_fd is the slice's (cgroup_open_path), path names it in messages; the
+ * parents are reached from it by "..", never by path. */
+int cgroup_slice_enable(int dir_fd, const char *path, bool rootless,
+                        const struct cgroup_limits *limits, oci_error_t *err);
 /* Opens the cgroup at `path` (absolute, below CGROUP_MOUNT, plain names) as
  * an O_PATH directory fd: resolved beneath the mount without following a
  * symlink, then checked to be on cgroup2. A recorded path (a container's

@@ -43,6 +43,11 @@ int spec_number_u64(const cJSON *item, const char *path, uint64_t max, uint64_t 
                     oci_error_t *err);
 int spec_number_u32(const cJSON *item, const char *path, uint32_t *out, oci_error_t *err);
 int spec_string_dup(const cJSON *item, const char *path, char **out, oci_error_t *err);
+/* An optional array member: 0 when absent (*entries NULL), -1 when it is
+ * not an array or memory runs out, else 1 with *entries zeroed room for
+ * each entry and one more. */
+int spec_array_start(const cJSON *array, const char *path, size_t entry_size, void **entries,
+                     oci_error_t *err);
 
 /* A member's value (NULL when absent: the field is left alone) into the
  * field it fills: bool *, char **, char *** (a NULL-terminated vector). */
@@ -139,5 +144,16 @@ int spec_parse_mounts(const cJSON *value, const char *path, void *spec, oci_erro
 int spec_parse_linux(const cJSON *value, const char *path, void *spec, oci_error_t *err);
 int spec_parse_resources(const cJSON *value, const char *path, void *spec, oci_error_t *err);
 void spec_resources_init(struct spec_resources *resources);
+/* Frees what spec_parse_resources allocated (spec.c's spec_clear). */
+void spec_resources_free(struct spec_resources *resources);
+void spec_key_values_free(struct spec_key_value *pairs, size_t n);
+/* process_attrs.c: process.scheduler and process.ioPriority (into their
+ * struct), linux.personality (into struct spec), linux.memoryPolicy (into
+ * its struct). */
+int spec_parse_scheduler(const cJSON *value, const char *path, void *scheduler, oci_error_t *err);
+int spec_parse_io_priority(const cJSON *value, const char *path, void *io_priority,
+                           oci_error_t *err);
+int spec_parse_personality(const cJSON *value, const char *path, void *spec, oci_error_t *err);
+int spec_parse_memory_policy(const cJSON *value, const char *path, void *policy, oci_error_t *err);
 
 #endif

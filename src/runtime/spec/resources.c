@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,17 @@ static int parse_cpu_period(const cJSON *value, const char *path, void *period, 
   return value == NULL ? 0 : spec_number_u64(value, path, UINT64_MAX, period, err);
 }
 
+/* 0 or 1, the values of cpu.idle (1: the cgroup is SCHED_IDLE) */
+static int parse_cpu_idle(const cJSON *value, const char *path, void *resources, oci_error_t *err)
+{
+  struct spec_resources *out = resources;
+
+  if (value == NULL)
+    return 0;
+  out->cpu_idle_set = true;
+  return spec_number_i64(value, path, 0, 1, &out->cpu_idle, err);
+}
+
 /* cpus and mems once both are read; "" is how a Go caller writes "not
  * given". */
 static int check_cpu_lists(const cJSON *cpu, const char *path, void *resources, oci_error_t *err)
@@ -122,7 +134,7 @@ static int check_cpu_lists(const cJSON *cpu, const char *path, void *resources, 
 static const struct spec_field cpu_fields[] = {
     SPEC_REFUSED("realtimeRuntime", REFUSE_PRESENT, "real-time CPU limits are cgroup v1 only"),
     SPEC_REFUSED("realtimePeriod", REFUSE_PRESENT, "real-time CPU limits are cgroup v1 only"),
-    SPEC_REFUSED("idle", REFUSE_NONZERO, "cpu.idle is not implemented"),
+    SPEC_MEMBER("idle", parse_cpu_idle),
     SPEC_REFUSED("burst", REFUSE_PRESENT, "cpu.max.burst is not implemented"),
     SPEC_MEMBER("shares", parse_cpu_shares),
     SPEC_FIELD("quota", parse_cpu_quota, struct spec_resources, cpu_quota),
@@ -208,14 +220,12 @@ static int parse_device_rules(const cJSON *array, const char *array_path, void *
   struct spec_resources *out = resources;
   char path[SPEC_PATH_MAX];
   const cJSON *item;
+  void *entries;
+  int ret;
 
-  if (array == NULL)
-    return 0;
-  if (spec_expect_array(array, array_path, err) < 0)
-    return -1;
-  out->devices = calloc((size_t)cJSON_GetArraySize(array) + 1, sizeof(*out->devices));
-  if (out->devices == NULL)
-    return spec_out_of_memory(err, array_path);
+  if ((ret = spec_array_start(array, array_path, sizeof(*out->devices), &entries, err)) <= 0)
+    return ret;
+  out->devices = entries;
   cJSON_ArrayForEach(item, array)
   {
     if (parse_device_rule(item, spec_join_index(path, array_path, out->n_devices),
@@ -244,9 +254,241 @@ static int parse_unified(const cJSON *value, const char *map_path, void *resourc
   return 0;
 }
 
+/* --- blockIO --- */
+
+/* A block device's numbers as the kernel's dev_t holds them (12 and 20
+ * bits); cgroup v2 names a device by them ("8:0"). */
+#define BLOCK_MAJOR_MAX 4095u
+#define BLOCK_MINOR_MAX 1048575u
+
+static int parse_block_device(const cJSON *item, const char *path, struct spec_block_device *device,
+                              oci_error_t *err)
+{
+  char field_path[SPEC_PATH_MAX];
+
+  if (spec_expect_object(item, path, err) < 0 ||
+      spec_get_u32(item, path, "major", true, &device->major, NULL, err) < 0 ||
+      spec_get_u32(item, path, "minor", true, &device->minor, NULL, err) < 0)
+    return -1;
+  if (device->major > BLOCK_MAJOR_MAX)
+    return spec_fail(err, spec_join_key(field_path, path, "major"),
+                     "%u is not a device major number (0..%u)", device->major, BLOCK_MAJOR_MAX);
+  if (device->minor > BLOCK_MINOR_MAX)
+    return spec_fail(err, spec_join_key(field_path, path, "minor"),
+                     "%u is not a device minor number (0..%u)", device->minor, BLOCK_MINOR_MAX);
+  return 0;
+}
+
+/* Each list names a device at most once (a second line for it would
+ * silently replace the first): entry n of items (each `size` bytes, a
+ * struct spec_block_device first) against those before it. */
+static int check_device_once(const void *items, size_t size, size_t n, const char *path,
+                             oci_error_t *err)
+{
+  const struct spec_block_device *entry = (const void *)((const char *)items + n * size);
+
+  for (size_t i = 0; i < n; i++) {
+    const struct spec_block_device *earlier = (const void *)((const char *)items + i * size);
+    if (earlier->major == entry->major && earlier->minor == entry->minor)
+      return spec_fail(err, path, "device %u:%u is given twice (first at [%zu])", entry->major,
+                       entry->minor, i);
+  }
+  return 0;
+}
+
+/* A blkio weight, 10..1000 (cgroup v1's range, BFQ's too); 0 is "not
+ * given" where zero_is_unset. */
+static int parse_blkio_weight(const cJSON *value, const char *path, bool zero_is_unset,
+                              uint16_t *weight, oci_error_t *err)
+{
+  uint64_t v;
+
+  if (spec_number_u64(value, path, UINT16_MAX, &v, err) < 0)
+    return -1;
+  if ((v < 10 && !(v == 0 && zero_is_unset)) || v > 1000)
+    return spec_fail(err, path, "%" PRIu64 " is outside 10..1000%s", v,
+                     zero_is_unset ? " (0: not given)" : "");
+  *weight = (uint16_t)v;
+  return 0;
+}
+
+static int parse_weight(const cJSON *value, const char *path, void *weight, oci_error_t *err)
+{
+  return value == NULL ? 0 : parse_blkio_weight(value, path, true, weight, err);
+}
+
+#define LEAF_WEIGHT_WHY "cgroup v2 has no leaf weight: it was CFQ's, on cgroup v1"
+
+static int parse_weight_device(const cJSON *item, const char *path,
+                               struct spec_blkio_weight_device *device, oci_error_t *err)
+{
+  char field_path[SPEC_PATH_MAX];
+  const cJSON *weight, *leaf;
+
+  if (parse_block_device(item, path, &device->device, err) < 0)
+    return -1;
+  leaf = spec_member(item, "leafWeight");
+  if (leaf != NULL && !(cJSON_IsNumber(leaf) && leaf->valuedouble == 0))
+    return spec_fail(err, spec_join_key(field_path, path, "leafWeight"),
+                     "is not supported by ocirun (" LEAF_WEIGHT_WHY ")");
+  weight = spec_member(item, "weight");
+  if (weight != NULL && parse_blkio_weight(weight, spec_join_key(field_path, path, "weight"), false,
+                                           &device->weight, err) < 0)
+    return -1;
+  return 0;
+}
+
+static int parse_weight_devices(const cJSON *array, const char *array_path, void *resources,
+                                oci_error_t *err)
+{
+  struct spec_resources *out = resources;
+  char path[SPEC_PATH_MAX];
+  const cJSON *item;
+  void *entries;
+  int ret;
+
+  if ((ret = spec_array_start(array, array_path, sizeof(*out->blkio_weight_devices), &entries,
+                              err)) <= 0)
+    return ret;
+  out->blkio_weight_devices = entries;
+  cJSON_ArrayForEach(item, array)
+  {
+    spec_join_index(path, array_path, out->n_blkio_weight_devices);
+    if (parse_weight_device(item, path, &out->blkio_weight_devices[out->n_blkio_weight_devices],
+                            err) < 0 ||
+        check_device_once(out->blkio_weight_devices, sizeof(*out->blkio_weight_devices),
+                          out->n_blkio_weight_devices, path, err) < 0)
+      return -1;
+    out->n_blkio_weight_devices++;
+  }
+  return 0;
+}
+
+/* throttle{Read,Write}{Bps,IOPS}Device: [{major, minor, rate}] */
+static int parse_throttles(const cJSON *array, const char *array_path, void *throttles,
+                           oci_error_t *err)
+{
+  struct spec_blkio_throttles *out = throttles;
+  char path[SPEC_PATH_MAX], rate_path[SPEC_PATH_MAX];
+  const cJSON *item, *rate;
+  void *entries;
+  int ret;
+
+  if ((ret = spec_array_start(array, array_path, sizeof(*out->items), &entries, err)) <= 0)
+    return ret;
+  out->items = entries;
+  cJSON_ArrayForEach(item, array)
+  {
+    struct spec_blkio_throttle *throttle = &out->items[out->n];
+
+    spec_join_index(path, array_path, out->n);
+    if (parse_block_device(item, path, &throttle->device, err) < 0 ||
+        spec_required(item, path, "rate", &rate, err) < 0 ||
+        spec_number_u64(rate, spec_join_key(rate_path, path, "rate"), UINT64_MAX, &throttle->rate,
+                        err) < 0 ||
+        check_device_once(out->items, sizeof(*out->items), out->n, path, err) < 0)
+      return -1;
+    out->n++;
+  }
+  return 0;
+}
+
+static const struct spec_field blkio_fields[] = {
+    SPEC_REFUSED("leafWeight", REFUSE_NONZERO, LEAF_WEIGHT_WHY),
+    SPEC_FIELD("weight", parse_weight, struct spec_resources, blkio_weight),
+    SPEC_MEMBER("weightDevice", parse_weight_devices),
+    SPEC_FIELD("throttleReadBpsDevice", parse_throttles, struct spec_resources,
+               blkio_throttles[SPEC_THROTTLE_READ_BPS]),
+    SPEC_FIELD("throttleWriteBpsDevice", parse_throttles, struct spec_resources,
+               blkio_throttles[SPEC_THROTTLE_WRITE_BPS]),
+    SPEC_FIELD("throttleReadIOPSDevice", parse_throttles, struct spec_resources,
+               blkio_throttles[SPEC_THROTTLE_READ_IOPS]),
+    SPEC_FIELD("throttleWriteIOPSDevice", parse_throttles, struct spec_resources,
+               blkio_throttles[SPEC_THROTTLE_WRITE_IOPS]),
+};
+
+/* --- hugepageLimits --- */
+
+/* The kernel names a huge page size in the largest unit that divides it
+ * ("2MB", never "2048KB"), and every size is a power of two; the file
+ * hugetlb.<name>.max is only found under that name. */
+static int parse_page_size(const char *name, const char *path, uint64_t *bytes, oci_error_t *err)
+{
+  static const char *const units[] = {"KB", "MB", "GB"};
+  size_t digits = strspn(name, "0123456789");
+  unsigned long long n = digits > 0 && digits < 7 ? strtoull(name, NULL, 10) : 0;
+
+  for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+    if (strcmp(name + digits, units[i]) != 0)
+      continue;
+    if (n == 0 || name[0] == '0' || (n & (n - 1)) != 0 ||
+        (n % 1024 == 0 && i + 1 < sizeof(units) / sizeof(units[0])))
+      break;
+    *bytes = (uint64_t)n << (10 * (i + 1));
+    return 0;
+  }
+  return spec_fail(err, path,
+                   "'%s' is not a huge page size as the kernel names it (\"2MB\", \"1GB\", "
+                   "\"64KB\": a power of two in the largest unit that divides it)",
+                   name);
+}
+
+static int parse_hugepage_limit(const cJSON *item, const char *path,
+                                struct spec_hugepage_limit *limit, oci_error_t *err)
+{
+  char field_path[SPEC_PATH_MAX];
+  const cJSON *bytes;
+
+  if (spec_expect_object(item, path, err) < 0 ||
+      spec_get_string(item, path, "pageSize", true, &limit->page_size, err) < 0 ||
+      parse_page_size(limit->page_size, spec_join_key(field_path, path, "pageSize"),
+                      &limit->page_bytes, err) < 0 ||
+      spec_required(item, path, "limit", &bytes, err) < 0 ||
+      spec_number_u64(bytes, spec_join_key(field_path, path, "limit"), UINT64_MAX, &limit->limit,
+                      err) < 0)
+    return -1;
+  if (limit->limit % limit->page_bytes != 0)
+    return spec_fail(err, field_path,
+                     "%" PRIu64 " bytes is not a whole number of %s pages (the kernel would "
+                     "round it down)",
+                     limit->limit, limit->page_size);
+  return 0;
+}
+
+static int parse_hugepage_limits(const cJSON *array, const char *array_path, void *resources,
+                                 oci_error_t *err)
+{
+  struct spec_resources *out = resources;
+  char path[SPEC_PATH_MAX];
+  const cJSON *item;
+  void *entries;
+  int ret;
+
+  if ((ret = spec_array_start(array, array_path, sizeof(*out->hugepage_limits), &entries, err)) <=
+      0)
+    return ret;
+  out->hugepage_limits = entries;
+  cJSON_ArrayForEach(item, array)
+  {
+    struct spec_hugepage_limit *limit = &out->hugepage_limits[out->n_hugepage_limits];
+
+    spec_join_index(path, array_path, out->n_hugepage_limits);
+    /* counted first: spec_resources_free frees a page size parsed before
+     * a failure */
+    out->n_hugepage_limits++;
+    if (parse_hugepage_limit(item, path, limit, err) < 0)
+      return -1;
+    for (size_t i = 0; i + 1 < out->n_hugepage_limits; i++)
+      if (out->hugepage_limits[i].page_bytes == limit->page_bytes)
+        return spec_fail(err, path, "page size %s is given twice (first at [%zu])",
+                         limit->page_size, i);
+  }
+  return 0;
+}
+
 static const struct spec_field resources_fields[] = {
-    SPEC_REFUSED("blockIO", REFUSE_NONEMPTY, "I/O limits are not implemented"),
-    SPEC_REFUSED("hugepageLimits", REFUSE_NONEMPTY, "huge page limits are not implemented"),
+    SPEC_OBJECT("blockIO", blkio_fields),
+    SPEC_MEMBER("hugepageLimits", parse_hugepage_limits),
     SPEC_REFUSED("network", REFUSE_NONEMPTY, "net_cls and net_prio are cgroup v1 only"),
     SPEC_REFUSED("rdma", REFUSE_NONEMPTY, "RDMA limits are not implemented"),
     SPEC_OBJECT("memory", memory_fields),
@@ -261,6 +503,20 @@ void spec_resources_init(struct spec_resources *resources)
   resources->memory_limit = resources->memory_reservation = resources->memory_swap = -1;
   resources->cpu_quota = -1;
   resources->pids_limit = -1;
+}
+
+void spec_resources_free(struct spec_resources *r)
+{
+  free(r->cpuset_cpus);
+  free(r->cpuset_mems);
+  free(r->devices);
+  spec_key_values_free(r->unified, r->n_unified);
+  free(r->blkio_weight_devices);
+  for (int kind = 0; kind < SPEC_THROTTLE_KIND_COUNT; kind++)
+    free(r->blkio_throttles[kind].items);
+  for (size_t i = 0; i < r->n_hugepage_limits; i++)
+    free(r->hugepage_limits[i].page_size);
+  free(r->hugepage_limits);
 }
 
 int spec_parse_resources(const cJSON *value, const char *path, void *spec, oci_error_t *err)

@@ -302,7 +302,7 @@ static void spec_process_clear(struct spec_process *process)
   free(process->rlimits);
 }
 
-static void key_values_free(struct spec_key_value *pairs, size_t n)
+void spec_key_values_free(struct spec_key_value *pairs, size_t n)
 {
   for (size_t i = 0; i < n; i++) {
     free(pairs[i].key);
@@ -333,7 +333,7 @@ void spec_clear(struct spec *spec)
     }
     free(spec->hooks[kind].hooks);
   }
-  key_values_free(spec->annotations, spec->n_annotations);
+  spec_key_values_free(spec->annotations, spec->n_annotations);
   for (int t = 0; t < SPEC_NS_COUNT; t++)
     free(spec->namespaces[t].path);
   free(spec->uid_mappings);
@@ -342,14 +342,11 @@ void spec_clear(struct spec *spec)
     free(spec->devices[i].path);
   free(spec->devices);
   free(spec->cgroups_path);
-  free(spec->resources.cpuset_cpus);
-  free(spec->resources.cpuset_mems);
-  free(spec->resources.devices);
-  key_values_free(spec->resources.unified, spec->resources.n_unified);
+  spec_resources_free(&spec->resources);
   cJSON_Delete(spec->seccomp);
   strv_free(spec->masked_paths);
   strv_free(spec->readonly_paths);
-  key_values_free(spec->sysctl, spec->n_sysctl);
+  spec_key_values_free(spec->sysctl, spec->n_sysctl);
   memset(spec, 0, sizeof(*spec));
   spec_resources_init(&spec->resources);
 }

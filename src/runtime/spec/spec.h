@@ -27,6 +27,32 @@ struct spec_rlimit {
   uint64_t soft, hard;
 };
 
+/* process.scheduler: the policies cpu.max throttles (the realtime ones are
+ * refused), for sched_setattr. */
+struct spec_scheduler {
+  bool set;
+  int policy;          /* SCHED_OTHER (SCHED_NORMAL), SCHED_BATCH or SCHED_IDLE */
+  int nice;            /* -20..19 */
+  unsigned long flags; /* SCHED_FLAG_KEEP_POLICY (the policy stays the runtime's) */
+};
+
+/* process.ioPriority: the best-effort or the idle class, for ioprio_set. */
+struct spec_io_priority {
+  bool set;
+  int io_class; /* IOPRIO_CLASS_BE or IOPRIO_CLASS_IDLE */
+  int level;    /* 0 (the highest) to 7 */
+};
+
+/* linux.memoryPolicy, for set_mempolicy: its nodes as a bit mask. */
+enum { SPEC_NUMA_NODES_MAX = 1024 };
+struct spec_memory_policy {
+  bool set;
+  int mode;            /* MPOL_DEFAULT, MPOL_BIND, ... */
+  unsigned long flags; /* MPOL_F_STATIC_NODES, MPOL_F_RELATIVE_NODES, MPOL_F_NUMA_BALANCING */
+  unsigned long nodes[SPEC_NUMA_NODES_MAX / (8 * sizeof(unsigned long))];
+  unsigned max_node; /* one above the highest node named; 0: none */
+};
+
 struct spec_process {
   bool terminal;
   unsigned console_height, console_width; /* 0: not given */
@@ -46,6 +72,8 @@ struct spec_process {
   bool no_new_privileges;
   bool oom_score_adj_set;
   int oom_score_adj;
+  struct spec_scheduler scheduler;
+  struct spec_io_priority io_priority;
 };
 
 /* MS_* bits split the way mount_setattr and propagation need them. */
@@ -116,7 +144,40 @@ struct spec_key_value {
   char *value;
 };
 
-/* Every limit is optional: a *_set flag, or -1 for an absent int64. */
+/* A block device by its numbers (12 and 20 bits), as cgroup v2 names it. */
+struct spec_block_device {
+  uint32_t major, minor;
+};
+/* linux.resources.blockIO.weightDevice[]: a device's own weight. */
+struct spec_blkio_weight_device {
+  struct spec_block_device device; /* first: the lists are searched by it */
+  uint16_t weight;                 /* 10..1000; 0: not given (the entry asks for nothing) */
+};
+/* One throttle*Device[] entry: a rate for one device. */
+struct spec_blkio_throttle {
+  struct spec_block_device device; /* first */
+  uint64_t rate;                   /* bytes or operations a second; 0: no limit, as on cgroup v1 */
+};
+struct spec_blkio_throttles {
+  struct spec_blkio_throttle *items; /* each device at most once */
+  size_t n;
+};
+enum spec_throttle_kind {
+  SPEC_THROTTLE_READ_BPS,
+  SPEC_THROTTLE_WRITE_BPS,
+  SPEC_THROTTLE_READ_IOPS,
+  SPEC_THROTTLE_WRITE_IOPS,
+  SPEC_THROTTLE_KIND_COUNT
+};
+/* linux.resources.hugepageLimits[]: one page size's limit. */
+struct spec_hugepage_limit {
+  char *page_size;     /* the kernel's name of the size: "2MB", "1GB", "64KB" */
+  uint64_t page_bytes; /* that size in bytes */
+  uint64_t limit;      /* bytes, a multiple of page_bytes */
+};
+
+/* Every limit is optional: a *_set flag, or -1 for an absent int64; the
+ * members after pids_limit are unset when zero. */
 struct spec_resources {
   int64_t memory_limit;       /* bytes; -1 in the file (unlimited) is kept as INT64_MAX;
                                  unset: -1 */
@@ -135,6 +196,14 @@ struct spec_resources {
   struct spec_key_value *unified; /* cgroup v2 file name (no '/', never "." or "..") ->
                                      value, as given */
   size_t n_unified;
+  bool cpu_idle_set;
+  int64_t cpu_idle;      /* 0 or 1 */
+  uint16_t blkio_weight; /* 10..1000; 0: not given (dockerd writes 0 for every container) */
+  struct spec_blkio_weight_device *blkio_weight_devices; /* each device at most once */
+  size_t n_blkio_weight_devices;
+  struct spec_blkio_throttles blkio_throttles[SPEC_THROTTLE_KIND_COUNT];
+  struct spec_hugepage_limit *hugepage_limits; /* each page size at most once */
+  size_t n_hugepage_limits;
 };
 
 struct spec_hook {
@@ -196,6 +265,9 @@ struct spec {
                                     component */
   size_t n_sysctl;
   unsigned long rootfs_propagation; /* 0: unset (ocirun makes the tree private) */
+  bool personality_set;
+  int personality; /* PER_LINUX or PER_LINUX32 */
+  struct spec_memory_policy memory_policy;
 };
 
 /* Parses a configuration. *spec is cleared first (not freed: spec_clear a
@@ -218,6 +290,16 @@ const char *spec_namespace_name(enum spec_namespace_type type);
 /* The index-th mount option the parser accepts by name ("ro", "rbind",
  * ...; not the ones it refuses), NULL past the last: `ocirun features`. */
 const char *spec_mount_option_name(size_t index);
+/* The spec's name of a value of process.scheduler.policy,
+ * process.ioPriority.class, linux.personality.domain or
+ * linux.memoryPolicy.mode ("?" for another). */
+enum spec_attr_names {
+  SPEC_NAMES_SCHEDULER_POLICY,
+  SPEC_NAMES_IO_CLASS,
+  SPEC_NAMES_PERSONALITY,
+  SPEC_NAMES_MEMORY_POLICY_MODE
+};
+const char *spec_attr_name(enum spec_attr_names table, long value);
 /* The spec's names for hook lists ("prestart", "createRuntime", ...). */
 const char *spec_hook_kind_name(enum spec_hook_kind kind);
 

@@ -162,6 +162,20 @@ int spec_number_u32(const cJSON *item, const char *path, uint32_t *out, oci_erro
   return 0;
 }
 
+int spec_array_start(const cJSON *array, const char *path, size_t entry_size, void **entries,
+                     oci_error_t *err)
+{
+  *entries = NULL;
+  if (array == NULL)
+    return 0;
+  if (spec_expect_array(array, path, err) < 0)
+    return -1;
+  *entries = calloc((size_t)cJSON_GetArraySize(array) + 1, entry_size);
+  if (*entries == NULL)
+    return spec_out_of_memory(err, path);
+  return 1;
+}
+
 int spec_string_dup(const cJSON *item, const char *path, char **out, oci_error_t *err)
 {
   if (spec_expect_type(item, path, cJSON_String, "a string", err) < 0)

@@ -115,7 +115,9 @@ static int read_config(int run_fd, const char *root, const char *name, char **co
   size_t length;
 
   snprintf(file, sizeof(file), "%s/" RUN_CONFIG, name);
-  snprintf(what, sizeof(what), "run '%s': '%s/run/%s'", name, root, file);
+  /* a message: a root too long for it is cut short */
+  if (snprintf(what, sizeof(what), "run '%s': '%s/run/%s'", name, root, file) < 0)
+    what[0] = '\0';
   if (dir_fd < 0 || fstat(dir_fd, &st) < 0)
     return errno == ENOENT
                ? oci_error_set(err, 0, "run '%s' has no run dir: it cannot be joined", name)
@@ -130,17 +132,19 @@ static int read_config(int run_fd, const char *root, const char *name, char **co
   return oci_file_read_fd(fd, what, RUN_CONFIG_MAX, config, &length, err);
 }
 
-int run_state_find_live(const struct state_root *state, const char *name, struct run_record *record,
-                        char **config, oci_error_t *err)
+int run_state_find_live(const struct state_root *state, const struct state_name *checked,
+                        struct run_record *record, char **config, oci_error_t *err)
 {
   const char *root = state->path;
+  const char *name = checked->text;
   int run_fd = state->folder_fd[STATE_RUN];
   struct record_seen seen;
   char file[256];
 
   memset(record, 0, sizeof(*record));
   *config = NULL;
-  if (state_name_check("run name", name, err) < 0)
+  /* checked by the caller where it entered (exec's ID|NAME, a verb's id) */
+  if (state_name_guard(checked, err) < 0)
     return -1;
   if (run_fd < 0)
     return 0; /* no run has ever been recorded */

@@ -44,6 +44,24 @@ int state_name_check(const char *kind, const char *name, oci_error_t *err)
                        kind, name != NULL ? name : "", STATE_NAME_MAX);
 }
 
+int state_name_take(const char *kind, const char *name, struct state_name *checked,
+                    oci_error_t *err)
+{
+  memset(checked->text, 0, sizeof(checked->text));
+  if (state_name_check(kind, name, err) < 0)
+    return -1;
+  memcpy(checked->text, name, strlen(name)); /* at most STATE_NAME_MAX: the NUL stays */
+  return 0;
+}
+
+int state_name_guard(const struct state_name *name, oci_error_t *err)
+{
+  if (name != NULL && memchr(name->text, '\0', sizeof(name->text)) != NULL &&
+      state_name_valid(name->text))
+    return 0;
+  return oci_error_set(err, EINVAL, "state: a name that was never checked reached the store");
+}
+
 /* True (and *err dropped) when the failure was a missing directory. */
 static bool missing(oci_error_t *err)
 {

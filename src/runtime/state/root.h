@@ -23,6 +23,22 @@ bool state_name_valid(const char *name);
 /* 0, or -1 with *err "invalid KIND 'NAME' (allowed: ...)"; kind says what
  * the name is ("run name", "container id"). */
 int state_name_check(const char *kind, const char *name, oci_error_t *err);
+/* A name checked where it entered, passed down as this value rather than
+ * checked again by every function it reaches: made only by state_name_take,
+ * which copies it (the bytes checked are the bytes used, whatever the
+ * caller's string does later). */
+struct state_name {
+  char text[STATE_NAME_MAX + 1];
+};
+/* state_name_check, then the copy into *checked; err may be NULL (a caller
+ * that only asks whether name is one). */
+int state_name_take(const char *kind, const char *name, struct state_name *checked,
+                    oci_error_t *err);
+/* For a function handed a state_name whose callers are outside its file:
+ * the guard that one built by hand, never by state_name_take, cannot
+ * become a path component (fail-closed). Not the rule's check: the name's
+ * error was given, naming what it is, where it entered. */
+int state_name_guard(const struct state_name *name, oci_error_t *err);
 
 enum state_folder { STATE_RUN, STATE_CONTAINERS, STATE_FOLDER_COUNT };
 

@@ -75,7 +75,8 @@ int run_state_set_container(const struct state_root *state, const char *name, in
 int run_state_write_config(const struct state_root *state, const char *name, const char *text,
                            oci_error_t *err);
 
-/* A live run by name, for `ocirun exec NAME`. Returns 0 when no record has
+/* A live run by name, for `ocirun exec NAME`: the name as checked where it
+ * entered (state_name_take). Returns 0 when no record has
  * the name; 1 with *record and *config (the config.json text, caller
  * frees) when its runner and its pid 1 are alive; -1 with *err otherwise:
  * the run is not running (its runner dead, its process ended or not
@@ -84,8 +85,8 @@ int run_state_write_config(const struct state_root *state, const char *name, con
  * own (mode 0600, run dir 0700, never through a symlink), and only when
  * pid 1 is the recorded runner's child, started when recorded, in the
  * recorded slice. */
-int run_state_find_live(const struct state_root *state, const char *name, struct run_record *record,
-                        char **config, oci_error_t *err);
+int run_state_find_live(const struct state_root *state, const struct state_name *name,
+                        struct run_record *record, char **config, oci_error_t *err);
 /* The checks on pid 1 again, for a caller about to join it: right before,
  * so that a pid reused meanwhile is never joined. */
 int run_state_check_container(const struct run_record *record, oci_error_t *err);
