@@ -33,6 +33,7 @@
 #include "oci/cleanup.h"
 #include "oci/events.h"
 #include "runtime/sysctl.h"
+#include "runtime/user.h"
 
 _Noreturn void child_report_and_exit(const struct launch *launch, int kind, int errno_value,
                                      const char *message)
@@ -493,6 +494,13 @@ static int enter_workdir(struct steps *s, oci_error_t *err)
   return 0;
 }
 
+/* In the container's root: HOME from its /etc/passwd for the process's uid
+ * when the environment has none (user.c), before the command lookup. */
+static int set_home(struct steps *s, oci_error_t *err)
+{
+  return user_default_home(s->launch->spec->process.uid, &s->launch->envp, err);
+}
+
 /* The command, found before the seccomp filter (lookup.c). A command that
  * is not there fails create, not start (as runc's create does): the caller
  * learns it while it still reads this process's report. */
@@ -703,6 +711,7 @@ static const struct step steps[] = {
     {"rlimits", apply_rlimits, BOTH, false},                    /* while CAP_SYS_RESOURCE is held */
     {"process-attrs", apply_process_attrs, BOTH, false},  /* scheduler, I/O, personality, NUMA */
     {"workdir", enter_workdir, BOTH, false},              /* resolved in the root */
+    {"home", set_home, BOTH, false},                      /* HOME from passwd when env has none */
     {"command", find_command, BOTH, true},                /* before a filter can deny openat2 */
     {"wait-for-start", wait_for_start, CONTAINER, false}, /* create: until `ocirun start` */
     {"seccomp-before-user", load_seccomp_before_user, BOTH, false}, /* without NNP */

@@ -394,7 +394,8 @@ int runtime_plan_build(const struct spec *spec, const struct runtime_options *op
     goto fail;
   }
   if (prepare_launch(&plan->launch, err) < 0 ||
-      slice_plan_build(spec, &plan->options, &plan->slice, err) < 0)
+      slice_plan_build(spec, &plan->options, &plan->slice, err) < 0 ||
+      mount_plan_set_slice(&plan->launch.plan, plan->slice.path, err) < 0)
     goto fail;
   if (mode == RUNTIME_PLAN_RUN)
     oci_emit(options->events, OCI_EVENT_PHASE, "plan", options->id, NULL);

@@ -223,3 +223,39 @@ void user_clear(struct run_user *user)
   free(user->home);
   *user = (struct run_user){0};
 }
+
+int user_default_home(uid_t uid, char *const **envp, oci_error_t *err)
+{
+  cleanup_close int root_fd = -1;
+  struct passwd_entry entry = {0};
+  char **env;
+  size_t n = 0;
+  int ret = -1;
+
+  for (; (*envp)[n] != NULL; n++) {
+    if (strncmp((*envp)[n], "HOME=", 5) == 0)
+      return 0;
+  }
+  root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0)
+    return oci_error_errno(err, "user: open the container's root for its /etc/passwd");
+  if (find_passwd(root_fd, NULL, uid, &entry, err) < 0)
+    goto out;
+  env = calloc(n + 2, sizeof(*env));
+  if (env == NULL) {
+    oci_error_errno(err, "user: allocate the environment");
+    goto out;
+  }
+  memcpy(env, *envp, n * sizeof(*env));
+  if (asprintf(&env[n], "HOME=%s", entry.found ? entry.home : "/") < 0) {
+    free(env);
+    oci_error_errno(err, "user: allocate HOME");
+    goto out;
+  }
+  *envp = env;
+  ret = 0;
+out:
+  free(entry.name);
+  free(entry.home);
+  return ret;
+}

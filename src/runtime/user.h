@@ -21,5 +21,10 @@ struct run_user {
 int user_resolve(int rootfs_fd, const char *spec, const char *option, struct run_user *out,
                  oci_error_t *err);
 void user_clear(struct run_user *user);
+/* Inside the container (its root is the process's "/", after pivot_root
+ * or an exec's setns): when *envp has no HOME, *envp becomes a copy with
+ * HOME set from the image's passwd entry for uid, or "/" when it has none
+ * (runc's and crun's rule); the copy lives until the process execs. */
+int user_default_home(uid_t uid, char *const **envp, oci_error_t *err);
 
 #endif

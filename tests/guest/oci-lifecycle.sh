@@ -164,6 +164,36 @@ for _ in $(seq 50); do [ "$(status_of c6)" = stopped ] && break; sleep 0.1; done
 check "... the command ran as the namespace's root" sh -c "head -1 '$TEST_TMP/c6.out' | grep -qx 0"
 check "... with the configured map" sh -c "sed -n 2p '$TEST_TMP/c6.out' | grep -Eq '^ *0 +100000 +65536\$'"
 oci delete --force c6 >/dev/null 2>&1
+
+# The same user namespace without a cgroup namespace: the kernel refuses a
+# cgroup2 mount there (EPERM, the create failed); the container's own
+# slice is bound instead (never the host's tree), read-only unless the
+# mount says rw.
+cgroup_view='["sh", "-c", "stat -c inode=%i /sys/fs/cgroup; grep \" /sys/fs/cgroup \" /proc/self/mountinfo; echo procs=$(cat /sys/fs/cgroup/cgroup.procs); ls /sys/fs/cgroup | grep -qx ocirun && echo host-tree; mkdir /sys/fs/cgroup/sub 2>&1"]'
+for mode in ro rw; do
+  id=c8$mode
+  check "a bundle with a user namespace and no cgroup namespace, cgroup mount $mode" bundle "$U/b$mode" "$cgroup_view" \
+    'c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "cgroup"] + [{"type": "user"}]; c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 100000, "size": 65536}]; c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 100000, "size": 65536}]
+for m in c["mounts"]:
+    if m["type"] == "cgroup": m["options"] = [o for o in m["options"] if o not in ("ro", "rw")] + ["'$mode'"]'
+  expect_exit 0 "create $id (cgroup mount in a user namespace without a cgroup namespace)" \
+    eval "oci create --bundle '$U/b$mode' $id </dev/null >'$TEST_TMP/$id.out' 2>&1"
+  slice_inode=$(stat -c %i "$PARENT/$id" 2>/dev/null)
+  expect_exit 0 "start $id" oci start $id
+  for _ in $(seq 50); do [ "$(status_of $id)" = stopped ] && break; sleep 0.1; done
+  sed 's/^/# '$id': /' "$TEST_TMP/$id.out"
+  check "... /sys/fs/cgroup is the container's own slice (inode $slice_inode)" \
+    grep -qx "inode=$slice_inode" "$TEST_TMP/$id.out"
+  check "... holding its own process, and nothing of the host's tree" \
+    sh -c "grep -Eq '^procs=(.* )?1( |\$)' '$TEST_TMP/$id.out' && ! grep -qx host-tree '$TEST_TMP/$id.out'"
+  if [ $mode = ro ]; then
+    check "... read-only (mountinfo ro, mkdir: read-only file system)" \
+      sh -c "grep -q ' /sys/fs/cgroup ro,' '$TEST_TMP/$id.out' && grep -q 'Read-only file system' '$TEST_TMP/$id.out'"
+  else
+    check "... read-write, as the mount says (mountinfo rw)" grep -q ' /sys/fs/cgroup rw,' "$TEST_TMP/$id.out"
+  fi
+  oci delete --force $id >/dev/null 2>&1
+done
 rm -rf "$U"
 
 # linux.devices under a deny-all linux.resources.devices: the node is made

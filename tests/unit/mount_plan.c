@@ -445,9 +445,8 @@ static void test_paths_and_devices(void)
   ok(i >= 0, "maskedPaths: a mask op");
   is_str(plan.ops[i].source, "/dev/null", "masked with the host's /dev/null");
   is_int(plan.ops[i].rdev, makedev(1, 3), "which must be 1:3");
-  is_int(plan.ops[i].attr,
-         MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-         "the mask is ro, nosuid, nodev, noexec");
+  is_int(plan.ops[i].attr, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+         "the mask is ro, nosuid, noexec, not nodev (the null device reads empty there)");
   ok(find(&plan, MOUNT_OP_MASK, "/sys/firmware") == i + 1, "masks in order");
   i = find(&plan, MOUNT_OP_READ_ONLY, "/proc/sys");
   ok(i > find(&plan, MOUNT_OP_MASK, "/sys/firmware"), "readonlyPaths after maskedPaths");
@@ -583,6 +582,106 @@ static void test_refusals(void)
      "names linux.devices[0].path, the root itself (%s)", msg);
 }
 
+/* A cgroup mount in a user namespace without a cgroup namespace of its
+ * own (the kernel refuses cgroup2 there, EPERM): the container's slice is
+ * bound instead, read-only unless the mount says rw; with a cgroup
+ * namespace, or without a user namespace, it stays a cgroup2 mount. */
+static void test_cgroup_in_user_namespace(void)
+{
+  static const char cgroup_ro[] = "'mounts': [{'destination': '/sys/fs/cgroup', 'type': 'cgroup', "
+                                  "'source': 'cgroup', 'options': ['nosuid', 'noexec', 'nodev', "
+                                  "'relatime', 'ro']}, {'destination': '/rw', 'type': 'cgroup2', "
+                                  "'source': 'cgroup', 'options': ['rw']}, {'destination': "
+                                  "'/plain', 'type': 'cgroup'}]";
+  const char *slice = "/sys/fs/cgroup/ocirun/c8";
+  char fragment[1024], msg[1024];
+  struct mount_plan plan;
+  oci_error_t err = NULL;
+  int i;
+
+  snprintf(fragment, sizeof(fragment),
+           "%s, 'linux': {'namespaces': [{'type': 'mount'}, "
+           "{'type': 'user'}], 'uidMappings': [{'containerID': 0, 'hostID': 1000, 'size': 1}], "
+           "'gidMappings': [{'containerID': 0, 'hostID': 1000, 'size': 1}]}",
+           cgroup_ro);
+  is_int(build_from_config(fragment, &plan, msg, sizeof(msg)), 0,
+         "user namespace, no cgroup namespace: builds (%s)", msg);
+  is_int(find(&plan, MOUNT_OP_FILESYSTEM, "/sys/fs/cgroup"), -1, "... no cgroup2 mount");
+  i = find(&plan, MOUNT_OP_BIND_CGROUP, "/sys/fs/cgroup");
+  ok(i >= 0, "... the container's cgroup is bound at /sys/fs/cgroup");
+  ok(i >= 0 && plan.ops[i].source == NULL, "... its slice still to be named");
+  is_int(mount_plan_set_slice(&plan, slice, &err), 0, "... the slice named");
+  ok(i >= 0 && plan.ops[i].source != NULL && strcmp(plan.ops[i].source, slice) == 0,
+     "... the source is the container's own slice, not the host's tree");
+  is_int(i >= 0 ? plan.ops[i].attr : 0,
+         MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+         "... ro, nosuid, nodev, noexec as the mount says");
+  i = find(&plan, MOUNT_OP_BIND_CGROUP, "/rw");
+  ok(i >= 0 && !(plan.ops[i].attr & MOUNT_ATTR_RDONLY) &&
+         (plan.ops[i].attr_clr & MOUNT_ATTR_RDONLY),
+     "... read-write where the mount says rw");
+  i = find(&plan, MOUNT_OP_BIND_CGROUP, "/plain");
+  ok(i >= 0 && (plan.ops[i].attr & MOUNT_ATTR_RDONLY), "... read-only where it says nothing");
+  mount_plan_clear(&plan);
+
+  is_int(build_from_config(fragment, &plan, msg, sizeof(msg)), 0, "again, without a slice");
+  is_int(mount_plan_set_slice(&plan, NULL, &err), -1, "... refused");
+  ok(err != NULL && strstr(err->message, "config.json: mounts[0]") != NULL &&
+         strstr(err->message, "has none (--unsafe-no-cgroup)") != NULL,
+     "... naming the mount (%s)", err != NULL ? err->message : "");
+  oci_error_free(&err);
+  mount_plan_clear(&plan);
+
+  snprintf(fragment, sizeof(fragment),
+           "%s, 'linux': {'namespaces': [{'type': 'mount'}, "
+           "{'type': 'user'}, {'type': 'cgroup'}], 'uidMappings': [{'containerID': 0, "
+           "'hostID': 1000, 'size': 1}], 'gidMappings': [{'containerID': 0, 'hostID': 1000, "
+           "'size': 1}]}",
+           cgroup_ro);
+  is_int(build_from_config(fragment, &plan, msg, sizeof(msg)), 0,
+         "user and cgroup namespaces: builds (%s)", msg);
+  ok(find(&plan, MOUNT_OP_FILESYSTEM, "/sys/fs/cgroup") >= 0 &&
+         count(&plan, MOUNT_OP_BIND_CGROUP) == 0,
+     "... a cgroup2 mount of its own");
+  is_int(mount_plan_set_slice(&plan, NULL, &err), 0, "... which needs no slice");
+  mount_plan_clear(&plan);
+
+  snprintf(fragment, sizeof(fragment), "%s, 'linux': {'namespaces': [{'type': 'mount'}]}",
+           cgroup_ro);
+  is_int(build_from_config(fragment, &plan, msg, sizeof(msg)), 0, "no user namespace: builds (%s)",
+         msg);
+  ok(find(&plan, MOUNT_OP_FILESYSTEM, "/sys/fs/cgroup") >= 0 &&
+         count(&plan, MOUNT_OP_BIND_CGROUP) == 0,
+     "... a cgroup2 mount");
+  mount_plan_clear(&plan);
+}
+
+/* process.cwd is made after the mounts and before the root turns
+ * read-only (then it could not be); no process, no op. */
+static void test_workdir(void)
+{
+  struct spec_mount tmp = {.destination = "/tmp", .type = "tmpfs"};
+  struct spec spec = {.mounts = &tmp, .n_mounts = 1, .root_readonly = true, .has_process = true};
+  struct mount_plan plan;
+  char msg[1024];
+  int i;
+
+  spec.process.cwd = "/work/dir";
+  is_int(build(&spec, &bind_root, false, &plan, msg, sizeof(msg)), 0, "process.cwd: builds (%s)",
+         msg);
+  i = find(&plan, MOUNT_OP_MAKE_WORKDIR, "/work/dir");
+  ok(i > find(&plan, MOUNT_OP_FILESYSTEM, "/tmp"), "the workdir op is after the mounts");
+  ok(i >= 0 && i < find(&plan, MOUNT_OP_ROOT_READ_ONLY, "/"),
+     "... and before the root turns read-only");
+  ok(i >= 0 && strcmp(plan.ops[i].what, "the working directory (process.cwd)") == 0,
+     "... named the working directory (process.cwd)");
+  mount_plan_clear(&plan);
+  spec.has_process = false;
+  is_int(build(&spec, &bind_root, false, &plan, msg, sizeof(msg)), 0, "no process: builds");
+  is_int(count(&plan, MOUNT_OP_MAKE_WORKDIR), 0, "... and makes no workdir");
+  mount_plan_clear(&plan);
+}
+
 int main(void)
 {
   test_overlay_empty_spec();
@@ -594,5 +693,7 @@ int main(void)
   test_paths_and_devices();
   test_bind_dev();
   test_refusals();
+  test_cgroup_in_user_namespace();
+  test_workdir();
   return unit_done();
 }

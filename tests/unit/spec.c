@@ -1073,9 +1073,55 @@ static void test_bundle(void)
   rmdir(dir);
 }
 
+/* hostname/domainname with a sysctl of the same name: refused when they
+ * differ (the sysctl, applied after the field, would win), either
+ * spelling; the same value, or either alone, is taken. */
+static void test_uts_sysctl(void)
+{
+  static const struct {
+    const char *fields, *sysctl, *want; /* want NULL: accepted */
+  } cases[] = {
+      {"'hostname': 'a',", "'kernel.hostname': 'b'",
+       "linux.sysctl.kernel.hostname: 'b' conflicts with hostname 'a' (the field sets it): "
+       "refused"},
+      {"'hostname': 'a',", "'kernel/hostname': 'b'",
+       "linux.sysctl.kernel/hostname: 'b' conflicts with hostname 'a'"},
+      {"'domainname': 'd',", "'kernel.domainname': 'e'",
+       "linux.sysctl.kernel.domainname: 'e' conflicts with domainname 'd'"},
+      {"'hostname': 'a', 'domainname': 'd',", "'kernel.domainname': 'e'",
+       "conflicts with domainname 'd'"},
+      {"'hostname': 'a',", "'kernel.hostname': 'a'", NULL},
+      {"'hostname': 'a',", "'kernel.domainname': 'e'", NULL},
+      {"", "'kernel.hostname': 'b'", NULL},
+      {"'domainname': 'd',", "'kernel.hostname': 'b'", NULL},
+  };
+
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char text[1024], msg[1024];
+    struct spec s;
+    int ret;
+
+    snprintf(text, sizeof(text),
+             "{'ociVersion': '1.0.2', 'root': {'path': 'rootfs'}, %s"
+             " 'process': {'args': ['sh'], 'cwd': '/', 'user': {'uid': 0, 'gid': 0}},"
+             " 'linux': {'namespaces': [{'type': 'uts'}], 'sysctl': {%s}}}",
+             cases[i].fields, cases[i].sysctl);
+    ret = parse(text, &s, msg, sizeof(msg));
+    spec_clear(&s);
+    if (cases[i].want == NULL) {
+      if (!ok(ret == 0, "%s beside %s: accepted", cases[i].sysctl, cases[i].fields))
+        printf("#   message: '%s'\n", msg);
+    } else if (!ok(ret == -1 && strstr(msg, cases[i].want) != NULL, "%s beside %s: refused: %s",
+                   cases[i].sysctl, cases[i].fields, cases[i].want)) {
+      printf("#   returned %d, message: '%s'\n", ret, msg);
+    }
+  }
+}
+
 int main(void)
 {
   test_complete();
+  test_uts_sysctl();
   test_rules();
   test_refused_properties();
   test_block_io();

@@ -22,6 +22,7 @@
 
 #include "oci/cleanup.h"
 #include "oci/in_root.h"
+#include "runtime/cgroup/slice.h"
 #include "runtime/mount/internal.h"
 
 static int attach(int mount_fd, int target_fd)
@@ -325,9 +326,8 @@ static int apply_filesystem(const struct mount_op *op, int root_fd, oci_error_t 
  * the host tree before pivot_root, then cloned (with its submounts for
  * rbind) onto the destination: a directory for a directory, a file for
  * anything else. */
-static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
+static int bind_from(const struct mount_op *op, int source_fd, int root_fd, oci_error_t *err)
 {
-  cleanup_close int source_fd = open(op->source, O_PATH | O_CLOEXEC);
   cleanup_close int target_fd = -1;
   cleanup_close int mount_fd = -1;
   unsigned int recursive = op->recursive ? AT_RECURSIVE : 0;
@@ -335,7 +335,7 @@ static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
   struct mount_attr below = {.attr_set = op->attr_rec, .attr_clr = op->attr_rec_clr};
   struct stat st;
 
-  if (source_fd < 0 || fstat(source_fd, &st) < 0)
+  if (fstat(source_fd, &st) < 0)
     return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
   target_fd = open_checked_target(op, root_fd, S_ISDIR(st.st_mode), err);
   if (target_fd < 0)
@@ -354,6 +354,31 @@ static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
   if (attach(mount_fd, target_fd) < 0)
     return -1;
   return set_propagation(mount_fd, op);
+}
+
+static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
+{
+  cleanup_close int source_fd = open(op->source, O_PATH | O_CLOEXEC);
+
+  if (source_fd < 0)
+    return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
+  return bind_from(op, source_fd, root_fd, err);
+}
+
+/* The container's slice, found again in this namespace's copy of the
+ * host's cgroup2 tree the way every recorded cgroup is (beneath the mount,
+ * no symlink, checked to be cgroup2), and bound alone: a tree whose root
+ * is the slice, as a cgroup namespace would show it. */
+static int apply_bind_cgroup(const struct mount_op *op, int root_fd, oci_error_t *err)
+{
+  cleanup_close int source_fd = -1;
+
+  if (op->source == NULL)
+    return oci_error_set(err, 0, "%s: no slice to bind", mount_op_label(op));
+  source_fd = cgroup_open_path(op->source, err);
+  if (source_fd < 0)
+    return oci_error_wrap(err, "%s: the container's cgroup", mount_op_label(op));
+  return bind_from(op, source_fd, root_fd, err);
 }
 
 /* A detached clone of a host device node (source is a host path, resolved
@@ -456,7 +481,12 @@ static int apply_make_device(const struct mount_op *op, int root_fd, oci_error_t
   return attach(mount_fd, target_fd);
 }
 
-/* A missing path needs no mask; anything else present is covered. */
+/* A missing path needs no mask; anything else present is covered: a
+ * directory by an empty read-only tmpfs, anything else by the host's null
+ * device (checked to be 1:3), a mount of that one inode whose device is
+ * usable there: it reads empty. nodev on it would make it EACCES; what
+ * nodev guards against, a node the workload makes, cannot be made in a
+ * mount that is a single device file. */
 static int apply_mask(const struct mount_op *op, int root_fd)
 {
   cleanup_close int target_fd = in_root_open(root_fd, op->target, O_PATH | O_NOFOLLOW);
@@ -469,7 +499,7 @@ static int apply_mask(const struct mount_op *op, int root_fd)
   if (fstat(target_fd, &st) < 0)
     return -1;
   if (S_ISDIR(st.st_mode)) {
-    mount_fd = make_filesystem("tmpfs", "tmpfs", "size=0,mode=555", op->attr);
+    mount_fd = make_filesystem("tmpfs", "tmpfs", "size=0,mode=555", op->attr | MOUNT_ATTR_NODEV);
   } else {
     mount_fd = open_host_device(op->source, op->dev_type, op->rdev);
     if (mount_fd >= 0 && mount_setattr(mount_fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
@@ -551,6 +581,29 @@ static int apply_write_file(const struct mount_op *op, int root_fd)
   return 0;
 }
 
+/* The working directory as the process will enter it (child.c's
+ * enter_workdir resolves the same path the same way): made one component
+ * at a time inside the root, each parent resolved there (oci/in_root.c),
+ * so a symlink of the image, absolute or climbing with "..", leads to a
+ * directory inside the root and never makes one outside it. Made only on
+ * an ordinary directory: never a directory in procfs, sysfs or a cgroup
+ * (a new cgroup) through the root's symlinks. */
+static int apply_make_workdir(const struct mount_op *op, int root_fd, oci_error_t *err)
+{
+  cleanup_close int fd = in_root_open(root_fd, op->target, O_PATH | O_DIRECTORY);
+
+  /* there, or not a missing one (a magic link, a file): entering it
+   * refuses it (child.c's enter_workdir) */
+  if (fd >= 0 || errno != ENOENT)
+    return 0;
+  if (check_landing(op, root_fd, -1, err) < 0)
+    return -1;
+  fd = in_root_make_directories(root_fd, op->target);
+  if (fd < 0)
+    return oci_error_errno(err, "%s '%s': make it inside the root", mount_op_label(op), op->target);
+  return check_landing(op, root_fd, fd, err);
+}
+
 static int apply_root_read_only(const struct mount_op *op, int root_fd)
 {
   struct mount_attr attr = {.attr_set = op->attr};
@@ -575,7 +628,8 @@ static int apply_pivot_root(int root_fd)
 /* The host path a step takes a device or a bind from, for its message. */
 static const char *host_source(const struct mount_op *op)
 {
-  return op->kind == MOUNT_OP_BIND_DEVICE || op->kind == MOUNT_OP_MASK || op->kind == MOUNT_OP_BIND
+  return op->kind == MOUNT_OP_BIND_DEVICE || op->kind == MOUNT_OP_MASK ||
+                 op->kind == MOUNT_OP_BIND || op->kind == MOUNT_OP_BIND_CGROUP
              ? op->source
              : NULL;
 }
@@ -627,6 +681,9 @@ int mount_plan_apply_pausing(const struct mount_plan *plan, const struct mount_p
     case MOUNT_OP_BIND:
       ret = apply_bind(op, root_fd, &step_err);
       break;
+    case MOUNT_OP_BIND_CGROUP:
+      ret = apply_bind_cgroup(op, root_fd, &step_err);
+      break;
     case MOUNT_OP_BIND_DEVICE:
       ret = apply_bind_device(op, root_fd, &step_err);
       break;
@@ -644,6 +701,9 @@ int mount_plan_apply_pausing(const struct mount_plan *plan, const struct mount_p
       break;
     case MOUNT_OP_WRITE_FILE:
       ret = apply_write_file(op, root_fd);
+      break;
+    case MOUNT_OP_MAKE_WORKDIR:
+      ret = apply_make_workdir(op, root_fd, &step_err);
       break;
     case MOUNT_OP_ROOT_READ_ONLY:
       ret = apply_root_read_only(op, root_fd);

@@ -207,7 +207,8 @@ static bool landing_allowed(const struct mount_op *op, enum landing where, int r
     /* sysfs's own fs/cgroup is where a cgroup goes */
     __attribute__((fallthrough));
   case LAND_CGROUP:
-    return (fs || op->kind == MOUNT_OP_BIND) && strcmp(op->target, "/sys/fs/cgroup") == 0 &&
+    return (fs || op->kind == MOUNT_OP_BIND || op->kind == MOUNT_OP_BIND_CGROUP) &&
+           strcmp(op->target, "/sys/fs/cgroup") == 0 &&
            lies_at(root_fd, "/sys", SYSFS_MAGIC, "fs/cgroup", fd);
   case LAND_DEVPTS:
     return fs && strcmp(op->fstype, "devpts") == 0 && strcmp(op->target, "/dev/pts") == 0;

@@ -22,12 +22,17 @@ enum mount_op_kind {
   MOUNT_OP_ROOT_BIND,      /* the bundle's root.path bound (recursively) onto itself */
   MOUNT_OP_FILESYSTEM,     /* a fresh filesystem (proc, sysfs, tmpfs, devpts, mqueue, cgroup2) */
   MOUNT_OP_BIND,           /* a host path of the config (mounts[] bind/rbind) */
+  MOUNT_OP_BIND_CGROUP,    /* a cgroup mount in a user namespace without a cgroup namespace of
+                              its own (the kernel refuses cgroup2 there): the container's own
+                              slice bound instead, source its host path (mount_plan_set_slice) */
   MOUNT_OP_BIND_DEVICE,    /* a host device node bound onto an empty file */
   MOUNT_OP_MAKE_DEVICE,    /* mknod in the container's tree, then bound onto itself, dev */
   MOUNT_OP_MASK,           /* /dev/null over a file, an empty read-only tmpfs over a directory */
   MOUNT_OP_READ_ONLY,      /* the path re-bound onto itself read-only */
   MOUNT_OP_SYMLINK,        /* source is the link's text */
   MOUNT_OP_WRITE_FILE,     /* a small file of the run (/etc/hostname): data is its text */
+  MOUNT_OP_MAKE_WORKDIR,   /* process.cwd made inside the root when missing, after the mounts
+                              and before the root turns read-only */
   MOUNT_OP_ROOT_READ_ONLY, /* root.readonly: the root mount read-only */
   MOUNT_OP_PIVOT_ROOT,     /* into the new root; the old root detached */
   MOUNT_OP_PROPAGATION,    /* linux.rootfsPropagation on the new root, after pivot_root */
@@ -113,13 +118,19 @@ struct mount_root {
 };
 
 /* The plan for spec (mounts, linux.devices, maskedPaths, readonlyPaths,
- * root.readonly, rootfsPropagation) on root. user_namespace: the container
+ * process.cwd, root.readonly, rootfsPropagation) on root. user_namespace: the container
  * has its own user namespace, which changes two things: overlayfs keeps its
  * metadata in user.* xattrs, and linux.devices are the host's nodes bound
  * (mknod needs the initial namespace's CAP_MKNOD). Refusals name the
  * property ("config.json: mounts[1].type: ..."). */
 int mount_plan_build(const struct spec *spec, const struct mount_root *root, bool user_namespace,
                      struct mount_plan *plan, oci_error_t *err);
+/* The container's slice (its host path; NULL: none, --unsafe-no-cgroup)
+ * as the source of every MOUNT_OP_BIND_CGROUP: set once the slice's path
+ * is known, before the plan is printed or applied. Without a slice such a
+ * mount is refused, naming it: nothing else of the host's cgroup tree is
+ * the container's to see. */
+int mount_plan_set_slice(struct mount_plan *plan, const char *slice_path, oci_error_t *err);
 void mount_plan_print(const struct mount_plan *plan, FILE *out);
 /* The kind's name in the printed plan ("bind", "mask"...). */
 const char *mount_op_kind_name(enum mount_op_kind kind);

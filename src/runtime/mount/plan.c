@@ -69,12 +69,14 @@ static const char *const kind_names[] = {
     [MOUNT_OP_ROOT_BIND] = "root-bind",
     [MOUNT_OP_FILESYSTEM] = "mount",
     [MOUNT_OP_BIND] = "bind",
+    [MOUNT_OP_BIND_CGROUP] = "bind-cgroup",
     [MOUNT_OP_BIND_DEVICE] = "bind-device",
     [MOUNT_OP_MAKE_DEVICE] = "make-device",
     [MOUNT_OP_MASK] = "mask",
     [MOUNT_OP_READ_ONLY] = "read-only",
     [MOUNT_OP_SYMLINK] = "symlink",
     [MOUNT_OP_WRITE_FILE] = "write-file",
+    [MOUNT_OP_MAKE_WORKDIR] = "workdir",
     [MOUNT_OP_ROOT_READ_ONLY] = "root-read-only",
     [MOUNT_OP_PIVOT_ROOT] = "pivot-root",
     [MOUNT_OP_PROPAGATION] = "propagation",
@@ -308,9 +310,21 @@ static int bind_source(const struct spec_mount *m, size_t index, const struct mo
   return 0;
 }
 
-static int add_spec_mount(struct mount_plan *plan, const struct spec_mount *m, size_t index,
+/* A cgroup mount the kernel refuses: in a user namespace, cgroup2 mounts
+ * only in a cgroup namespace that namespace owns. runc and crun then bind
+ * the host's cgroup tree; ocirun binds the container's own slice, which is
+ * what a cgroup namespace would have shown as the root, and nothing
+ * above it. */
+static bool cgroup_needs_bind(const struct spec *spec, const char *fstype)
+{
+  return fstype != NULL && strcmp(fstype, "cgroup2") == 0 &&
+         spec->namespaces[SPEC_NS_USER].present && !spec->namespaces[SPEC_NS_CGROUP].present;
+}
+
+static int add_spec_mount(struct mount_plan *plan, const struct spec *spec, size_t index,
                           const struct mount_root *root, oci_error_t *err)
 {
+  const struct spec_mount *m = &spec->mounts[index];
   char what[64];
   cleanup_free char *source = NULL;
   cleanup_free char *data = NULL;
@@ -337,16 +351,24 @@ static int add_spec_mount(struct mount_plan *plan, const struct spec_mount *m, s
                            "tmpfs, proc, sysfs, devpts, mqueue, cgroup, cgroup2 and bind mounts)",
                            index, m->type);
   }
-  if (mount_options(m, index, m->bind, &set, &clr, &data, err) < 0)
+  if (mount_options(m, index, m->bind || cgroup_needs_bind(spec, fstype), &set, &clr, &data, err) <
+      0)
     return -1;
   /* Every filesystem the workload could write is nodev unless the config
    * says "dev" (the device cgroup is the other layer, absent rootless);
    * devpts's nodes are its purpose. A bind keeps what the host path is. */
   if (!m->bind && strcmp(fstype, "devpts") != 0 && !(clr & MOUNT_ATTR_NODEV))
     set |= MOUNT_ATTR_NODEV;
-  op = add_op(plan, m->bind ? MOUNT_OP_BIND : MOUNT_OP_FILESYSTEM,
-              m->bind ? source : (m->source != NULL ? m->source : fstype), m->destination, fstype,
-              set, data, err);
+  if (cgroup_needs_bind(spec, fstype)) {
+    /* read-only unless the mount says "rw": the host's files of the slice */
+    if (!(clr & MOUNT_ATTR_RDONLY))
+      set |= MOUNT_ATTR_RDONLY;
+    op = add_op(plan, MOUNT_OP_BIND_CGROUP, NULL, m->destination, fstype, set, NULL, err);
+  } else {
+    op = add_op(plan, m->bind ? MOUNT_OP_BIND : MOUNT_OP_FILESYSTEM,
+                m->bind ? source : (m->source != NULL ? m->source : fstype), m->destination, fstype,
+                set, data, err);
+  }
   if (op == NULL)
     return -1;
   op->attr_clr = clr;
@@ -488,8 +510,11 @@ static int add_paths(struct mount_plan *plan, char *const *paths, const char *na
     snprintf(what, sizeof(what), "linux.%s[%zu]", name, i);
     if (container_path(paths[i], what, &target, err) < 0)
       return -1;
+    /* A file's mask is the host's null device, bound alone: without
+     * nodev, so that it reads empty (as runc's, crun's and Docker's), not
+     * EACCES; a directory's is a nodev tmpfs (apply_mask). */
     op = add_op(plan, kind, kind == MOUNT_OP_MASK ? "/dev/null" : NULL, target, NULL,
-                RO_NOSUID_NODEV_NOEXEC, NULL, err);
+                kind == MOUNT_OP_MASK ? HOST_DEVICE_ATTR : RO_NOSUID_NODEV_NOEXEC, NULL, err);
     if (op == NULL)
       return -1;
     op->dev_type = 'c';
@@ -611,7 +636,7 @@ int mount_plan_build(const struct spec *spec, const struct mount_root *root, boo
       goto fail;
   }
   for (size_t i = 0; i < spec->n_mounts; i++) {
-    if (add_spec_mount(plan, &spec->mounts[i], i, root, err) < 0)
+    if (add_spec_mount(plan, spec, i, root, err) < 0)
       goto fail;
   }
   for (size_t i = 0; i < spec->n_devices; i++) {
@@ -623,6 +648,13 @@ int mount_plan_build(const struct spec *spec, const struct mount_root *root, boo
   if (add_paths(plan, spec->masked_paths, "maskedPaths", MOUNT_OP_MASK, err) < 0 ||
       add_paths(plan, spec->readonly_paths, "readonlyPaths", MOUNT_OP_READ_ONLY, err) < 0)
     goto fail;
+  /* As runc and crun: a missing working directory is made while the root
+   * can still be written, so that a read-only root may start in one. */
+  if (spec->has_process && spec->process.cwd != NULL) {
+    op = add_op(plan, MOUNT_OP_MAKE_WORKDIR, NULL, spec->process.cwd, NULL, 0, NULL, err);
+    if (op == NULL || set_what(op, err, "the working directory (process.cwd)") < 0)
+      goto fail;
+  }
   /* not AT_RECURSIVE when applied: the mounts keep their own flags */
   if (spec->root_readonly && add_op(plan, MOUNT_OP_ROOT_READ_ONLY, NULL, "/", NULL,
                                     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV |
@@ -642,6 +674,27 @@ int mount_plan_build(const struct spec *spec, const struct mount_root *root, boo
 fail:
   mount_plan_clear(plan);
   return -1;
+}
+
+int mount_plan_set_slice(struct mount_plan *plan, const char *slice_path, oci_error_t *err)
+{
+  for (size_t i = 0; i < plan->n_ops; i++) {
+    struct mount_op *op = &plan->ops[i];
+
+    if (op->kind != MOUNT_OP_BIND_CGROUP)
+      continue;
+    if (slice_path == NULL)
+      return oci_error_set(err, 0,
+                           "%s: a cgroup mount in a user namespace without a cgroup namespace "
+                           "binds the container's own cgroup, and it has none "
+                           "(--unsafe-no-cgroup): refused (add a 'cgroup' namespace)",
+                           mount_op_label(op));
+    free(op->source);
+    op->source = strdup(slice_path);
+    if (op->source == NULL)
+      return oci_error_errno(err, "mount plan: allocate");
+  }
+  return 0;
 }
 
 void mount_plan_clear(struct mount_plan *plan)

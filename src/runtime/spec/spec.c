@@ -97,6 +97,45 @@ static int check_names(const cJSON *config, const char *path, void *target, oci_
   return 0;
 }
 
+/* The sysctl spelled either way ("kernel.hostname", "kernel/hostname"). */
+static bool is_sysctl(const char *key, const char *dotted)
+{
+  size_t n = strlen(dotted);
+
+  if (strlen(key) != n)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    if (key[i] != dotted[i] && !(dotted[i] == '.' && key[i] == '/'))
+      return false;
+  }
+  return true;
+}
+
+/* kernel.hostname and kernel.domainname are what the hostname and
+ * domainname fields set: beside a field, a sysctl with another value would
+ * silently win (applied after it), so the conflict is refused by name. */
+static int check_uts_sysctl(const cJSON *config, const char *path, void *target, oci_error_t *err)
+{
+  static const char *const sysctls[] = {"kernel.hostname", "kernel.domainname"};
+  static const char *const fields[] = {"hostname", "domainname"};
+  const struct spec *spec = target;
+  const char *const values[] = {spec->hostname, spec->domainname};
+  char where[SPEC_PATH_MAX];
+
+  (void)config, (void)path;
+  for (size_t i = 0; i < spec->n_sysctl; i++) {
+    for (size_t k = 0; k < 2; k++) {
+      if (values[k] == NULL || !is_sysctl(spec->sysctl[i].key, sysctls[k]) ||
+          strcmp(spec->sysctl[i].value, values[k]) == 0)
+        continue;
+      return spec_fail(err, spec_join_key(where, "linux.sysctl", spec->sysctl[i].key),
+                       "'%s' conflicts with %s '%s' (the field sets it): refused",
+                       spec->sysctl[i].value, fields[k], values[k]);
+    }
+  }
+  return 0;
+}
+
 static const char *const hook_kind_names[SPEC_HOOK_KIND_COUNT] = {
     [SPEC_HOOK_PRESTART] = "prestart",
     [SPEC_HOOK_CREATE_RUNTIME] = "createRuntime",
@@ -194,6 +233,7 @@ static const struct spec_field document_fields[] = {
     SPEC_MEMBER("hooks", parse_hooks),
     SPEC_MEMBER("annotations", parse_annotations),
     SPEC_MEMBER("linux", spec_parse_linux),
+    SPEC_CHECK(check_uts_sysctl),
 };
 
 /* --- entry points -------------------------------------------------------- */
