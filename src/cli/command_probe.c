@@ -273,7 +273,7 @@ int command_probe(int argc, char **argv, const struct global_options *global)
 
   if (probe_checks_evaluate(&request, &outcome, &verdict, &err) < 0 ||
       artifact_build(choice.backend, &request, &outcome, &verdict, &artifact, &err) < 0 ||
-      artifact_write(artifact, choice.output, &err) < 0) {
+      artifact_write(artifact, choice.output, STDOUT_FILENO, &err) < 0) {
     log_error(&err);
     probe_verdict_clear(&verdict);
     probe_outcome_clear(&outcome);

@@ -294,15 +294,14 @@ static int write_to_file(const char *text, const char *path, oci_error_t *err)
   return 0;
 }
 
-int artifact_write(const cJSON *artifact, const char *path, oci_error_t *err)
+int artifact_write(const cJSON *artifact, const char *path, int out_fd, oci_error_t *err)
 {
   cleanup_free char *text = cJSON_Print(artifact);
 
   if (text == NULL)
     return oci_error_set(err, 0, "print the artifact: out of memory");
   if (path == NULL || strcmp(path, "-") == 0) {
-    if (oci_write_all(STDOUT_FILENO, text, strlen(text)) < 0 ||
-        oci_write_all(STDOUT_FILENO, "\n", 1) < 0)
+    if (oci_write_all(out_fd, text, strlen(text)) < 0 || oci_write_all(out_fd, "\n", 1) < 0)
       return oci_error_errno(err, "write the artifact to stdout");
     return 0;
   }

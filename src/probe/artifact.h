@@ -17,9 +17,10 @@
 int artifact_build(const char *backend, const struct probe_request *request,
                    const struct probe_outcome *outcome, struct probe_verdict *verdict, cJSON **out,
                    oci_error_t *err);
-/* path NULL or "-": stdout. Otherwise written to a temporary file beside
- * path, fsynced, renamed over path, and the directory fsynced. */
-int artifact_write(const cJSON *artifact, const char *path, oci_error_t *err);
+/* path NULL or "-": to out_fd, the command line's (its stdout). Otherwise
+ * written to a temporary file beside path, fsynced, renamed over path, and
+ * the directory fsynced. */
+int artifact_write(const cJSON *artifact, const char *path, int out_fd, oci_error_t *err);
 /* A table of every check (expected, seen, pass/fail) for people. */
 void artifact_print_summary(const cJSON *artifact, FILE *out);
 
