@@ -200,6 +200,37 @@ for mode in relayed handed-over detached; do
   check "... nothing of the process is left" no_sleep_left 4244
 done
 
+# The caller's terminal hung up while exec -t relays it (its master
+# closed): the process gets the SIGHUP, and the terminal refusing its
+# settings back is exec's error (exit 1, saying so on stderr), not a
+# silent exit that claims the terminal was restored.
+python3 - "$OCIRUN" "$ROOT" "$TEST_TMP/stderr" >"$TEST_TMP/out" 2>&1 <<'HANGUP'
+import fcntl, os, pty, select, subprocess, sys, termios, time
+ocirun, root, errors = sys.argv[1:]
+master, slave = pty.openpty()
+def own_terminal():
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+with open(errors, "w") as stderr:
+    p = subprocess.Popen([ocirun, "--root", root, "exec", "-t", "x1", "sh", "-c", "echo ready; exec sleep 4245"],
+                         stdin=slave, stdout=slave, stderr=stderr, preexec_fn=own_terminal)
+os.close(slave)
+seen, deadline = b"", time.time() + 20
+while b"ready" not in seen and time.time() < deadline:
+    if select.select([master], [], [], 1)[0]:
+        seen += os.read(master, 1024)
+time.sleep(0.5)
+os.close(master)
+try:
+    print("exec-status-%d" % p.wait(timeout=20))
+except subprocess.TimeoutExpired:
+    p.kill()
+    print("exec-still-running")
+HANGUP
+check "exec -t, the caller's terminal hung up: exit 1" out_has_literal "exec-status-1"
+check "... saying its settings could not be restored" grep -q "restore the settings of fd 0" "$TEST_TMP/stderr"
+check "... nothing of the process is left" no_sleep_left 4245
+
 # tmux: a real terminal, resized while the shell runs (SIGWINCH).
 if command -v tmux >/dev/null 2>&1; then
   tmx new-session -d -s t -x 100 -y 30 "$OCIRUN --root $ROOT exec -t x1 sh; echo exec-exited-\$?; sleep 600"

@@ -248,10 +248,14 @@ static bool hand_over_stdio(const struct exec_target *target)
   return true;
 }
 
+/* on a path that already failed, whose error is the one reported */
 static void relay_clearp(struct stdio_relay **relay)
 {
+  oci_error_t ignored = NULL;
+
   if (*relay != NULL)
-    stdio_relay_clear(*relay);
+    stdio_relay_clear(*relay, &ignored);
+  oci_error_free(&ignored);
 }
 
 /* The process has exec'd, before ocirun relays or returns: with ocirun's

@@ -311,6 +311,7 @@ out:
   /* a process whose stdio ocirun cannot relay is not left behind */
   if (ret < 0 && pidfd >= 0 && pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == 0)
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
-  stdio_relay_clear(relay);
+  if (stdio_relay_clear(relay, err) < 0)
+    ret = -1;
   return ret;
 }

@@ -347,7 +347,7 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
     goto out;
   if ((terminal ? stdio_relay_open_terminal : stdio_relay_open)(
           &relay, (const int[3]){io->stdin_fd, io->stdout_fd, io->stderr_fd}, err) < 0) {
-    stdio_relay_clear(&relay);
+    stdio_relay_clear(&relay, err);
     goto out;
   }
   relay_open = true;
@@ -392,8 +392,8 @@ teardown:
   if (!result->teardown_verified)
     ret = -1;
 out:
-  if (relay_open)
-    stdio_relay_clear(&relay);
+  if (relay_open && stdio_relay_clear(&relay, err) < 0)
+    ret = -1;
   if (supervise_signals_restore(&signals, "run", err) < 0)
     ret = -1;
   slice_plan_clear(&slice);

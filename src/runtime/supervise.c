@@ -92,7 +92,8 @@ int supervise_turn(struct supervision *supervision, int timeout_ms, struct super
     if (read(supervision->signal_fd, &si, sizeof(si)) != (ssize_t)sizeof(si)) {
       /* nothing read */
     } else if (si.ssi_signo == SIGWINCH) { /* -t: the caller's terminal resized */
-      stdio_relay_resize(supervision->relay);
+      if (stdio_relay_resize(supervision->relay, err) < 0)
+        return oci_error_wrap(err, "%s", supervision->what);
     } else {
       turn->signal = (int)si.ssi_signo;
       return 0;
