@@ -29,6 +29,7 @@
 #include <archive_entry.h>
 
 #include "cleanup.h"
+#include "escape.h"
 #include "in_root.h"
 #include "remove_tree.h"
 
@@ -150,26 +151,6 @@ struct applier {
   char shown_name[1024]; /* raw_name made safe for a one-line message */
 };
 
-const char *text_printable(const char *raw, char *out, size_t size)
-{
-  static const char hex[] = "0123456789abcdef";
-  size_t length = 0;
-
-  for (const unsigned char *p = (const unsigned char *)(raw ? raw : "(null)");
-       *p != '\0' && length + 5 < size; p++) {
-    if (*p < 0x20 || *p == 0x7f || *p == '\\') {
-      out[length++] = '\\';
-      out[length++] = 'x';
-      out[length++] = hex[*p >> 4];
-      out[length++] = hex[*p & 15];
-    } else {
-      out[length++] = (char)*p;
-    }
-  }
-  out[length] = '\0';
-  return out;
-}
-
 static int entry_error(struct applier *applier, oci_error_t *err, int errno_value, const char *step)
 {
   return oci_error_set(err, errno_value, "layer %s: entry '%.300s': %s", applier->layer_name,
@@ -285,7 +266,7 @@ static int open_parent(struct applier *applier, const char *parent, oci_error_t 
                                "layer %s: entry '%.300s': parent '%.300s' is a symlink to "
                                "nothing inside the rootfs",
                                applier->layer_name, applier->shown_name,
-                               text_printable(prefix, shown, sizeof(shown)));
+                               oci_escape_into(prefix, OCI_ESCAPE_BACKSLASH, shown, sizeof(shown)));
         return entry_error(applier, err, saved, "create parent directory");
       }
       next = in_root_open(applier->rootfs_fd, prefix, O_RDONLY | O_DIRECTORY);
@@ -363,7 +344,8 @@ static int set_xattrs(struct applier *applier, int fd, struct archive_entry *ent
         (strncmp(name, "security.", 9) == 0 || strncmp(name, "trusted.", 8) == 0))
       continue;
     oci_error_set(err, errno, "layer %s: entry '%.300s': set xattr '%.100s'", applier->layer_name,
-                  applier->shown_name, text_printable(name, shown, sizeof(shown)));
+                  applier->shown_name,
+                  oci_escape_into(name, OCI_ESCAPE_BACKSLASH, shown, sizeof(shown)));
     return -1;
   }
   return 0;
@@ -461,10 +443,10 @@ static int apply_regular(struct applier *applier, int parent_fd, const char *nam
     if (status == ARCHIVE_EOF)
       break;
     if (status < ARCHIVE_WARN)
-      return oci_error_set(
-          err, 0, "layer %s: entry '%.300s': read data: %s", applier->layer_name,
-          applier->shown_name,
-          text_printable(archive_error_string(applier->archive), shown, sizeof(shown)));
+      return oci_error_set(err, 0, "layer %s: entry '%.300s': read data: %s", applier->layer_name,
+                           applier->shown_name,
+                           oci_escape_into(archive_error_string(applier->archive),
+                                           OCI_ESCAPE_BACKSLASH, shown, sizeof(shown)));
     if (write_all(fd, data, size, offset, &position) < 0)
       return entry_error(applier, err, errno, "write file");
     if (offset + (int64_t)size > end)
@@ -598,7 +580,7 @@ static int apply_hardlink(struct applier *applier, int parent_fd, const char *na
   if (target_parent_fd < 0)
     return oci_error_set(err, errno, "layer %s: entry '%.300s': hardlink target '%.300s'",
                          applier->layer_name, applier->shown_name,
-                         text_printable(raw_target, shown, sizeof(shown)));
+                         oci_escape_into(raw_target, OCI_ESCAPE_BACKSLASH, shown, sizeof(shown)));
   if (clear_name(applier, parent_fd, name, false, err) < 0)
     return -1;
   /* No AT_SYMLINK_FOLLOW: a symlink target is linked itself, never followed. */
@@ -607,7 +589,7 @@ static int apply_hardlink(struct applier *applier, int parent_fd, const char *na
                          "layer %s: entry '%.300s': hardlink to '%.300s' (resolved inside the "
                          "rootfs)",
                          applier->layer_name, applier->shown_name,
-                         text_printable(raw_target, shown, sizeof(shown)));
+                         oci_escape_into(raw_target, OCI_ESCAPE_BACKSLASH, shown, sizeof(shown)));
   return 0;
 }
 
@@ -707,7 +689,8 @@ static int apply_entry(struct applier *applier, struct archive_entry *entry, oci
 
   applier->raw_name = archive_entry_pathname(entry);
   if (applier->raw_name != NULL)
-    text_printable(applier->raw_name, applier->shown_name, sizeof(applier->shown_name));
+    oci_escape_into(applier->raw_name, OCI_ESCAPE_BACKSLASH, applier->shown_name,
+                    sizeof(applier->shown_name));
   if (applier->raw_name == NULL)
     return oci_error_set(err, 0, "layer %s: an entry has no usable name", applier->layer_name);
   applier->path = entry_path(applier->raw_name, applier->normal);
@@ -795,7 +778,8 @@ static int apply_layer(int rootfs_fd, struct archive *archive, const char *layer
     }
     if (status < ARCHIVE_WARN) {
       oci_error_set(err, 0, "layer %s: read tar: %s", layer_name,
-                    text_printable(archive_error_string(archive), shown, sizeof(shown)));
+                    oci_escape_into(archive_error_string(archive), OCI_ESCAPE_BACKSLASH, shown,
+                                    sizeof(shown)));
       break;
     }
     if (apply_entry(applier, entry, err) < 0)
@@ -871,7 +855,7 @@ int deferred_modes_apply(struct deferred_modes *modes, int rootfs_fd, oci_error_
       continue;
     if (fd < 0 || fchmod(fd, item->mode) < 0)
       return oci_error_set(err, errno, "directory '/%.300s': set its mode %04o",
-                           text_printable(item->path, shown, sizeof(shown)),
+                           oci_escape_into(item->path, OCI_ESCAPE_BACKSLASH, shown, sizeof(shown)),
                            (unsigned int)item->mode);
   }
   return 0;

@@ -33,9 +33,4 @@ int layer_apply_rootless(int rootfs_fd, struct archive *archive, const char *lay
 int deferred_modes_apply(struct deferred_modes *modes, int rootfs_fd, oci_error_t *err);
 void deferred_modes_free(struct deferred_modes *modes);
 
-/* Copies raw (an entry name, a libarchive message: image-controlled text)
- * into out with control characters and backslashes as \xNN, so an error
- * message stays one line and cannot drive the terminal. Returns out. */
-const char *text_printable(const char *raw, char *out, size_t size);
-
 #endif

@@ -36,6 +36,22 @@ int64_t oci_monotonic_ms(void)
   return oci_monotonic_ns() / 1000000;
 }
 
+bool oci_event_wanted(const struct oci_event_sink *sink, enum oci_event_kind kind)
+{
+  return sink != NULL && sink->emit != NULL &&
+         (sink->wants == NULL || sink->wants(sink->context, kind));
+}
+
+static void deliver(const struct oci_event_sink *sink, enum oci_event_kind kind, const char *what,
+                    const char *subject, const char *detail, int64_t monotonic_ns)
+{
+  sink->emit(sink->context, &(struct oci_event){.kind = kind,
+                                                .what = what != NULL ? what : "",
+                                                .subject = subject,
+                                                .detail = detail,
+                                                .monotonic_ns = monotonic_ns});
+}
+
 void oci_emit(const struct oci_event_sink *sink, enum oci_event_kind kind, const char *what,
               const char *subject, const char *detail_fmt, ...)
 {
@@ -50,10 +66,13 @@ void oci_emit(const struct oci_event_sink *sink, enum oci_event_kind kind, const
       detail = NULL;
     va_end(ap);
   }
-  sink->emit(sink->context, &(struct oci_event){.kind = kind,
-                                                .what = what != NULL ? what : "",
-                                                .subject = subject,
-                                                .detail = detail,
-                                                .monotonic_ns = oci_monotonic_ns()});
+  deliver(sink, kind, what, subject, detail, oci_monotonic_ns());
   free(detail);
+}
+
+void oci_emit_at(const struct oci_event_sink *sink, int64_t monotonic_ns, enum oci_event_kind kind,
+                 const char *what, const char *subject)
+{
+  if (sink != NULL && sink->emit != NULL)
+    deliver(sink, kind, what, subject, NULL, monotonic_ns);
 }

@@ -7,6 +7,7 @@
 #ifndef OCI_EVENTS_H
 #define OCI_EVENTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum oci_event_kind {
@@ -35,6 +36,10 @@ struct oci_event {
 struct oci_event_sink {
   void (*emit)(void *context, const struct oci_event *event);
   void *context;
+  /* Optional: whether events of kind are printed at all (NULL: every
+   * kind), so that work done only to report (a child's phase timestamps)
+   * is skipped otherwise. */
+  bool (*wants)(void *context, enum oci_event_kind kind);
 };
 
 /* The event's name as the JSON form and the text form print it. */
@@ -45,6 +50,14 @@ const char *oci_event_kind_name(enum oci_event_kind kind);
 void oci_emit(const struct oci_event_sink *sink, enum oci_event_kind kind, const char *what,
               const char *subject, const char *detail_fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* The same without detail, at monotonic_ns, a time read elsewhere (a
+ * child's CLOCK_MONOTONIC, sent to the parent). */
+void oci_emit_at(const struct oci_event_sink *sink, int64_t monotonic_ns, enum oci_event_kind kind,
+                 const char *what, const char *subject);
+
+/* Whether sink takes events of kind (false for a NULL sink). */
+bool oci_event_wanted(const struct oci_event_sink *sink, enum oci_event_kind kind);
 
 /* CLOCK_MONOTONIC in nanoseconds and milliseconds: the one clock deadlines
  * and event times are read from. */

@@ -22,6 +22,7 @@
 #include "cleanup.h"
 #include "decompress.h"
 #include "digest.h"
+#include "escape.h"
 #include "oci.h"
 #include "progress.h"
 
@@ -103,8 +104,9 @@ static int layer_unpack(int layout_fd, const struct oci_layer *layer, int rootfs
   /* Only the tar format and no libarchive filters: decoding is ours. */
   archive_read_support_format_tar(archive);
   if (archive_read_open(archive, &reader, NULL, layer_read, NULL) != ARCHIVE_OK)
-    status = oci_error_set(err, 0, "layer %s: read tar: %s", layer->digest,
-                           text_printable(archive_error_string(archive), shown, sizeof(shown)));
+    status = oci_error_set(
+        err, 0, "layer %s: read tar: %s", layer->digest,
+        oci_escape_into(archive_error_string(archive), OCI_ESCAPE_BACKSLASH, shown, sizeof(shown)));
   else if (rootless_modes != NULL)
     status = layer_apply_rootless(rootfs_fd, archive, layer->digest, rootless_modes, err);
   else

@@ -17,6 +17,14 @@ if grep -q "'1\\\\x1b\[2Jx'" "$TEST_TMP/err" && ! grep -q "$(printf '\033')" "$T
 else
   not_ok "the escape character in the message is printed as \\x1b"
 fi
+# The C1 control CSI, as UTF-8 writes it (0xc2 0x9b), starts a sequence on a
+# terminal that reads 8-bit controls: it is escaped too.
+expect_exit 125 "a --memory value with a C1 control is a runtime error" "$OCIRUN" run --memory "$(printf '1\302\2332Jx')" busybox true
+if grep -qF "'1\\xc2\\x9b2Jx'" "$TEST_TMP/err" && ! grep -q "$(printf '\302\233')" "$TEST_TMP/err"; then
+  ok "the C1 control in the message is printed as \\xc2\\x9b"
+else
+  not_ok "the C1 control in the message is printed as \\xc2\\x9b"
+fi
 
 # --- options are matched by their full names ---
 # getopt_long alone takes a unique prefix: `run --pid 5` was --pids-limit 5

@@ -8,7 +8,8 @@ fuzz_target compare libcjson "-I$top_srcdir/src" \
   "$top_srcdir/tests/helpers/compare_fuzzer.c" "$top_srcdir/src/cli/command_compare.c" \
   "$top_srcdir/src/probe/artifact_read.c" "$top_srcdir/src/runtime/json_strict.c" \
   "$top_srcdir/oci/error.c" "$top_srcdir/oci/file_read.c" "$top_srcdir/oci/options.c" \
-  "$top_srcdir/oci/in_root.c" "$top_srcdir/oci/events.c" "$top_srcdir/src/cli/log.c"
+  "$top_srcdir/oci/in_root.c" "$top_srcdir/oci/events.c" "$top_srcdir/src/cli/log.c" \
+  "$top_srcdir/oci/escape.c"
 
 # Seeds: every pair of fixtures, joined by a NUL byte.
 corpus="$TEST_TMP/corpus"

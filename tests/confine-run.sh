@@ -89,4 +89,25 @@ expect_exit 125 "a bad profile stops the run" "$OCIRUN" run --unsafe-no-cgroup \
 grep -q "SCMP_ACT_NOPE" "$TEST_TMP/err" && ok "the bad action is named" || not_ok "the bad action is named"
 ! grep -q "errno=" "$TEST_TMP/out" && ok "nothing ran with a bad profile" || not_ok "nothing ran with a bad profile"
 
+# A socket rule on AF_VSOCK beside a socketcall rule: with x32 in the
+# filter libseccomp 2.5.4 compiles x86_64's rules away, so the run is
+# refused (before the check it ran, socket(AF_VSOCK) allowed); without x32
+# the rule holds in the container.
+vsock_profile() { # FILE ARCHES
+  printf '{"defaultAction": "SCMP_ACT_ALLOW", "architectures": [%s], "syscalls": [
+    {"names": ["socket"], "action": "SCMP_ACT_ERRNO", "args": [{"index": 0, "value": 40, "op": "SCMP_CMP_EQ"}]},
+    {"names": ["socketcall"], "action": "SCMP_ACT_ERRNO"}]}\n' "$2" >"$TEST_TMP/$1"
+}
+vsock_profile vsock-x32.json '"SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"'
+vsock_profile vsock.json '"SCMP_ARCH_X86_64", "SCMP_ARCH_X86"'
+expect_exit 125 "a profile libseccomp compiles weaker stops the run" "$OCIRUN" run --unsafe-no-cgroup \
+  --security-opt "seccomp=$TEST_TMP/vsock-x32.json" sysprobe:latest /sysprobe socket=40
+grep -qF "syscalls[0] (socket, SCMP_ACT_ERRNO(1)) does not hold on SCMP_ARCH_X86_64" "$TEST_TMP/err" &&
+  ok "the rule and the architecture are named" || not_ok "the rule and the architecture are named"
+! grep -q "errno=" "$TEST_TMP/out" && ok "nothing ran with the refused profile" ||
+  not_ok "nothing ran with the refused profile"
+in_container "seccomp=socket and socketcall rules, no x32" --security-opt "seccomp=$TEST_TMP/vsock.json" -- \
+  socket=40 int80-socket=40 socket=2
+expect "socket=40 errno=EPERM" "int80-socket=40 errno=EPERM" "socket=2 errno=0"
+
 tap_done

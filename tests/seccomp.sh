@@ -289,4 +289,42 @@ bad_profile "not JSON" '{"defaultAction": ' "not a JSON object"
 expect_exit 125 "a missing profile file is refused" "$CONFINE" --profile "$TEST_TMP/nope.json" -- /bin/true
 grep -q "nope.json" "$TEST_TMP/err" && ok "the missing file is named" || not_ok "the missing file is named"
 
+# An archMap entry whose subArchitectures is null (moby's default writes
+# that for riscv64) means none, as Docker reads it; x86_64's entry holds.
+printf '{"defaultAction": "SCMP_ACT_ALLOW", "archMap": [
+  {"architecture": "SCMP_ARCH_RISCV64", "subArchitectures": null},
+  {"architecture": "SCMP_ARCH_X86_64", "subArchitectures": ["SCMP_ARCH_X86"]}],
+  "syscalls": [{"names": ["keyctl"], "action": "SCMP_ACT_ERRNO"}]}\n' >"$TEST_TMP/null-subarches.json"
+probe_what="archMap with subArchitectures null"
+run_probe --profile "$TEST_TMP/null-subarches.json" -- "$SYSPROBE" $(without_int80 keyctl int80-keyctl)
+expect_probe "keyctl errno=EPERM" "int80-keyctl errno=EPERM"
+
+# A socket rule on AF_VSOCK beside a socketcall rule: libseccomp 2.5.4,
+# with x32 and x86_64 in one filter, compiles a program where x86_64's
+# rules answer the default. The builder refuses it; without x32 it holds.
+vsock_profile() { # FILE ARCHES SECOND-RULE
+  printf '{"defaultAction": "SCMP_ACT_ALLOW", "architectures": [%s], "syscalls": [
+    {"names": ["socket"], "action": "SCMP_ACT_ERRNO", "args": [{"index": 0, "value": 40, "op": "SCMP_CMP_EQ"}]}%s]}\n' \
+    "$2" "$3" >"$TEST_TMP/$1"
+}
+ALL_X86='"SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"'
+SOCKETCALL=', {"names": ["socketcall"], "action": "SCMP_ACT_ERRNO"}'
+vsock_profile vsock-alone.json "$ALL_X86" ""
+vsock_profile vsock-socketcall.json "$ALL_X86" "$SOCKETCALL"
+vsock_profile vsock-socketcall-i386.json '"SCMP_ARCH_X86_64", "SCMP_ARCH_X86"' "$SOCKETCALL"
+probe_what="socket(AF_VSOCK) rule alone (control)"
+run_probe --profile "$TEST_TMP/vsock-alone.json" -- "$SYSPROBE" $(without_int80 socket=40 int80-socket=40 socket=2)
+expect_probe "socket=40 errno=EPERM" "int80-socket=40 errno=EPERM" "socket=2 errno=0"
+expect_exit 125 "socket(AF_VSOCK) rule beside a socketcall rule, x86_64+x86+x32: refused, not loaded weaker" \
+  "$CONFINE" --profile "$TEST_TMP/vsock-socketcall.json" -- "$SYSPROBE" socket=40
+if grep -qF "syscalls[0] (socket, SCMP_ACT_ERRNO(1)) does not hold on SCMP_ARCH_X86_64" "$TEST_TMP/err"; then
+  ok "the refusal names the rule and the architecture"
+else
+  not_ok "the refusal names the rule and the architecture"
+  sed 's/^/# /' "$TEST_TMP/out" "$TEST_TMP/err" | head
+fi
+probe_what="socket(AF_VSOCK) rule beside a socketcall rule, x86_64+x86"
+run_probe --profile "$TEST_TMP/vsock-socketcall-i386.json" -- "$SYSPROBE" $(without_int80 socket=40 int80-socket=40)
+expect_probe "socket=40 errno=EPERM" "int80-socket=40 errno=EPERM"
+
 tap_done

@@ -12,6 +12,7 @@
 
 #include "probe/artifact_read.h"
 #include "oci/cleanup.h"
+#include "oci/escape.h"
 #include "cli/log.h"
 #include "cli/ocirun.h"
 #include "oci/options.h"
@@ -56,25 +57,7 @@ static void rows_free(struct rows *rows)
  * controls are written as \xNN escapes instead. */
 static char *printable(const char *text)
 {
-  const unsigned char *in = (const unsigned char *)text;
-  char *out, *at;
-
-  if (text == NULL)
-    return NULL;
-  out = at = malloc(strlen(text) * 4 + 1);
-  if (out == NULL)
-    return NULL;
-  for (; *in != '\0'; in++) {
-    if (*in < 0x20 || *in == 0x7f)
-      at += sprintf(at, "\\x%02x", *in);
-    else if (*in == 0xc2 && in[1] >= 0x80 && in[1] <= 0x9f) {
-      at += sprintf(at, "\\x%02x\\x%02x", in[0], in[1]);
-      in++;
-    } else
-      *at++ = (char)*in;
-  }
-  *at = '\0';
-  return out;
+  return oci_escape(text, OCI_ESCAPE_C1);
 }
 
 /* Strings print bare so flags and digests read naturally; the rest as JSON. */

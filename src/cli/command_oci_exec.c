@@ -405,7 +405,9 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
   return -1;
 }
 
-int command_oci_exec(int argc, char **argv, const struct global_options *global)
+/* The options into *options (its env has room for argc names): -1 when
+ * the process is to run, else the exit code (usage, --help). */
+static int parse_exec_options(int argc, char **argv, struct exec_options *options)
 {
   static const char usage[] =
       "Usage: ocirun exec [OPTIONS] ID|NAME [COMMAND [ARG...]]\n"
@@ -459,56 +461,50 @@ int command_oci_exec(int argc, char **argv, const struct global_options *global)
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
-  struct exec_options options = {0};
-  cleanup_free char **env = calloc((size_t)argc + 1, sizeof(*env));
   oci_error_t err = NULL;
-  const char *id;
-  int c, exit_code = OCI_EXIT_FAILURE;
+  int c;
 
-  if (env == NULL)
-    return OCI_EXIT_FAILURE;
-  options.env = env;
   optind = 0;
   while ((c = options_next(argc, argv, "+p:de:u:c:tih", long_options, &err)) != -1) {
     switch (c) {
     case 'p':
-      options.process_file = optarg;
+      options->process_file = optarg;
       break;
     case 'd':
-      options.detach = true;
+      options->detach = true;
       break;
     case 'P':
-      options.pid_file = optarg;
+      options->pid_file = optarg;
       break;
     case 'w':
-      options.cwd = optarg;
+      options->cwd = optarg;
       break;
     case 'e':
       if (strchr(optarg, '=') == NULL)
         return oci_usage_error("exec", "--env '%s': NAME=VALUE is expected", optarg);
-      env[options.n_env++] = optarg;
+      options->env[options->n_env++] = optarg;
       break;
     case 'u':
-      options.user = optarg;
+      options->user = optarg;
       break;
     case 'c': {
       int cap = capability_from_name(optarg);
       if (cap < 0)
         return oci_usage_error("exec", "--cap '%s': unknown capability", optarg);
-      options.caps |= UINT64_C(1) << cap;
+      options->caps |= UINT64_C(1) << cap;
       break;
     }
     case 'n':
-      options.no_new_privileges = true;
+      options->no_new_privileges = true;
       break;
     case 't':
-      options.tty = true;
+      options->tty = true;
       break;
     case 'i':
-      options.interactive = true;
+      options->interactive = true;
       break;
     case 's':
-      options.console_socket = optarg;
+      options->console_socket = optarg;
       break;
     case 'F':
       if (strcmp(optarg, "0") != 0)
@@ -523,9 +519,26 @@ int command_oci_exec(int argc, char **argv, const struct global_options *global)
   }
   if (optind >= argc)
     return oci_usage_error("exec", "the container id is missing");
-  id = argv[optind];
-  if (options.process_file != NULL && optind + 1 < argc)
+  if (options->process_file != NULL && optind + 1 < argc)
     return oci_usage_error("exec", "--process and a COMMAND: give one of them");
+  return -1;
+}
+
+int command_oci_exec(int argc, char **argv, const struct global_options *global)
+{
+  struct exec_options options = {0};
+  cleanup_free char **env = calloc((size_t)argc + 1, sizeof(*env));
+  oci_error_t err = NULL;
+  const char *id;
+  int ret, exit_code = OCI_EXIT_FAILURE;
+
+  if (env == NULL)
+    return OCI_EXIT_FAILURE;
+  options.env = env;
+  ret = parse_exec_options(argc, argv, &options);
+  if (ret >= 0)
+    return ret;
+  id = argv[optind];
   if (run_exec(global->root, id, &options, argv + optind + 1, (size_t)(argc - optind - 1),
                &exit_code, &err) < 0) {
     log_error(&err);

@@ -119,7 +119,24 @@ static void report_failures(const cJSON *artifact)
   }
 }
 
-int command_probe(int argc, char **argv, const struct global_options *global)
+/* What the command line chose beside the request: the lists are the
+ * request's debug_drop_flags and debug_env, owned here. */
+struct probe_choice {
+  const char *backend, *output;
+  bool quiet;
+  char **drop_flags, **env;
+};
+
+static void probe_choice_clear(struct probe_choice *choice)
+{
+  free(choice->drop_flags);
+  free(choice->env);
+}
+
+/* The options and IMAGE into request and choice: -1 when the probe is to
+ * run, else the exit code (usage, --help, an unwritable -o). */
+static int parse_options(int argc, char **argv, struct probe_request *request,
+                         struct probe_choice *choice)
 {
   static const struct option options[] = {
       {"backend", required_argument, NULL, 'b'},
@@ -132,20 +149,9 @@ int command_probe(int argc, char **argv, const struct global_options *global)
       {"debug-env", required_argument, NULL, 'E'},
       {NULL, 0, NULL, 0},
   };
-  struct probe_request request = {.timeout_seconds = 30,
-                                  .root = global->root,
-                                  .quiet = global->quiet,
-                                  .events = log_event_sink()};
-  struct probe_outcome outcome = {0};
-  struct probe_verdict verdict = {0};
-  cleanup_cjson cJSON *artifact = NULL;
-  cleanup_free char **drop_flags = NULL;
-  cleanup_free char **env = NULL;
-  const char *backend = "direct", *output = NULL;
-  bool quiet = global->quiet;
   oci_error_t err = NULL;
-  int c, ret, status;
   char *end;
+  int c;
 
   while ((c = options_next(argc, argv, "+o:qh", options, &err)) != -1) {
     switch (c) {
@@ -154,31 +160,31 @@ int command_probe(int argc, char **argv, const struct global_options *global)
         log_error_message("probe: --backend must be direct or docker, not '%s'", optarg);
         return EXIT_USAGE;
       }
-      backend = optarg;
+      choice->backend = optarg;
       break;
     case 'o':
-      output = optarg;
+      choice->output = optarg;
       break;
     case 't':
-      request.timeout_seconds = strtod(optarg, &end);
-      if (*end != '\0' || end == optarg || !(request.timeout_seconds > 0) ||
-          request.timeout_seconds > 86400) {
+      request->timeout_seconds = strtod(optarg, &end);
+      if (*end != '\0' || end == optarg || !(request->timeout_seconds > 0) ||
+          request->timeout_seconds > 86400) {
         log_error_message("probe: --timeout needs seconds in (0, 86400], not '%s'", optarg);
         return EXIT_USAGE;
       }
       break;
     case 'U':
-      request.unsafe_no_cgroup = true;
+      request->unsafe_no_cgroup = true;
       break;
     case 'q':
-      quiet = true;
+      choice->quiet = true;
       break;
     case 'h':
       usage(stdout);
       return EXIT_OK;
     case 'D':
     case 'E':
-      if (list_append(c == 'D' ? &drop_flags : &env, optarg) < 0) {
+      if (list_append(c == 'D' ? &choice->drop_flags : &choice->env, optarg) < 0) {
         perror("ocirun: probe");
         return EXIT_RUNTIME_ERROR;
       }
@@ -195,22 +201,62 @@ int command_probe(int argc, char **argv, const struct global_options *global)
     usage(stderr);
     return EXIT_USAGE;
   }
-  if (request.unsafe_no_cgroup && strcmp(backend, "docker") == 0) {
+  if (request->unsafe_no_cgroup && strcmp(choice->backend, "docker") == 0) {
     log_error_message("probe: --unsafe-no-cgroup is for the direct backend only");
     return EXIT_USAGE;
   }
   /* A run whose artifact cannot be written is wasted: check the place first. */
-  if (output != NULL && strcmp(output, "-") != 0 && output_directory_unwritable(output))
+  if (choice->output != NULL && strcmp(choice->output, "-") != 0 &&
+      output_directory_unwritable(choice->output))
     return EXIT_RUNTIME_ERROR;
-  request.image = argv[optind];
-  request.rootless = global->rootless;
-  request.debug_drop_flags = drop_flags;
-  request.debug_env = env;
+  request->image = argv[optind];
+  request->debug_drop_flags = choice->drop_flags;
+  request->debug_env = choice->env;
+  return -1;
+}
+
+/* What a person reads once the artifact is written: the summary, each
+ * failed check, the run's error and the probe's own stderr. The exit
+ * status: the artifact's verdict. */
+static int report_outcome(const cJSON *artifact, const struct probe_outcome *outcome, bool quiet)
+{
+  /* The summary is a table for a person; a caller of JSON lines reads
+   * the artifact. */
+  if (!quiet && !log_is_json())
+    artifact_print_summary(artifact, stderr);
+  report_failures(artifact);
+  if (outcome->error != NULL)
+    log_error_message("probe: %s", outcome->error);
+  if (outcome->probe_ran && outcome->probe_exit_code != 0 && outcome->probe_stderr != NULL &&
+      outcome->probe_stderr[0] != '\0')
+    print_container_text(stderr, "the probe's stderr", outcome->probe_stderr, 4000);
+  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(artifact, "passed")) ? EXIT_OK
+                                                                            : EXIT_FAILURE_GENERIC;
+}
+
+int command_probe(int argc, char **argv, const struct global_options *global)
+{
+  struct probe_request request = {.timeout_seconds = 30,
+                                  .root = global->root,
+                                  .quiet = global->quiet,
+                                  .rootless = global->rootless,
+                                  .events = log_event_sink()};
+  __attribute__((cleanup(probe_choice_clear))) struct probe_choice choice = {
+      .backend = "direct", .quiet = global->quiet};
+  struct probe_outcome outcome = {0};
+  struct probe_verdict verdict = {0};
+  cleanup_cjson cJSON *artifact = NULL;
+  oci_error_t err = NULL;
+  int ret, status;
+
+  ret = parse_options(argc, argv, &request, &choice);
+  if (ret >= 0)
+    return ret;
   if (request.unsafe_no_cgroup)
     log_say("warning", "probe: WARNING: --unsafe-no-cgroup: no memory, CPU or process limits; "
                        "this artifact cannot pass");
 
-  if (strcmp(backend, "docker") == 0)
+  if (strcmp(choice.backend, "docker") == 0)
     ret = probe_backend_docker(&request, &outcome, &err);
   else
     ret = probe_backend_direct(&request, &outcome, &err);
@@ -226,28 +272,15 @@ int command_probe(int argc, char **argv, const struct global_options *global)
   }
 
   if (probe_checks_evaluate(&request, &outcome, &verdict, &err) < 0 ||
-      artifact_build(backend, &request, &outcome, &verdict, &artifact, &err) < 0 ||
-      artifact_write(artifact, output, &err) < 0) {
+      artifact_build(choice.backend, &request, &outcome, &verdict, &artifact, &err) < 0 ||
+      artifact_write(artifact, choice.output, &err) < 0) {
     log_error(&err);
     probe_verdict_clear(&verdict);
     probe_outcome_clear(&outcome);
     return EXIT_RUNTIME_ERROR;
   }
   probe_verdict_clear(&verdict);
-
-  /* The summary is a table for a person; a caller of JSON lines reads
-   * the artifact. */
-  if (!quiet && !log_is_json())
-    artifact_print_summary(artifact, stderr);
-  report_failures(artifact);
-  if (outcome.error != NULL)
-    log_error_message("probe: %s", outcome.error);
-  if (outcome.probe_ran && outcome.probe_exit_code != 0 && outcome.probe_stderr != NULL &&
-      outcome.probe_stderr[0] != '\0')
-    print_container_text(stderr, "the probe's stderr", outcome.probe_stderr, 4000);
-  status = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(artifact, "passed"))
-               ? EXIT_OK
-               : EXIT_FAILURE_GENERIC;
+  status = report_outcome(artifact, &outcome, choice.quiet);
   probe_outcome_clear(&outcome);
   return status;
 }

@@ -79,7 +79,9 @@ static void usage(FILE *out)
           "                              ocirun's own cgroup, which must be delegated to\n"
           "                              the caller)\n"
           "      --dry-run               print the resolved plan (mounts, cgroup limits,\n"
-          "                              capabilities, seccomp, user, argv, env); run nothing\n"
+          "                              capabilities, seccomp, user, argv, env); run nothing;\n"
+          "                              with 'ocirun --log-format json run --dry-run' one\n"
+          "                              JSON object on stdout (docs/runtime.md)\n"
           "      --unsafe-no-cgroup      DEVELOPMENT ONLY, for hosts without cgroup v2\n"
           "                              controllers: no slice, no limits (refused together\n"
           "                              with --memory, --cpus, --pids-limit), a warning on\n"
@@ -112,7 +114,8 @@ int command_run(int argc, char **argv, const struct global_options *global)
                       .stdout_fd = STDOUT_FILENO,
                       .stderr_fd = STDERR_FILENO,
                       .events = log_event_sink(),
-                      .plan_out = stdout};
+                      .plan_out = stdout,
+                      .plan_json = log_is_json()};
   struct run_result result;
   oci_error_t err = NULL;
   int next = 0, ret;

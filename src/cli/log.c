@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "oci/cleanup.h"
+#include "oci/escape.h"
 
 /* The parsed --log options, set once by main before any command runs. */
 static struct {
@@ -120,29 +121,14 @@ static char *format_json(const char *level, const char *message, const char *tim
   return line;
 }
 
-/* The one escaper of everything ocirun prints: messages quote what a
- * config, an image or a container chose (a command's name, a hook's
- * output, a run's name), so control bytes become \xNN and cannot rewrite
- * the caller's terminal; quoted (logrus' %q for the text log) also
- * escapes the quote and the backslash. */
+/* Messages quote what a config, an image or a container chose (a
+ * command's name, a hook's output, a run's name): every line is escaped
+ * here, by the one escaper (oci/escape.h), the C1 controls included (a
+ * terminal may read U+009B as CSI); quoted for the text log's
+ * msg="...". */
 char *log_escape(const char *text, bool quoted)
 {
-  char *escaped = malloc(strlen(text) * 4 + 1), *out = escaped;
-
-  if (escaped == NULL)
-    return NULL;
-  for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
-    if (quoted && (*c == '"' || *c == '\\')) {
-      *out++ = '\\';
-      *out++ = (char)*c;
-    } else if (*c < 0x20 || *c == 0x7f) {
-      out += sprintf(out, "\\x%02x", *c);
-    } else {
-      *out++ = (char)*c;
-    }
-  }
-  *out = '\0';
-  return escaped;
+  return oci_escape(text, (quoted ? OCI_ESCAPE_QUOTED : 0) | OCI_ESCAPE_C1);
 }
 
 static char *format_text(const char *level, const char *message, const char *time)
@@ -368,8 +354,16 @@ static void sink_emit(void *context, const struct oci_event *event)
   }
 }
 
+/* The phases are debug lines: without --debug, nothing is measured for
+ * them (the run's child sends no timestamps). */
+static bool sink_wants(void *context, enum oci_event_kind kind)
+{
+  (void)context;
+  return kind != OCI_EVENT_PHASE || log_config.debug;
+}
+
 const struct oci_event_sink *log_event_sink(void)
 {
-  static const struct oci_event_sink sink = {.emit = sink_emit};
+  static const struct oci_event_sink sink = {.emit = sink_emit, .wants = sink_wants};
   return &sink;
 }

@@ -36,8 +36,9 @@ void log_error_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)
  * the runtime and the image library report: text as today's lines, or
  * JSON lines with --log-format json. */
 const struct oci_event_sink *log_event_sink(void);
-/* The one escaper: control bytes as \xNN; quoted also escapes '"' and
- * '\\'. Returns a new string, NULL without memory. */
+/* oci_escape (oci/escape.h, the one escaper): control bytes as \xNN;
+ * quoted also escapes '"' and '\\'. Returns a new string, NULL without
+ * memory. */
 char *log_escape(const char *text, bool quoted);
 
 #endif

@@ -20,6 +20,7 @@
 #include "container/container.h"
 #include "container/lifecycle.h"
 #include "oci/cleanup.h"
+#include "runtime/plan.h"
 #include "runtime/process_stat.h"
 #include "runtime/state/run_state.h"
 #include "runtime/runtime.h"
@@ -178,12 +179,18 @@ static int create_process(const struct spec *spec, const char *root, const char 
       .console_socket = console_socket,
       .events = events,
   };
+  struct runtime_plan *plan = NULL;
   pid_t pid = -1;
   char *cgroup_path = NULL;
+  int ret;
 
   if (fifo == NULL)
     return oci_error_set(err, ENOMEM, "create");
-  if (runtime_create(spec, &runtime_options, fifo, &pid, &cgroup_path, err) < 0)
+  if (runtime_plan_build(spec, &runtime_options, RUNTIME_PLAN_CREATE, &plan, err) < 0)
+    return -1;
+  ret = runtime_create(plan, fifo, &pid, &cgroup_path, err);
+  runtime_plan_clear(&plan); /* the runtime's fds (root, fifo, console) go now */
+  if (ret < 0)
     return -1;
   container->pid = pid;
   container->cgroup_path = cgroup_path;

@@ -16,6 +16,7 @@
 #include "docker_run/run_spec.h"
 #include "runtime/cgroup/slice.h"
 #include "runtime/exit_codes.h"
+#include "runtime/plan.h"
 #include "runtime/spec/spec.h"
 #include "runtime/state/root.h"
 #include "runtime/userns.h"
@@ -56,6 +57,33 @@ static void print_configuration(const cJSON *json, FILE *out)
           text != NULL ? text : "(out of memory)");
 }
 
+/* --dry-run: the plan that would be carried out, as text after the
+ * configuration (printed as soon as it is built, so a refused plan still
+ * shows what was refused), or (--log-format json) the two as one JSON
+ * object {"configuration": config.json, "plan": the plan's JSON form},
+ * printed only once the plan exists. */
+static int print_plan(const cJSON *json, const struct runtime_plan *plan, const struct run_io *io,
+                      oci_error_t *err)
+{
+  __attribute__((cleanup(json_freep))) cJSON *object = NULL;
+  cleanup_free char *text = NULL;
+
+  if (io->plan_out == NULL)
+    return 0;
+  if (!io->plan_json) {
+    runtime_plan_print(plan, io->plan_out);
+    return 0;
+  }
+  object = cJSON_CreateObject();
+  if (object == NULL ||
+      !cJSON_AddItemToObject(object, "configuration", cJSON_Duplicate(json, true)) ||
+      !cJSON_AddItemToObject(object, "plan", runtime_plan_json(plan)) ||
+      (text = cJSON_PrintUnformatted(object)) == NULL)
+    return oci_error_set(err, ENOMEM, "run --dry-run: print the plan as JSON");
+  fprintf(io->plan_out, "%s\n", text);
+  return 0;
+}
+
 int docker_run(const char *state_root, const struct oci_image *image, const char *rootfs,
                const struct run_config *config, const struct run_io *io, struct run_result *result,
                oci_error_t *err)
@@ -73,6 +101,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   cleanup_free const char **mount_names = NULL;
   cleanup_free char *config_json = NULL;
+  cleanup_runtime_plan struct runtime_plan *plan = NULL;
   int ret;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
@@ -97,7 +126,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   if (spec_parse(json, &spec, err) < 0)
     return oci_error_wrap(err, "run: the configuration built from the options");
   oci_emit(io->events, OCI_EVENT_PHASE, "configuration", config->name, NULL);
-  if (config->dry_run && io->plan_out != NULL)
+  if (config->dry_run && !io->plan_json && io->plan_out != NULL)
     print_configuration(json, io->plan_out);
   /* Kept in the run dir: `ocirun exec NAME` joins the run with it. */
   config_json = config->dry_run ? NULL : cJSON_PrintUnformatted(json);
@@ -134,8 +163,6 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
       .rootless = rootless,
       .timeout_seconds = config->timeout_seconds,
       .unsafe_no_cgroup = config->unsafe_no_cgroup,
-      .dry_run = config->dry_run,
-      .plan_out = io->plan_out,
       .events = io->events,
       .seccomp_origin = run_spec_seccomp_origin(config),
       .mount_names = mount_names,
@@ -153,7 +180,15 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   options.root.layer_bound = config->storage_size > 0                 ? config->storage_size
                              : options.root.layer == ROOT_LAYER_TMPFS ? WRITABLE_LAYER_TMPFS_DEFAULT
                                                                       : WRITABLE_LAYER_DISK_DEFAULT;
-  ret = runtime_run(&spec, &options, io, result, err);
+  if (runtime_plan_build(&spec, &options, RUNTIME_PLAN_RUN, &plan, err) < 0)
+    return -1;
+  if (config->dry_run) {
+    ret = print_plan(json, plan, io, err);
+    if (ret == 0)
+      *result = (struct run_result){.exit_code = 0, .exited = true, .teardown_verified = true};
+  } else {
+    ret = runtime_run(plan, io, result, err);
+  }
   result->layer_fallback = options.root.layer_fallback;
   return ret;
 }

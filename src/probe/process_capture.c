@@ -124,137 +124,175 @@ int process_capture_run(char *const argv[], char *const envp[], const void *inpu
                                     NULL, NULL, result, err);
 }
 
-int process_capture_run_hooked(char *const argv[], char *const envp[], const void *input,
-                               size_t input_length, double timeout_seconds, int interrupt_fd,
-                               void (*before_input)(void *context, pid_t helper,
-                                                    double seconds_left),
-                               void *context, struct process_capture *result, oci_error_t *err)
-{
-  int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-  int status_pipe[2] = {-1, -1};
-  struct buffer out = {0}, errout = {0};
-  size_t written = 0;
-  double deadline = timeout_seconds > 0 ? monotonic_seconds() + timeout_seconds : 0;
-  int child_errno = 0, status = 0, ret = -1;
-  bool failed = false;
+/* One helper between fork and waitpid, seen from the parent: its pipes
+ * (the child's ends closed after fork), what is left to feed it and what it
+ * wrote. */
+struct capture {
+  const char *name;
   pid_t pid;
+  int in_pipe[2], out_pipe[2], err_pipe[2], status_pipe[2];
+  const char *input;
+  size_t input_length, written;
+  double deadline; /* 0: none */
+  struct buffer out, errout;
+};
 
-  memset(result, 0, sizeof(*result));
-  if (pipe2(in_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0 ||
-      pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(status_pipe, O_CLOEXEC) < 0) {
-    oci_error_errno(err, "create pipes for %s", argv[0]);
-    goto out;
-  }
-  pid = fork();
-  if (pid < 0) {
-    oci_error_errno(err, "fork for %s", argv[0]);
-    goto out;
-  }
-  if (pid == 0)
-    child_exec(argv, envp, in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1]);
+/* The helper's exec errno from the status pipe: 0 when execvp succeeded
+ * (the pipe closed on exec with nothing in it). */
+static int read_exec_errno(int status_fd)
+{
+  int child_errno = 0;
 
-  close_fd(&in_pipe[0]);
-  close_fd(&out_pipe[1]);
-  close_fd(&err_pipe[1]);
-  close_fd(&status_pipe[1]);
   for (;;) {
-    ssize_t n = read(status_pipe[0], &child_errno, sizeof(child_errno));
-    if (n >= 0 || errno != EINTR) {
-      if (n != (ssize_t)sizeof(child_errno))
-        child_errno = 0;
-      break;
-    }
+    ssize_t n = read(status_fd, &child_errno, sizeof(child_errno));
+    if (n >= 0 || errno != EINTR)
+      return n == (ssize_t)sizeof(child_errno) ? child_errno : 0;
   }
-  if (fcntl(in_pipe[1], F_SETFL, O_NONBLOCK) < 0) {
-    oci_error_errno(err, "make %s's stdin non-blocking", argv[0]);
-    failed = true;
-    kill(pid, SIGKILL);
-  }
-  /* The helper runs and has read nothing yet: the caller looks now. */
-  if (before_input != NULL && child_errno == 0 && !failed)
-    before_input(context, pid, deadline > 0 ? deadline - monotonic_seconds() : 0);
-  if (input == NULL || input_length == 0 || child_errno != 0)
-    close_fd(&in_pipe[1]);
+}
 
-  while (child_errno == 0 && !failed && (in_pipe[1] >= 0 || out_pipe[0] >= 0 || err_pipe[0] >= 0)) {
+/* The one poll loop: feeds the helper's stdin and drains its stdout and
+ * stderr until all three are closed. The deadline and interrupt_fd end it
+ * early, the helper killed and its output so far kept; an error kills the
+ * helper too and returns -1. */
+static int capture_exchange(struct capture *capture, int interrupt_fd,
+                            struct process_capture *result, oci_error_t *err)
+{
+  while (capture->in_pipe[1] >= 0 || capture->out_pipe[0] >= 0 || capture->err_pipe[0] >= 0) {
     struct pollfd fds[4] = {
-        {.fd = in_pipe[1], .events = POLLOUT},
-        {.fd = out_pipe[0], .events = POLLIN},
-        {.fd = err_pipe[0], .events = POLLIN},
+        {.fd = capture->in_pipe[1], .events = POLLOUT},
+        {.fd = capture->out_pipe[0], .events = POLLIN},
+        {.fd = capture->err_pipe[0], .events = POLLIN},
         {.fd = interrupt_fd, .events = POLLIN},
     };
     int wait_ms = -1;
 
-    if (deadline > 0) {
-      double left = deadline - monotonic_seconds();
+    if (capture->deadline > 0) {
+      double left = capture->deadline - monotonic_seconds();
       wait_ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
     }
     int ready = poll(fds, 4, wait_ms);
     if (ready < 0) {
       if (errno == EINTR)
         continue;
-      oci_error_errno(err, "poll %s", argv[0]);
-      failed = true;
-      kill(pid, SIGKILL);
-      break;
+      oci_error_errno(err, "poll %s", capture->name);
+      kill(capture->pid, SIGKILL);
+      return -1;
     }
     if (ready == 0) {
       /* The deadline: the helper is killed, its output so far is kept. */
       result->timed_out = true;
-      kill(pid, SIGKILL);
-      break;
+      kill(capture->pid, SIGKILL);
+      return 0;
     }
     if (fds[3].revents != 0) {
       /* SIGINT or SIGTERM to ocirun: stop waiting; the caller still tears down. */
       result->interrupted = true;
-      kill(pid, SIGKILL);
-      break;
+      kill(capture->pid, SIGKILL);
+      return 0;
     }
     if (fds[0].revents != 0) {
-      ssize_t n = write(in_pipe[1], (const char *)input + written, input_length - written);
+      ssize_t n = write(capture->in_pipe[1], capture->input + capture->written,
+                        capture->input_length - capture->written);
       if (n > 0)
-        written += (size_t)n;
-      if ((n < 0 && errno != EAGAIN && errno != EINTR) || written == input_length)
-        close_fd(&in_pipe[1]); /* EPIPE: the helper stopped reading; not ours to judge */
+        capture->written += (size_t)n;
+      if ((n < 0 && errno != EAGAIN && errno != EINTR) || capture->written == capture->input_length)
+        close_fd(&capture->in_pipe[1]); /* EPIPE: the helper stopped reading; not ours to judge */
     }
-    if ((fds[1].revents != 0 && drain(&out_pipe[0], &out, err) < 0) ||
-        (fds[2].revents != 0 && drain(&err_pipe[0], &errout, err) < 0)) {
-      failed = true;
-      kill(pid, SIGKILL);
-    }
-  }
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      oci_error_errno(err, "wait for %s", argv[0]);
-      goto out;
+    if ((fds[1].revents != 0 && drain(&capture->out_pipe[0], &capture->out, err) < 0) ||
+        (fds[2].revents != 0 && drain(&capture->err_pipe[0], &capture->errout, err) < 0)) {
+      kill(capture->pid, SIGKILL);
+      return -1;
     }
   }
-  if (failed)
-    goto out;
+  return 0;
+}
+
+/* The reaped helper's exit and its output, into result. */
+static int capture_result(struct capture *capture, int child_errno, int status,
+                          struct process_capture *result, oci_error_t *err)
+{
   result->exec_failed = child_errno != 0;
   result->exec_errno = child_errno;
   if (WIFEXITED(status))
     result->exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status))
     result->exit_code = 128 + WTERMSIG(status);
-  result->out = buffer_take(&out, &result->out_length);
-  result->err = buffer_take(&errout, &result->err_length);
-  if (result->out == NULL || result->err == NULL) {
-    oci_error_errno(err, "store %s's output", argv[0]);
+  result->out = buffer_take(&capture->out, &result->out_length);
+  result->err = buffer_take(&capture->errout, &result->err_length);
+  if (result->out == NULL || result->err == NULL)
+    return oci_error_errno(err, "store %s's output", capture->name);
+  return 0;
+}
+
+int process_capture_run_hooked(char *const argv[], char *const envp[], const void *input,
+                               size_t input_length, double timeout_seconds, int interrupt_fd,
+                               void (*before_input)(void *context, pid_t helper,
+                                                    double seconds_left),
+                               void *context, struct process_capture *result, oci_error_t *err)
+{
+  struct capture capture = {
+      .name = argv[0],
+      .in_pipe = {-1, -1},
+      .out_pipe = {-1, -1},
+      .err_pipe = {-1, -1},
+      .status_pipe = {-1, -1},
+      .input = input,
+      .input_length = input_length,
+      .deadline = timeout_seconds > 0 ? monotonic_seconds() + timeout_seconds : 0,
+  };
+  int child_errno = 0, status = 0, ret = -1;
+  bool failed = false;
+
+  memset(result, 0, sizeof(*result));
+  if (pipe2(capture.in_pipe, O_CLOEXEC) < 0 || pipe2(capture.out_pipe, O_CLOEXEC) < 0 ||
+      pipe2(capture.err_pipe, O_CLOEXEC) < 0 || pipe2(capture.status_pipe, O_CLOEXEC) < 0) {
+    oci_error_errno(err, "create pipes for %s", argv[0]);
     goto out;
   }
-  ret = 0;
+  capture.pid = fork();
+  if (capture.pid < 0) {
+    oci_error_errno(err, "fork for %s", argv[0]);
+    goto out;
+  }
+  if (capture.pid == 0)
+    child_exec(argv, envp, capture.in_pipe[0], capture.out_pipe[1], capture.err_pipe[1],
+               capture.status_pipe[1]);
+
+  close_fd(&capture.in_pipe[0]);
+  close_fd(&capture.out_pipe[1]);
+  close_fd(&capture.err_pipe[1]);
+  close_fd(&capture.status_pipe[1]);
+  child_errno = read_exec_errno(capture.status_pipe[0]);
+  if (fcntl(capture.in_pipe[1], F_SETFL, O_NONBLOCK) < 0) {
+    oci_error_errno(err, "make %s's stdin non-blocking", argv[0]);
+    failed = true;
+    kill(capture.pid, SIGKILL);
+  }
+  /* The helper runs and has read nothing yet: the caller looks now. */
+  if (before_input != NULL && child_errno == 0 && !failed)
+    before_input(context, capture.pid,
+                 capture.deadline > 0 ? capture.deadline - monotonic_seconds() : 0);
+  if (input == NULL || input_length == 0 || child_errno != 0)
+    close_fd(&capture.in_pipe[1]);
+  if (child_errno == 0 && !failed && capture_exchange(&capture, interrupt_fd, result, err) < 0)
+    failed = true;
+  while (waitpid(capture.pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      oci_error_errno(err, "wait for %s", argv[0]);
+      goto out;
+    }
+  }
+  if (!failed)
+    ret = capture_result(&capture, child_errno, status, result, err);
 out:
-  close_fd(&in_pipe[0]);
-  close_fd(&in_pipe[1]);
-  close_fd(&out_pipe[0]);
-  close_fd(&out_pipe[1]);
-  close_fd(&err_pipe[0]);
-  close_fd(&err_pipe[1]);
-  close_fd(&status_pipe[0]);
-  close_fd(&status_pipe[1]);
-  free(out.data);
-  free(errout.data);
+  for (int end = 0; end < 2; end++) {
+    close_fd(&capture.in_pipe[end]);
+    close_fd(&capture.out_pipe[end]);
+    close_fd(&capture.err_pipe[end]);
+    close_fd(&capture.status_pipe[end]);
+  }
+  free(capture.out.data);
+  free(capture.errout.data);
   if (ret < 0)
     process_capture_clear(result);
   return ret;

@@ -81,11 +81,12 @@ static int exec_fifo_for_userns_root(const struct launch *launch, oci_error_t *e
   return 0;
 }
 
-int runtime_create(const struct spec *spec, const struct runtime_options *options,
-                   const char *exec_fifo, pid_t *pid, char **cgroup_path, oci_error_t *err)
+int runtime_create(struct runtime_plan *plan, const char *exec_fifo, pid_t *pid, char **cgroup_path,
+                   oci_error_t *err)
 {
-  struct launch launch;
-  struct slice_plan slice = {0};
+  const struct runtime_options *options = &plan->options;
+  struct launch *launch = &plan->launch;
+  struct slice_plan *slice = &plan->slice;
   struct cgroup_slice created = {.dir_fd = -1};
   bool slice_created = false;
   struct spawned child = {.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1, .status_fd = -1};
@@ -94,22 +95,14 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
 
   *pid = -1;
   *cgroup_path = NULL;
-  launch_init(&launch, spec, options, false);
-  if (options->root.overlay)
-    return oci_error_set(err, 0, "create: an overlay root is only for ocirun run");
-  if (prepare_launch(&launch, err) < 0 || slice_plan_build(spec, options, &slice, err) < 0)
-    goto out;
-  if (options->dry_run) {
-    print_plan(&launch, slice.path, &slice.limits, slice.rules, slice.n_rules, options->plan_out);
-    ret = 0;
-    goto out;
-  }
-  launch.exec_fifo_fd = open(exec_fifo, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-  if (launch.exec_fifo_fd < 0) {
+  if (plan->mode != RUNTIME_PLAN_CREATE)
+    return oci_error_set(err, EINVAL, "create: the plan was not made for ocirun create");
+  launch->exec_fifo_fd = open(exec_fifo, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+  if (launch->exec_fifo_fd < 0) {
     oci_error_errno(err, "create: open the exec fifo '%s'", exec_fifo);
     goto out;
   }
-  if (exec_fifo_for_userns_root(&launch, err) < 0)
+  if (exec_fifo_for_userns_root(launch, err) < 0)
     goto out;
   /* The caller's own 0, 1, 2 are pid 1's stdio (the OCI contract: conmon
    * and containerd's shim hand create pipes they made for it), but only
@@ -126,23 +119,23 @@ int runtime_create(const struct spec *spec, const struct runtime_options *option
     goto out;
   }
   for (int i = 0; i < 3; i++)
-    launch.stdio[i] = null_fd >= 0 ? null_fd : i;
+    launch->stdio[i] = null_fd >= 0 ? null_fd : i;
   if (options->console_socket != NULL &&
-      (launch.console_fd = console_socket_connect(options->console_socket, err)) < 0)
+      (launch->console_fd = console_socket_connect(options->console_socket, err)) < 0)
     goto out;
-  if (slice.path != NULL) {
-    if (slice_create(&slice, options->rootless, &created, err) < 0)
+  if (slice->path != NULL) {
+    if (slice_create(slice, options->rootless, &created, err) < 0)
       goto out;
     slice_created = true;
   }
-  if (spawn_child(&launch, slice_created ? created.dir_fd : -1, &child, err) < 0 ||
-      wait_until_ready(&launch, &child, err) < 0) {
+  if (spawn_child(launch, slice_created ? created.dir_fd : -1, &child, err) < 0 ||
+      wait_until_ready(launch, &child, err) < 0) {
     spawned_kill(&child);
     goto out;
   }
   *pid = child.pid;
-  if (slice.path != NULL) {
-    *cgroup_path = steal_pointer(&slice.path);
+  if (slice->path != NULL) {
+    *cgroup_path = steal_pointer(&slice->path);
   }
   ret = 0;
 out:
@@ -164,7 +157,5 @@ out:
       free(created.path);
     }
   }
-  slice_plan_clear(&slice);
-  launch_clear(&launch);
   return ret;
 }

@@ -1,6 +1,7 @@
 /* ocirun exec: a second process in a live container, made from outside its
- * pid namespace by a joiner that takes the child's steps and spawns it
- * already confined; its stdio relayed while it lives (or handed over). */
+ * pid namespace by a joiner that takes the child's steps (child.c:
+ * exec_join, the same table) and spawns it already confined; its stdio
+ * relayed while it lives (or handed over). */
 #include "config.h"
 
 #include "runtime/launch.h"
@@ -53,92 +54,6 @@ static int namespaces_to_join(pid_t pid, int *flags, oci_error_t *err)
       *flags |= types[i].flag;
   }
   return 0;
-}
-
-/* In the exec'd process, in the container's mount namespace and a session
- * of its own: its pty, from the container's devpts. */
-static int exec_console(struct launch *launch, oci_error_t *err)
-{
-  if (console_setup(launch->console_fd, &launch->spec->process, launch->host_devpts, false, err) <
-      0)
-    return -1;
-  close(launch->console_fd);
-  launch->console_fd = -1;
-  return 0;
-}
-
-/* The joiner's first step, still in ocirun's namespaces (clean_state.c):
- * its stdio (vetted by runtime_exec_start, or /dev/null until its pty
- * replaces it), nothing else of the caller's, the exec'd process's state
- * for it to inherit; its OOM score set from the host's /proc just before. */
-static int exec_clean_state(struct launch *launch, int pidfd, int cgroup_fd, int pid_pipe,
-                            oci_error_t *err)
-{
-  const int keep[] = {launch->report_fd, launch->console_fd, pidfd, cgroup_fd, pid_pipe};
-  struct clean_state state;
-
-  clean_state_init(&state, CLEAN_ENTRY_EXEC, &launch->spec->process, false);
-  memcpy(state.stdio, launch->stdio, sizeof(state.stdio));
-  state.keep = keep;
-  state.n_keep = sizeof(keep) / sizeof(keep[0]);
-  return clean_state_apply(&state, err);
-}
-
-/* Into the container's slice, by the checked directory's fd: the process
- * the stub spawns inherits it. */
-static int exec_join_cgroup(int cgroup_fd, oci_error_t *err)
-{
-  if (cgroup_fd >= 0 && cgroup_join(cgroup_fd, NULL, err) < 0)
-    return oci_error_wrap(err, "exec: join the container's cgroup");
-  return 0;
-}
-
-/* The process that joins, forked by `ocirun exec`, never in the container's
- * pid namespace itself: its OOM score and clean state, the container's
- * cgroup, then its namespaces through pid 1's pidfd (the pid namespace only
- * for its children), its pty, rlimits, working directory and command, and
- * its confinement (user, capabilities, no-new-privileges, seccomp). Only
- * then, running the sealed stub and no more privileged than the workload,
- * it spawns the process into the container's pid namespace as a child of
- * `ocirun exec` (exec_stub_spawn), which reads its pid from pid_pipe. A
- * process of the container, even one holding CAP_SYS_PTRACE, never sees a
- * process of ocirun's binary or of the runtime's privileges there. */
-static _Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, int cgroup_fd,
-                                int pid_pipe)
-{
-  oci_error_t err = NULL;
-  int failure;
-
-  if (oom_score_adjust(0, &launch->spec->process, &err) < 0 ||
-      exec_clean_state(launch, pidfd, cgroup_fd, pid_pipe, &err) < 0 ||
-      exec_join_cgroup(cgroup_fd, &err) < 0)
-    child_fail(launch, &err);
-  if (setns(pidfd, ns_flags) < 0) {
-    oci_error_errno(&err, "exec: join the container's namespaces");
-    child_fail(launch, &err);
-  }
-  close(pidfd);
-  if (cgroup_fd >= 0)
-    close(cgroup_fd);
-  if (stdio_relay_own_null_devices(&err) < 0 || exec_stub_prepare(&err) < 0 ||
-      (launch->console_fd >= 0 && exec_console(launch, &err) < 0) ||
-      join_new_session_keyring(&err) < 0 || apply_rlimits(&launch->spec->process, &err) < 0 ||
-      enter_workdir(launch->spec->process.cwd, true, &err) < 0)
-    child_fail(launch, &err);
-  if (command_find(launch, &failure, &err) < 0)
-    child_fail_as(launch, failure, &err);
-  if (child_confine(launch, &err) < 0)
-    child_fail(launch, &err);
-  exec_stub_spawn(launch->command_fd, launch->command_path, launch->report_fd, pid_pipe,
-                  launch->spec->process.terminal, launch->spec->process.args, launch->envp);
-  {
-    char message[600];
-    int saved = errno;
-
-    snprintf(message, sizeof(message), "exec '%s': %s", launch->spec->process.args[0],
-             strerror(saved));
-    child_report_and_exit(launch, CHILD_EXEC_FAILED, saved, message);
-  }
 }
 
 int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_error_t *err)

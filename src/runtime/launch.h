@@ -1,7 +1,8 @@
 /* What the runtime's phases share, inside src/runtime/ (its face is
- * runtime.h): the launch, everything the child needs, decided by the plan
- * (plan.c) before clone3; the child's reports; the spawned child; and the
- * functions one phase calls in another. */
+ * runtime.h and plan.h): the launch, everything the child needs, decided
+ * by the plan (plan.c) before clone3, and the plan that holds it; the
+ * child's reports; the spawned child; and the functions one phase calls
+ * in another. */
 #ifndef RUNTIME_LAUNCH_H
 #define RUNTIME_LAUNCH_H
 
@@ -24,12 +25,14 @@
 /* What the child tells the parent: it failed before execve, or (create)
  * its mounts are made and it waits while the parent runs the prestart and
  * createRuntime hooks (a byte on the go pipe lets it on), or it is ready
- * and waits for `start`. */
+ * and waits for `start`, or (run, when the sink wants phases) a timed step
+ * is done: message "NS NAME", its CLOCK_MONOTONIC and the phase. */
 enum child_failure {
   CHILD_SETUP_FAILED = 1,
   CHILD_EXEC_FAILED = 2,
   CHILD_READY = 3,
-  CHILD_HOOKS = 4
+  CHILD_HOOKS = 4,
+  CHILD_PHASE = 5
 };
 
 struct child_report {
@@ -62,6 +65,7 @@ struct launch {
   int go_fd;                  /* child reads one byte: the parent is ready */
   int report_fd;              /* child writes a child_report on failure; CLOEXEC */
   int exec_fifo_fd;           /* create: O_PATH of the fifo `start` opens; -1 */
+  int own_fds_fd;             /* create's child: the host's /proc/self/fd until the fifo opens */
   int console_fd;             /* process.terminal: where the pty's master is sent; -1 */
   int status_fd;              /* init: where it reports the workload's status; -1 */
   dev_t host_devpts;          /* ocirun's own devpts: never the container's pty */
@@ -101,19 +105,28 @@ struct child_watch {
 
 extern const unsigned long namespace_clone_flag[SPEC_NS_COUNT];
 
+/* The plan (runtime/plan.h): what runtime_run and runtime_create carry
+ * out, and --dry-run prints. It holds its own copy of the caller's options
+ * (with the run dir), which launch.options points to: a plan is made and
+ * freed by plan.c only, never copied. */
+struct runtime_plan {
+  enum runtime_plan_mode mode;
+  struct runtime_options options;
+  char *run_dir; /* run: $ROOT/run/<id>, the overlay's scratch; NULL otherwise */
+  struct launch launch;
+  struct slice_plan slice;
+};
+
 /* plan.c */
 void launch_clear(struct launch *launch);
-int prepare_launch(struct launch *launch, oci_error_t *err);
-void slice_plan_clear(struct slice_plan *slice);
-int slice_plan_build(const struct spec *spec, const struct runtime_options *options,
-                     struct slice_plan *slice, oci_error_t *err);
 void launch_init(struct launch *launch, const struct spec *spec,
                  const struct runtime_options *options, bool supervised);
 
-/* plan_print.c */
-void print_plan(const struct launch *launch, const char *slice_path,
-                const struct cgroup_limits *limits, const struct spec_device_rule *rules,
-                size_t n_rules, FILE *out);
+/* plan_print.c: how --dry-run names the seccomp program ("unconfined",
+ * the caller's origin, or "linux.seccomp"), and its rule groups (false:
+ * no program, or its profile cannot be read). */
+const char *runtime_plan_seccomp_origin(const struct runtime_plan *plan);
+bool runtime_plan_seccomp_groups(const struct runtime_plan *plan, size_t *groups);
 
 /* child.c */
 _Noreturn void child_report_and_exit(const struct launch *launch, int kind, int errno_value,
@@ -121,11 +134,12 @@ _Noreturn void child_report_and_exit(const struct launch *launch, int kind, int 
 _Noreturn void child_fail(const struct launch *launch, oci_error_t *err);
 /* The same with the report's kind (enum child_failure). */
 _Noreturn void child_fail_as(const struct launch *launch, int kind, oci_error_t *err);
-int apply_rlimits(const struct spec_process *process, oci_error_t *err);
-int join_new_session_keyring(oci_error_t *err);
-int enter_workdir(const char *workdir, bool read_only, oci_error_t *err);
-int child_confine(struct launch *launch, oci_error_t *err);
+/* The two doors' steps (one table): the container's first process, and
+ * exec's joiner with pid 1's pidfd, the namespaces it joins through it,
+ * the container's cgroup (-1: none) and the pipe the spawned pid goes to. */
 _Noreturn void child_main(struct launch *launch);
+_Noreturn void exec_join(struct launch *launch, int pidfd, int ns_flags, int cgroup_fd,
+                         int pid_pipe);
 
 /* lookup.c: execvp's search, with the container's PATH, after pivot_root
  * and BEFORE the seccomp filter: the lookup is the runtime's work, not the

@@ -146,7 +146,7 @@ int command_find(struct launch *launch, int *failure, oci_error_t *err)
   int ret;
 
   *failure = CHILD_SETUP_FAILED;
-  /* (uid_t)-1 is not an id: child_confine refuses it, naming it */
+  /* (uid_t)-1 is not an id: the user step refuses it, naming it */
   if (process->uid == (uid_t)-1 || process->gid == (gid_t)-1)
     return lookup_command(launch, failure, err);
   if (lookup_as_user(launch, &runtime_effective, err) < 0)

@@ -2,13 +2,15 @@
  * (new and joined namespaces, the user namespace's maps, the root tree, the
  * mount plan, the slice with its limits and device rules, the capability
  * sets and the seccomp program), from the spec and the runtime options
- * alone; nothing here creates anything. */
+ * alone, built into one value (plan.h); nothing here creates anything. */
 #include "config.h"
 
+#include "runtime/plan.h"
 #include "runtime/launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/magic.h>
 #include <linux/sched.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 
 #include "runtime/console.h"
 #include "oci/cleanup.h"
+#include "oci/events.h"
 #include "runtime/sysctl.h"
 
 const unsigned long namespace_clone_flag[SPEC_NS_COUNT] = {
@@ -170,7 +173,7 @@ void launch_clear(struct launch *launch)
 }
 
 /* Everything the child needs, from the spec: nothing is decided later. */
-int prepare_launch(struct launch *launch, oci_error_t *err)
+static int prepare_launch(struct launch *launch, oci_error_t *err)
 {
   static char *const no_env[] = {NULL};
   const struct spec *spec = launch->spec;
@@ -259,7 +262,7 @@ static int device_rules(const struct spec *spec, struct spec_device_rule **out, 
   return 0;
 }
 
-void slice_plan_clear(struct slice_plan *slice)
+static void slice_plan_clear(struct slice_plan *slice)
 {
   free(slice->path);
   cgroup_limits_clear(&slice->limits);
@@ -267,8 +270,8 @@ void slice_plan_clear(struct slice_plan *slice)
   *slice = (struct slice_plan){0};
 }
 
-int slice_plan_build(const struct spec *spec, const struct runtime_options *options,
-                     struct slice_plan *slice, oci_error_t *err)
+static int slice_plan_build(const struct spec *spec, const struct runtime_options *options,
+                            struct slice_plan *slice, oci_error_t *err)
 {
   static const struct spec_resources none = {.memory_limit = -1,
                                              .memory_reservation = -1,
@@ -300,9 +303,104 @@ void launch_init(struct launch *launch, const struct spec *spec,
                             .go_fd = -1,
                             .report_fd = -1,
                             .exec_fifo_fd = -1,
+                            .own_fds_fd = -1,
                             .console_fd = -1,
                             .status_fd = -1,
                             .host_devpts = console_host_devpts()};
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
     launch->join_fd[ns] = -1;
+}
+
+/* What ocirun run refuses before anything exists. Hooks belong to the OCI
+ * lifecycle (create, start, delete): a hook is refused rather than
+ * skipped. The run's pid 1 is ocirun's init, which holds the run's tie to
+ * its runner and reports the workload's status: CAP_SYS_PTRACE over it
+ * (of the host's user namespace, or of the run's own, where the init is
+ * exec'd) would let the workload trace it, clear its parent-death signal
+ * and forge that status. Non-dumpable stops every other tracer. Refused,
+ * not weakened. */
+static int run_refusals(const struct spec *spec, oci_error_t *err)
+{
+  for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++)
+    if (spec->hooks[kind].n_hooks > 0)
+      return oci_error_set(err, 0, "hooks.%s: ocirun run runs no hooks (ocirun create does)",
+                           spec_hook_kind_name((enum spec_hook_kind)kind));
+  if (spec->has_process && (spec->process.cap_bounding & (UINT64_C(1) << CAP_SYS_PTRACE)) != 0)
+    return oci_error_set(err, 0,
+                         "process.capabilities: CAP_SYS_PTRACE: the workload could trace ocirun's "
+                         "init, its pid 1, and so outlive ocirun and forge the exit status it "
+                         "reports; ocirun run refuses it (ocirun create, whose container has no "
+                         "init, takes it)");
+  return 0;
+}
+
+static void plan_free(struct runtime_plan *plan)
+{
+  slice_plan_clear(&plan->slice);
+  launch_clear(&plan->launch);
+  free(plan->run_dir);
+  free(plan);
+}
+
+void runtime_plan_clear(struct runtime_plan **plan)
+{
+  if (*plan != NULL)
+    plan_free(*plan);
+  *plan = NULL;
+}
+
+/* ocirun run's own part of the plan: its refusals, the run dir that holds
+ * an overlay root's scratch (ocirun's layout, derived from the name), and
+ * pid 1 as ocirun's init. */
+static int plan_run(struct runtime_plan *plan, oci_error_t *err)
+{
+  struct runtime_options *options = &plan->options;
+
+  if (options->state == NULL)
+    return oci_error_set(err, EINVAL, "run: no state root was opened for the run's record");
+  if (run_refusals(plan->launch.spec, err) < 0)
+    return -1;
+  if (asprintf(&plan->run_dir, "%s/run/%s", options->state_root, options->id) < 0) {
+    plan->run_dir = NULL;
+    return oci_error_errno(err, "run: allocate");
+  }
+  if (options->root.overlay)
+    options->root.run_dir = plan->run_dir;
+  plan->launch.init = true;
+  if (options->unsafe_no_cgroup)
+    oci_emit(options->events, OCI_EVENT_WARNING, "unsafe-no-cgroup", NULL,
+             "--unsafe-no-cgroup: no memory/cpu/pids limits are applied and processes are "
+             "contained by the pid namespace only; no device cgroup either: devices are kept out "
+             "by nodev on every mount the container can write");
+  return 0;
+}
+
+int runtime_plan_build(const struct spec *spec, const struct runtime_options *options,
+                       enum runtime_plan_mode mode, struct runtime_plan **out, oci_error_t *err)
+{
+  struct runtime_plan *plan = calloc(1, sizeof(*plan));
+
+  *out = NULL;
+  if (plan == NULL)
+    return oci_error_errno(err, "plan: allocate");
+  plan->mode = mode;
+  plan->options = *options;
+  /* the launch points to the plan's own copy, the one with the run dir */
+  launch_init(&plan->launch, spec, &plan->options, mode == RUNTIME_PLAN_RUN);
+  if (mode == RUNTIME_PLAN_RUN && plan_run(plan, err) < 0)
+    goto fail;
+  if (mode == RUNTIME_PLAN_CREATE && options->root.overlay) {
+    oci_error_set(err, 0, "create: an overlay root is only for ocirun run");
+    goto fail;
+  }
+  if (prepare_launch(&plan->launch, err) < 0 ||
+      slice_plan_build(spec, &plan->options, &plan->slice, err) < 0)
+    goto fail;
+  if (mode == RUNTIME_PLAN_RUN)
+    oci_emit(options->events, OCI_EVENT_PHASE, "plan", options->id, NULL);
+  *out = plan;
+  return 0;
+fail:
+  plan_free(plan);
+  return -1;
 }

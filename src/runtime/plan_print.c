@@ -2,6 +2,7 @@
  * carry out, nothing created or started. */
 #include "config.h"
 
+#include "runtime/plan.h"
 #include "runtime/launch.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/cgroup/devices.h"
+#include "runtime/process_attrs.h"
 #include "oci/cleanup.h"
 
 static void print_capabilities(const char *set, uint64_t mask, FILE *out)
@@ -25,14 +27,35 @@ static void print_capabilities(const char *set, uint64_t mask, FILE *out)
   fprintf(out, "\n");
 }
 
-/* The plan, as the child and the parent will carry it out. */
-void print_plan(const struct launch *launch, const char *slice_path,
-                const struct cgroup_limits *limits, const struct spec_device_rule *rules,
-                size_t n_rules, FILE *out)
+const char *runtime_plan_seccomp_origin(const struct runtime_plan *plan)
 {
+  return plan->launch.filter == NULL            ? "unconfined"
+         : plan->options.seccomp_origin != NULL ? plan->options.seccomp_origin
+                                                : "linux.seccomp";
+}
+
+/* Counted in the compiled profile's JSON: one "names" list per group. */
+bool runtime_plan_seccomp_groups(const struct runtime_plan *plan, size_t *groups)
+{
+  cleanup_free char *profile = NULL;
+
+  *groups = 0;
+  if (plan->launch.filter == NULL ||
+      (profile = seccomp_filter_profile_json(plan->launch.filter)) == NULL)
+    return false;
+  for (const char *p = profile; (p = strstr(p, "\"names\"")) != NULL; p++)
+    (*groups)++;
+  return true;
+}
+
+/* The plan, as the child and the parent will carry it out. */
+void runtime_plan_print(const struct runtime_plan *plan, FILE *out)
+{
+  const struct launch *launch = &plan->launch;
   const struct spec *spec = launch->spec;
   const struct spec_process *process = &spec->process;
-  cleanup_free char *profile = NULL;
+  const char *slice_path = plan->slice.path;
+  size_t groups;
 
   if (out == NULL)
     return;
@@ -55,7 +78,7 @@ void print_plan(const struct launch *launch, const char *slice_path,
     fprintf(out, "  NONE (--unsafe-no-cgroup): no limits and no device program are applied\n");
   } else {
     fprintf(out, "  slice: %s\n", slice_path);
-    cgroup_limits_print(limits, out, "  ");
+    cgroup_limits_print(&plan->slice.limits, out, "  ");
   }
   fprintf(out, "\ndevices:\n");
   if (slice_path == NULL || launch->options->rootless)
@@ -63,7 +86,7 @@ void print_plan(const struct launch *launch, const char *slice_path,
             slice_path == NULL ? "--unsafe-no-cgroup" : "rootless",
             launch->options->rootless ? ", and mknod of a device needs CAP_MKNOD on the host" : "");
   else
-    cgroup_devices_print(rules, n_rules, out, "  ");
+    cgroup_devices_print(plan->slice.rules, plan->slice.n_rules, out, "  ");
   fprintf(out, "\ncapabilities:\n");
   print_capabilities("bounding", launch->caps.bounding, out);
   print_capabilities("effective", launch->caps.effective, out);
@@ -79,22 +102,14 @@ void print_plan(const struct launch *launch, const char *slice_path,
     fprintf(out, " %d=%llu/%llu", process->rlimits[i].resource,
             (unsigned long long)process->rlimits[i].soft,
             (unsigned long long)process->rlimits[i].hard);
-  fprintf(out, "%s\nsysctl:", process->n_rlimits == 0 ? " (inherited)" : "");
+  fprintf(out, "%s\n", process->n_rlimits == 0 ? " (inherited)" : "");
+  process_attrs_print(spec, out);
+  fprintf(out, "sysctl:");
   for (size_t i = 0; i < spec->n_sysctl; i++)
     fprintf(out, " %s=%s", spec->sysctl[i].key, spec->sysctl[i].value);
-  fprintf(out, "\nseccomp: %s\n",
-          launch->filter == NULL                    ? "unconfined"
-          : launch->options->seccomp_origin != NULL ? launch->options->seccomp_origin
-                                                    : "linux.seccomp");
-  if (launch->filter != NULL) {
-    profile = seccomp_filter_profile_json(launch->filter);
-    if (profile != NULL) {
-      size_t groups = 0;
-      for (const char *p = profile; (p = strstr(p, "\"names\"")) != NULL; p++)
-        groups++;
-      fprintf(out, "  %zu rule groups, compiled for this host\n", groups);
-    }
-  }
+  fprintf(out, "\nseccomp: %s\n", runtime_plan_seccomp_origin(plan));
+  if (runtime_plan_seccomp_groups(plan, &groups))
+    fprintf(out, "  %zu rule groups, compiled for this host\n", groups);
   fprintf(out, "workdir: %s\nargv:", process->cwd);
   for (char **a = process->args; *a != NULL; a++)
     fprintf(out, " '%s'", *a);

@@ -7,7 +7,6 @@
 #include "runtime/supervise.h"
 
 #include <errno.h>
-#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,40 +225,17 @@ static void record_started(const struct run_started *started, void *context)
     recorder->io->on_exec(started, recorder->io->context);
 }
 
-/* What ocirun run refuses before anything exists. Hooks belong to the OCI
- * lifecycle (create, start, delete): a hook is refused rather than
- * skipped. The run's pid 1 is ocirun's init, which holds the run's tie to
- * its runner and reports the workload's status: CAP_SYS_PTRACE over it
- * (of the host's user namespace, or of the run's own, where the init is
- * exec'd) would let the workload trace it, clear its parent-death signal
- * and forge that status. Non-dumpable stops every other tracer. Refused,
- * not weakened. */
-static int run_refusals(const struct spec *spec, oci_error_t *err)
-{
-  for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++)
-    if (spec->hooks[kind].n_hooks > 0)
-      return oci_error_set(err, 0, "hooks.%s: ocirun run runs no hooks (ocirun create does)",
-                           spec_hook_kind_name((enum spec_hook_kind)kind));
-  if (spec->has_process && (spec->process.cap_bounding & (UINT64_C(1) << CAP_SYS_PTRACE)) != 0)
-    return oci_error_set(err, 0,
-                         "process.capabilities: CAP_SYS_PTRACE: the workload could trace ocirun's "
-                         "init, its pid 1, and so outlive ocirun and forge the exit status it "
-                         "reports; ocirun run refuses it (ocirun create, whose container has no "
-                         "init, takes it)");
-  return 0;
-}
-
 /* What the run makes on the host before its child: the record first (from
  * here on a crash leaves something sweep can find), the run dir with the
  * root's writable layer and the configuration `exec NAME` joins with, then
  * the slice. -1: nothing was made; -2: something was, tear it down. */
-static int run_resources_create(struct run_resources *res, const struct runtime_options *options,
-                                const struct runtime_options *run_options, struct launch *launch,
-                                struct slice_plan *slice, const char *run_dir,
+static int run_resources_create(struct run_resources *res, struct runtime_plan *plan,
                                 const char *record_file, oci_error_t *err)
 {
+  const struct runtime_options *options = &plan->options;
+  struct slice_plan *slice = &plan->slice;
   struct run_record record = {
-      .name = (char *)options->id, .cgroup_path = slice->path, .run_dir = (char *)run_dir};
+      .name = (char *)options->id, .cgroup_path = slice->path, .run_dir = plan->run_dir};
 
   res->created_in_store[0] = record_file;
   res->created_in_store[1] = options->id;
@@ -267,10 +243,10 @@ static int run_resources_create(struct run_resources *res, const struct runtime_
   if (run_state_write(res->state, &record, err) < 0)
     return -1;
   res->record_written = true;
-  if (run_options->root.overlay) {
+  if (options->root.overlay) {
     res->run_dir_created =
-        writable_layer_create(&res->layer, res->state, options->id, &run_options->root,
-                              options->rootless, &launch->plan, err) == 0;
+        writable_layer_create(&res->layer, res->state, options->id, &options->root,
+                              options->rootless, &plan->launch.plan, err) == 0;
     if (!res->run_dir_created)
       return -2;
     if (options->config_json != NULL &&
@@ -285,61 +261,34 @@ static int run_resources_create(struct run_resources *res, const struct runtime_
   return 0;
 }
 
-int runtime_run(const struct spec *spec, const struct runtime_options *options,
-                const struct run_io *io, struct run_result *result, oci_error_t *err)
+int runtime_run(struct runtime_plan *plan, const struct run_io *io, struct run_result *result,
+                oci_error_t *err)
 {
-  struct launch launch;
+  const struct runtime_options *options = &plan->options;
+  const struct spec *spec = plan->launch.spec;
+  struct launch *launch = &plan->launch;
   struct run_resources res = {
       .root = options->state_root,
       .state = options->state,
       .name = options->id,
       .layer = {.mountpoint_fd = -1, .upper_fd = -1, .walker = -1, .walker_fd = -1},
       .slice = {.dir_fd = -1}};
-  struct slice_plan slice = {0};
-  cleanup_free char *run_dir = NULL;
   cleanup_free char *record_file = NULL;
   cleanup_close int terminal_socket = -1;
   struct supervise_signals signals = SUPERVISE_SIGNALS_NONE;
   bool relay_open = false;
   bool terminal = spec->has_process && spec->process.terminal;
   struct stdio_relay relay;
-  struct runtime_options run_options = *options;
   struct exec_recorder recorder = {.io = io, .state = options->state, .name = options->id};
   struct run_io joinable_io = *io;
   int ret = -1, made;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
-  if (options->state == NULL)
-    return oci_error_set(err, EINVAL, "run: no state root was opened for the run's record");
-  if (run_refusals(spec, err) < 0)
-    return -1;
-  /* The run dir holds the scratch of an overlay root: its path is
-   * ocirun's layout, derived from the name. */
-  if (asprintf(&run_dir, "%s/run/%s", res.root, options->id) < 0) {
-    run_dir = NULL;
-    return oci_error_errno(err, "run: allocate");
-  }
+  if (plan->mode != RUNTIME_PLAN_RUN)
+    return oci_error_set(err, EINVAL, "run: the plan was not made for ocirun run");
   if (asprintf(&record_file, "%s.json", options->id) < 0) {
     record_file = NULL;
     return oci_error_errno(err, "run: allocate");
-  }
-  if (run_options.root.overlay)
-    run_options.root.run_dir = run_dir;
-  launch_init(&launch, spec, &run_options, true);
-  launch.init = true;
-  if (options->unsafe_no_cgroup)
-    oci_emit(options->events, OCI_EVENT_WARNING, "unsafe-no-cgroup", NULL,
-             "--unsafe-no-cgroup: no memory/cpu/pids limits are applied and processes are "
-             "contained by the pid namespace only; no device cgroup either: devices are kept out "
-             "by nodev on every mount the container can write");
-  if (prepare_launch(&launch, err) < 0 || slice_plan_build(spec, options, &slice, err) < 0)
-    goto out;
-  oci_emit(options->events, OCI_EVENT_PHASE, "plan", options->id, NULL);
-  if (options->dry_run) {
-    print_plan(&launch, slice.path, &slice.limits, slice.rules, slice.n_rules, options->plan_out);
-    *result = (struct run_result){.exit_code = 0, .exited = true, .teardown_verified = true};
-    ret = 0;
-    goto out;
   }
 
   /* from the first thing created until the last removed */
@@ -359,11 +308,10 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
       goto out;
     }
     terminal_socket = pair[0];
-    launch.console_fd = pair[1];
+    launch->console_fd = pair[1];
   }
 
-  made =
-      run_resources_create(&res, options, &run_options, &launch, &slice, run_dir, record_file, err);
+  made = run_resources_create(&res, plan, record_file, err);
   if (made == -1)
     goto out;
   if (made < 0)
@@ -375,7 +323,7 @@ int runtime_run(const struct spec *spec, const struct runtime_options *options,
   joinable_io.on_exec = record_started;
   joinable_io.context = &recorder;
   ret =
-      start_and_wait(&launch, &res, &joinable_io, &relay, terminal_socket, signals.fd, result, err);
+      start_and_wait(launch, &res, &joinable_io, &relay, terminal_socket, signals.fd, result, err);
   oci_emit(options->events, OCI_EVENT_PHASE, "exited", options->id, NULL);
   if (recorder.err != NULL) {
     oci_error_wrap(&recorder.err, "run: record the started process for exec");
@@ -396,7 +344,5 @@ out:
     ret = -1;
   if (supervise_signals_restore(&signals, "run", err) < 0)
     ret = -1;
-  slice_plan_clear(&slice);
-  launch_clear(&launch);
   return ret;
 }

@@ -18,6 +18,13 @@
 struct oci_event_sink;
 struct state_root;
 
+/* What runtime_run and runtime_create carry out: the plan, one value
+ * (runtime/plan.h builds and prints it), made for one of them: `ocirun
+ * run` (supervised, pid 1 ocirun's init, the root an overlay with its run
+ * dir) or `ocirun create` (outlives ocirun, the bundle's root). */
+struct runtime_plan;
+enum runtime_plan_mode { RUNTIME_PLAN_RUN, RUNTIME_PLAN_CREATE };
+
 /* How a run is made that a configuration does not say. */
 struct runtime_options {
   const char *state_root; /* --root: ocirun's state, records and caches */
@@ -30,8 +37,6 @@ struct runtime_options {
   bool rootless;              /* decided once, by the caller: ocirun runs without privilege */
   double timeout_seconds;     /* runtime_run only; 0: none */
   bool unsafe_no_cgroup;      /* loud development opt-out: no slice, no limits, no device program */
-  bool dry_run;               /* print the plan to plan_out, create and run nothing */
-  FILE *plan_out;             /* the command line's stream for --dry-run's plan */
   const char *seccomp_origin; /* names linux.seccomp in messages and the plan */
   /* create with process.terminal: a unix socket the pty's master is sent
    * to (SCM_RIGHTS), as runc's callers expect; the slave is the stdio */
@@ -68,9 +73,11 @@ struct run_io {
   void (*on_exec)(const struct run_started *started, void *context);
   void *context;
   /* The command line's: where the run reports (runtime_options.events)
-   * and where --dry-run prints (plan_out); a front end passes them on. */
+   * and where --dry-run prints the plan (plan_out), as JSON with
+   * plan_json (--log-format json); a front end passes them on. */
   const struct oci_event_sink *events;
   FILE *plan_out;
+  bool plan_json;
 };
 
 struct run_result {
@@ -88,24 +95,27 @@ struct run_result {
   bool teardown_verified; /* cgroup gone, no process left, state removed */
 };
 
-/* Runs spec's process and supervises it: the caller's stdio reaches it
- * only through ocirun's relay, the deadline and the caller's signals end
- * it, and everything created is removed and checked gone. Returns 0 when
- * the process ran (whatever its status), a negative value with *err set
- * when the boundary could not be built (nothing ran, everything created
- * was removed). */
-int runtime_run(const struct spec *spec, const struct runtime_options *options,
-                const struct run_io *io, struct run_result *result, oci_error_t *err);
+/* Carries out a plan built for RUNTIME_PLAN_RUN (runtime/plan.h): runs
+ * its process and supervises it: the caller's stdio reaches it only
+ * through ocirun's relay, the deadline and the caller's signals end it,
+ * and everything created is removed and checked gone. Nothing is decided
+ * again: the plan is what runs (once; the caller then clears it). Returns
+ * 0 when the process ran (whatever its status), a negative value with
+ * *err set when the boundary could not be built (nothing ran, everything
+ * created was removed). */
+int runtime_run(struct runtime_plan *plan, const struct run_io *io, struct run_result *result,
+                oci_error_t *err);
 
-/* `ocirun create`: everything up to the user program; the container's pid 1
- * then blocks opening exec_fifo for writing, and execs the user program
- * when `ocirun start` opens the fifo for reading and reads one byte. Its
- * stdio is the caller's 0, 1, 2 (an OCI caller, conmon or containerd's
- * shim, owns those pipes). On success the slice (*cgroup_path, allocated,
- * NULL without one) and the process stay for `delete`; on failure nothing
- * is left. *pid is in ocirun's pid namespace. */
-int runtime_create(const struct spec *spec, const struct runtime_options *options,
-                   const char *exec_fifo, pid_t *pid, char **cgroup_path, oci_error_t *err);
+/* `ocirun create`: carries out a plan built for RUNTIME_PLAN_CREATE up to
+ * the user program; the container's pid 1 then blocks opening exec_fifo
+ * for writing, and execs the user program when `ocirun start` opens the
+ * fifo for reading and reads one byte. Its stdio is the caller's 0, 1, 2
+ * (an OCI caller, conmon or containerd's shim, owns those pipes). On
+ * success the slice (*cgroup_path, allocated, NULL without one) and the
+ * process stay for `delete`; on failure nothing is left. *pid is in
+ * ocirun's pid namespace. */
+int runtime_create(struct runtime_plan *plan, const char *exec_fifo, pid_t *pid, char **cgroup_path,
+                   oci_error_t *err);
 
 /* A second process in a live container (`ocirun exec`): it joins the
  * namespaces of the container's pid 1 through a pidfd and its cgroup, and

@@ -28,6 +28,33 @@ void spawned_kill(struct spawned *child)
   waitid(P_PIDFD, (id_t)child->pidfd, &(siginfo_t){0}, WEXITED);
 }
 
+/* The user namespace's uid and gid maps: the child becomes root of it
+ * first thing after the go byte (child.c: become-root). */
+static int map_user_namespace(struct launch *launch, pid_t pid, oci_error_t *err)
+{
+  return launch->new_user_ns ? userns_map_write(&launch->map, pid, err) : 0;
+}
+
+/* From the host's /proc: lowering a score needs the host's
+ * CAP_SYS_RESOURCE, and the child's own /proc will be the container's
+ * (clean_state.h). */
+static int set_oom_score(struct launch *launch, pid_t pid, oci_error_t *err)
+{
+  return oom_score_adjust(pid, &launch->spec->process, err);
+}
+
+/* The parent's steps between clone3 and the go byte, in order, while the
+ * child waits on the go pipe; the first that fails kills the child. A
+ * helper the container needs before it runs anything (a network helper,
+ * say) is a row here. */
+static const struct {
+  const char *name;
+  int (*run)(struct launch *launch, pid_t pid, oci_error_t *err);
+} parent_steps[] = {
+    {"id-maps", map_user_namespace},
+    {"oom-score", set_oom_score},
+};
+
 int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *child, oci_error_t *err)
 {
   int go[2] = {-1, -1}, report[2] = {-1, -1};
@@ -98,11 +125,11 @@ int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *child, oci
                                "user.max_user_namespaces)"
                              : "");
   child->pid = (pid_t)pid;
-  /* The child waits on the go pipe while its user namespace is mapped. */
-  if ((launch->new_user_ns && userns_map_write(&launch->map, child->pid, err) < 0) ||
-      oom_score_adjust(child->pid, &launch->spec->process, err) < 0) {
-    spawned_kill(child);
-    return -1;
+  for (size_t i = 0; i < sizeof(parent_steps) / sizeof(parent_steps[0]); i++) {
+    if (parent_steps[i].run(launch, child->pid, err) < 0) {
+      spawned_kill(child);
+      return -1;
+    }
   }
   if (write(child->go_fd, "g", 1) != 1) {
     saved = errno;

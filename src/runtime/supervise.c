@@ -182,9 +182,21 @@ int init_outcome(int status_fd, struct run_result *result, oci_error_t *err)
   }
 }
 
-/* Reads the report pipe once it is readable: a report means the child
- * failed before exec; end of file without one means execve closed it
- * (CLOEXEC) or the child died. Only a child still running has exec'd. */
+/* A timed step of the child's (child.c), "NS NAME": a phase event at the
+ * child's own CLOCK_MONOTONIC. */
+static void emit_child_phase(const struct run_io *io, const struct child_report *report)
+{
+  char *name;
+  long long ns = strtoll(report->message, &name, 10);
+
+  if (name != report->message && *name == ' ')
+    oci_emit_at(io->events, (int64_t)ns, OCI_EVENT_PHASE, name + 1, NULL);
+}
+
+/* Reads the report pipe once it is readable: a phase, then what else is
+ * already there; a report means the child failed before exec; end of file
+ * without one means execve closed it (CLOEXEC) or the child died. Only a
+ * child still running has exec'd. */
 void watch_report(int pidfd, struct child_watch *watch)
 {
   ssize_t n;
@@ -192,13 +204,20 @@ void watch_report(int pidfd, struct child_watch *watch)
   cleanup_close int workload_pidfd = -1;
   pid_t workload;
 
-  do
-    n = read(watch->report_fd, &watch->report, sizeof(watch->report));
-  while (n < 0 && errno == EINTR);
-  if (n == (ssize_t)sizeof(watch->report)) {
+  for (;;) {
+    do
+      n = read(watch->report_fd, &watch->report, sizeof(watch->report));
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof(watch->report))
+      break;
     watch->report.message[sizeof(watch->report.message) - 1] = '\0';
-    watch->reported = true;
-    return; /* the child exits next; end of file follows */
+    if (watch->report.kind != CHILD_PHASE) {
+      watch->reported = true;
+      return; /* the child exits next; end of file follows */
+    }
+    emit_child_phase(watch->io, &watch->report);
+    if (poll(&(struct pollfd){.fd = watch->report_fd, .events = POLLIN}, 1, 0) != 1)
+      return; /* nothing more yet: the caller polls again */
   }
   watch->report_fd = -1;
   if (!watch->reported)

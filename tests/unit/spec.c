@@ -14,6 +14,7 @@
 
 #include "oci/cleanup.h"
 #include "runtime/capabilities.h"
+#include "runtime/process_attrs.h"
 #include "runtime/seccomp/rules.h"
 #include "runtime/spec/spec.h"
 #include "unit.h"
@@ -603,15 +604,11 @@ static void test_refused_properties(void)
   } cases[] = {
       {"linux.intelRdt", "{'closID': 'x'}"},
       {"linux.intelRdt", "{}"},
-      {"linux.personality", "{'domain': 'LINUX32'}"},
       {"linux.timeOffsets", "{'monotonic': {'secs': 1}}"},
       {"linux.mountLabel", "'system_u:object_r:svirt_sandbox_file_t:s0'"},
-      {"linux.memoryPolicy", "{'mode': 'MPOL_BIND', 'nodes': '0'}"},
       {"linux.netDevices", "{'eth0': {'name': 'eth1'}}"},
       {"process.apparmorProfile", "'acme_secure_profile'"},
       {"process.selinuxLabel", "'system_u:system_r:svirt_lxc_net_t:s0'"},
-      {"process.ioPriority", "{'class': 'IOPRIO_CLASS_IDLE', 'priority': 4}"},
-      {"process.scheduler", "{'policy': 'SCHED_OTHER'}"},
       {"process.execCPUAffinity", "{'initial': '7'}"},
       {"linux.resources.blockIO.leafWeight", "500"},
       {"linux.resources.network", "{'classID': 1}"},
@@ -782,6 +779,164 @@ static void test_hugepages_and_idle(void)
   refused("linux.resources.cpu.idle", "-1", "cpu.idle: -1 is out of range [0, 1]");
 }
 
+static void test_process_attrs(void)
+{
+  static const char realtime[] = "is not supported by ocirun (cpu.max does not throttle realtime "
+                                 "tasks)";
+  struct spec s;
+
+  if (ok(parse_with("process.scheduler",
+                    "{'policy': 'SCHED_BATCH', 'nice': -3, 'priority': 0,"
+                    " 'flags': ['SCHED_FLAG_KEEP_POLICY'], 'runtime': 0}",
+                    &s) == 0,
+         "process.scheduler parsed")) {
+    ok(s.process.scheduler.set, "scheduler: set");
+    is_int(s.process.scheduler.policy, 3, "scheduler: SCHED_BATCH");
+    is_int(s.process.scheduler.nice, -3, "scheduler: nice");
+    is_int((int)s.process.scheduler.flags, 0x08, "scheduler: SCHED_FLAG_KEEP_POLICY");
+    spec_clear(&s);
+  }
+  if (ok(parse_with("process.ioPriority", "{'class': 'IOPRIO_CLASS_IDLE', 'priority': 4}", &s) == 0,
+         "process.ioPriority parsed")) {
+    ok(s.process.io_priority.set, "ioPriority: set");
+    is_int(s.process.io_priority.io_class, 3, "ioPriority: IOPRIO_CLASS_IDLE");
+    is_int(s.process.io_priority.level, 4, "ioPriority: priority");
+    spec_clear(&s);
+  }
+  if (ok(parse_with("linux.personality", "{'domain': 'LINUX32', 'flags': []}", &s) == 0,
+         "linux.personality parsed")) {
+    ok(s.personality_set, "personality: set");
+    is_int(s.personality, 8, "personality: PER_LINUX32");
+    spec_clear(&s);
+  }
+  if (ok(parse_with("linux.memoryPolicy",
+                    "{'mode': 'MPOL_INTERLEAVE', 'nodes': '0-2,5,1023',"
+                    " 'flags': ['MPOL_F_STATIC_NODES', 'MPOL_F_NUMA_BALANCING']}",
+                    &s) == 0,
+         "linux.memoryPolicy parsed")) {
+    ok(s.memory_policy.set, "memoryPolicy: set");
+    is_int(s.memory_policy.mode, 3, "memoryPolicy: MPOL_INTERLEAVE");
+    ok(s.memory_policy.nodes[0] == 0x27, "memoryPolicy: nodes 0-2,5 in the first word");
+    ok(s.memory_policy.nodes[1023 / (8 * sizeof(unsigned long))] ==
+           1UL << (1023 % (8 * sizeof(unsigned long))),
+       "memoryPolicy: node 1023 in the last word");
+    is_int((int)s.memory_policy.max_node, 1024, "memoryPolicy: max_node one above the highest");
+    is_int((int)s.memory_policy.flags, (1 << 15) | (1 << 13), "memoryPolicy: flags");
+    spec_clear(&s);
+  }
+  {
+    cleanup_cjson cJSON *config = base_with("process.scheduler", "{'policy': 'SCHED_IDLE'}");
+    cJSON *linux_object = cJSON_GetObjectItemCaseSensitive(config, "linux");
+    oci_error_t err = NULL;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out;
+
+    cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(config, "process"), "ioPriority",
+                          json_parse("{'class': 'IOPRIO_CLASS_BE', 'priority': 2}"));
+    cJSON_AddItemToObject(linux_object, "personality", json_parse("{'domain': 'LINUX32'}"));
+    cJSON_AddItemToObject(linux_object, "memoryPolicy",
+                          json_parse("{'mode': 'MPOL_BIND', 'nodes': '0-1,4'}"));
+    if (ok(spec_parse(config, &s, &err) == 0, "the four attributes parsed together")) {
+      out = open_memstream(&text, &size);
+      process_attrs_print(&s, out);
+      fclose(out);
+      is_str(text,
+             "scheduler: SCHED_IDLE nice 0 flags 0\nI/O priority: IOPRIO_CLASS_BE 2\n"
+             "personality: LINUX32\nmemory policy: MPOL_BIND nodes 0,1,4 flags 0\n",
+             "process_attrs_print: one plan line each");
+      free(text);
+      spec_clear(&s);
+    }
+    oci_error_free(&err);
+  }
+  is_str(spec_attr_name(SPEC_NAMES_SCHEDULER_POLICY, 5), "SCHED_IDLE", "spec_attr_name");
+  is_str(spec_attr_name(SPEC_NAMES_MEMORY_POLICY_MODE, 6), "MPOL_WEIGHTED_INTERLEAVE",
+         "spec_attr_name: MPOL_WEIGHTED_INTERLEAVE");
+
+  refused("process.scheduler", "{}", "process.scheduler.policy: required");
+  refused("process.scheduler", "{'policy': 'SCHED_FIFO', 'priority': 10}", realtime);
+  refused("process.scheduler", "{'policy': 'SCHED_RR'}", realtime);
+  refused("process.scheduler", "{'policy': 'SCHED_DEADLINE'}", realtime);
+  refused("process.scheduler", "{'policy': 'SCHED_ISO'}", "Linux has no SCHED_ISO");
+  refused("process.scheduler", "{'policy': 'sched_other'}", "unknown name 'sched_other'");
+  refused("process.scheduler", "{'policy': 'SCHED_OTHER', 'nice': 20}", "process.scheduler.nice:");
+  refused("process.scheduler", "{'policy': 'SCHED_OTHER', 'nice': -21}", "process.scheduler.nice:");
+  refused("process.scheduler", "{'policy': 'SCHED_OTHER', 'priority': 1}",
+          "process.scheduler.priority is not supported by ocirun (a static priority is for "
+          "SCHED_FIFO and SCHED_RR: cpu.max");
+  refused("process.scheduler", "{'policy': 'SCHED_OTHER', 'runtime': 1}",
+          "process.scheduler.runtime is not supported by ocirun (for SCHED_DEADLINE");
+  refused("process.scheduler", "{'policy': 'SCHED_OTHER', 'period': 1}",
+          "process.scheduler.period is not supported");
+  refused("process.scheduler", "{'policy': 'SCHED_OTHER', 'deadline': 1}",
+          "process.scheduler.deadline is not supported");
+  refused("process.scheduler", "{'policy': 'SCHED_OTHER', 'flags': ['SCHED_FLAG_RESET_ON_FORK']}",
+          "process.scheduler.flags[0]: SCHED_FLAG_RESET_ON_FORK is not supported by ocirun");
+  refused("process.scheduler",
+          "{'policy': 'SCHED_OTHER', 'flags': ['SCHED_FLAG_KEEP_POLICY', 'SCHED_FLAG_RECLAIM']}",
+          "process.scheduler.flags[1]: SCHED_FLAG_RECLAIM is not supported by ocirun (for "
+          "SCHED_DEADLINE");
+  refused("process.scheduler", "{'policy': 'SCHED_OTHER', 'flags': ['SCHED_FLAG_KEEP_PARAMS']}",
+          "SCHED_FLAG_KEEP_PARAMS is not supported");
+  refused("process.scheduler", "{'policy': 'SCHED_OTHER', 'flags': ['SCHED_FLAG_UTIL_CLAMP_MIN']}",
+          "the spec gives no clamp value");
+  refused("process.scheduler", "{'policy': 'SCHED_OTHER', 'flags': 'SCHED_FLAG_KEEP_POLICY'}",
+          "process.scheduler.flags: expected an array");
+  refused("process.scheduler", "'SCHED_OTHER'", "process.scheduler: expected an object");
+
+  refused("process.ioPriority", "{'class': 'IOPRIO_CLASS_RT', 'priority': 0}",
+          "process.ioPriority.class: IOPRIO_CLASS_RT is not supported by ocirun (the realtime I/O "
+          "class: cpu.max does not throttle realtime tasks)");
+  refused("process.ioPriority", "{'class': 'IOPRIO_CLASS_BE'}",
+          "process.ioPriority.priority: required");
+  refused("process.ioPriority", "{'priority': 1}", "process.ioPriority.class: required");
+  refused("process.ioPriority", "{'class': 'IOPRIO_CLASS_BE', 'priority': 8}",
+          "process.ioPriority.priority: 8 is out of range [0, 7]");
+  refused("process.ioPriority", "{'class': 'IOPRIO_CLASS_NONE', 'priority': 0}",
+          "unknown name 'IOPRIO_CLASS_NONE'");
+
+  refused("linux.personality", "{}", "linux.personality.domain: required");
+  refused("linux.personality", "{'domain': 'LINUX64'}", "unknown name 'LINUX64'");
+  refused("linux.personality", "{'domain': 'LINUX', 'flags': ['ADDR_NO_RANDOMIZE']}",
+          "linux.personality.flags is not supported by ocirun (the spec defines no personality "
+          "flag)");
+
+  accepted("linux.memoryPolicy", "{'mode': 'MPOL_DEFAULT'}");
+  accepted("linux.memoryPolicy", "{'mode': 'MPOL_PREFERRED'}");
+  accepted("linux.memoryPolicy", "{'mode': 'MPOL_LOCAL', 'nodes': ''}");
+  accepted("linux.memoryPolicy", "{'mode': 'MPOL_BIND', 'nodes': '1', 'flags': []}");
+  refused("linux.memoryPolicy", "{'nodes': '0'}", "linux.memoryPolicy.mode: required");
+  refused("linux.memoryPolicy", "{'mode': 'MPOL_NOOP'}", "unknown name 'MPOL_NOOP'");
+  refused("linux.memoryPolicy", "{'mode': 'MPOL_BIND'}",
+          "linux.memoryPolicy: MPOL_BIND needs nodes");
+  refused("linux.memoryPolicy", "{'mode': 'MPOL_WEIGHTED_INTERLEAVE', 'nodes': ''}",
+          "MPOL_WEIGHTED_INTERLEAVE needs nodes");
+  refused("linux.memoryPolicy", "{'mode': 'MPOL_DEFAULT', 'nodes': '0'}",
+          "linux.memoryPolicy: MPOL_DEFAULT takes no nodes");
+  refused("linux.memoryPolicy", "{'mode': 'MPOL_LOCAL', 'nodes': '0'}",
+          "MPOL_LOCAL takes no nodes");
+  refused("linux.memoryPolicy", "{'mode': 'MPOL_DEFAULT', 'flags': ['MPOL_F_STATIC_NODES']}",
+          "MPOL_DEFAULT takes no flags");
+  refused("linux.memoryPolicy",
+          "{'mode': 'MPOL_BIND', 'nodes': '0', 'flags': ['MPOL_F_STATIC_NODES', "
+          "'MPOL_F_RELATIVE_NODES']}",
+          "MPOL_F_STATIC_NODES and MPOL_F_RELATIVE_NODES exclude each other");
+  refused("linux.memoryPolicy", "{'mode': 'MPOL_BIND', 'nodes': '0', 'flags': ['MPOL_F_MOF']}",
+          "linux.memoryPolicy.flags[0]: unknown name 'MPOL_F_MOF'");
+  refused("linux.memoryPolicy", "{'mode': 'MPOL_BIND', 'nodes': 0}",
+          "linux.memoryPolicy.nodes: expected a string");
+  refused("linux.memoryPolicy", "{'mode': 'MPOL_BIND', 'nodes': '1024'}",
+          "linux.memoryPolicy.nodes: '1024': node 1024 is above Linux's highest, 1023");
+  static const char *const bad_lists[] = {"3-1", "1,", ",1", "1-", "a", "1 2", "-1", "1--2", "0x1"};
+  for (size_t i = 0; i < sizeof(bad_lists) / sizeof(bad_lists[0]); i++) {
+    char value[64], want[64];
+    snprintf(value, sizeof(value), "{'mode': 'MPOL_BIND', 'nodes': '%s'}", bad_lists[i]);
+    snprintf(want, sizeof(want), "'%s' is not a list of nodes like 0-3,7", bad_lists[i]);
+    refused("linux.memoryPolicy", value, want);
+  }
+}
+
 static void test_extensibility(void)
 {
   /* properties the spec does not define are ignored, at every level */
@@ -925,6 +1080,7 @@ int main(void)
   test_refused_properties();
   test_block_io();
   test_hugepages_and_idle();
+  test_process_attrs();
   test_extensibility();
   test_bundle();
   is_str(spec_namespace_name(SPEC_NS_NETWORK), "network", "spec_namespace_name");

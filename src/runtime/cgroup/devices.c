@@ -361,7 +361,7 @@ static const struct {
     {'c', 10, 229, "/dev/fuse"},
 };
 
-static const char *device_name(const struct spec_device_rule *rule)
+const char *cgroup_device_name(const struct spec_device_rule *rule)
 {
   for (size_t i = 0; i < sizeof(known_devices) / sizeof(known_devices[0]); i++) {
     if (known_devices[i].type == rule->type && known_devices[i].major == rule->major &&
@@ -390,7 +390,7 @@ void cgroup_devices_print(const struct spec_device_rule *rules, size_t n, FILE *
     format_number(rule->minor, minor, sizeof(minor));
     snprintf(numbers, sizeof(numbers), "%s:%s", major, minor);
     fprintf(out, "%s%-5s %c %-9s %-4.4s %s\n", indent, rule->allow ? "allow" : "deny", rule->type,
-            numbers, rule->access, device_name(rule));
+            numbers, rule->access, cgroup_device_name(rule));
   }
   fprintf(out,
           "%sdeny  everything else (later rules win, per access bit; open and mknod fail with "

@@ -46,5 +46,8 @@ int cgroup_devices_attach(int dir_fd, const char *path, const struct spec_device
  * the default, for --dry-run. */
 void cgroup_devices_print(const struct spec_device_rule *rules, size_t n, FILE *out,
                           const char *indent);
+/* The node a rule names, as the printed rules show it ("/dev/null", "any
+ * device"); "" for one without a known name. */
+const char *cgroup_device_name(const struct spec_device_rule *rule);
 
 #endif

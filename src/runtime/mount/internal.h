@@ -1,5 +1,5 @@
 /* What the files of runtime/mount/ share (not for anyone else): an op's
- * names for messages (plan.c), and the landing checks every step that
+ * label for messages (plan.c), and the landing checks every step that
  * makes a target calls (landing.c). */
 #ifndef RUNTIME_MOUNT_INTERNAL_H
 #define RUNTIME_MOUNT_INTERNAL_H
@@ -9,8 +9,6 @@
 #include "oci/error.h"
 #include "runtime/mount/mount_plan.h"
 
-/* The kind's name in the printed plan ("bind", "mask"...). */
-const char *mount_op_kind_name(enum mount_op_kind kind);
 /* What an op came from ("config.json: mounts[2]"), else its kind's name. */
 const char *mount_op_label(const struct mount_op *op);
 

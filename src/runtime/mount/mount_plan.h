@@ -121,6 +121,11 @@ struct mount_root {
 int mount_plan_build(const struct spec *spec, const struct mount_root *root, bool user_namespace,
                      struct mount_plan *plan, oci_error_t *err);
 void mount_plan_print(const struct mount_plan *plan, FILE *out);
+/* The kind's name in the printed plan ("bind", "mask"...). */
+const char *mount_op_kind_name(enum mount_op_kind kind);
+/* The op's attributes as the printed plan's ATTRS column: "rbind,ro,nosuid",
+ * "-" for none. */
+void mount_op_format_attrs(const struct mount_op *op, char *buf, size_t size);
 /* In the child (new mount namespace): every step in order. On failure the
  * message names the step, its target and errno. plan->lower_fd must be
  * open and, for an overlay root, the mount point's identity set. */

@@ -654,7 +654,7 @@ void mount_plan_clear(struct mount_plan *plan)
   *plan = (struct mount_plan){.lower_fd = -1};
 }
 
-static void format_attr(const struct mount_op *op, char *buf, size_t size)
+void mount_op_format_attrs(const struct mount_op *op, char *buf, size_t size)
 {
   static const struct {
     uint64_t bit;
@@ -736,7 +736,7 @@ void mount_plan_print(const struct mount_plan *plan, FILE *out)
   for (size_t i = 0; i < plan->n_ops; i++) {
     const struct mount_op *op = &plan->ops[i];
 
-    format_attr(op, attrs, sizeof(attrs));
+    mount_op_format_attrs(op, attrs, sizeof(attrs));
     fprintf(out, "%-3zu %-15s %-32s %-24s %-24s ", i + 1, kind_names[op->kind], op->target,
             op->source != NULL ? op->source : "-", attrs);
     if (op->fstype != NULL && op->kind == MOUNT_OP_FILESYSTEM)

@@ -406,6 +406,204 @@ static int program_export(scmp_filter_ctx ctx, struct seccomp_program *program, 
   return 0;
 }
 
+/* --- the exported program checked against the profile ---
+ * libseccomp can export a program without a rule on one architecture:
+ * 2.5.4, given x86_64 and x32 in one filter, a rule with arguments and a
+ * rule on a call x86_64 lacks (socketcall, ipc, _llseek: a pseudo-syscall
+ * there), drops x86_64's load of the syscall number, so x86_64's rules
+ * compare the architecture and every x86_64 call gets the default (its
+ * PFC output still shows the rules). So every applicable rule is tried on
+ * every architecture of the filter with arguments that satisfy it: the
+ * program must answer the action of a rule that matches the call, or the
+ * build fails naming the rule. */
+
+/* What a multiplexer carries (i386, s390, ppc): libseccomp turns a rule on
+ * one of these into a rule on the multiplexer that ignores the arguments
+ * (they are in memory, out of a filter's reach). */
+static const char *const socketcall_calls[] = {
+    "socket",     "bind",    "connect", "listen",  "accept",   "getsockname", "getpeername",
+    "socketpair", "send",    "recv",    "sendto",  "recvfrom", "shutdown",    "setsockopt",
+    "getsockopt", "sendmsg", "recvmsg", "accept4", "recvmmsg", "sendmmsg",    NULL};
+static const char *const ipc_calls[] = {"semop",  "semget", "semctl", "semtimedop", "msgsnd",
+                                        "msgrcv", "msgget", "msgctl", "shmat",      "shmdt",
+                                        "shmget", "shmctl", NULL};
+
+static bool name_in(const char *name, const char *const *names)
+{
+  for (; *names != NULL; names++)
+    if (strcmp(*names, name) == 0)
+      return true;
+  return false;
+}
+
+/* The rule names call itself, or (carried) a call the multiplexer call carries. */
+static bool rule_names(const struct seccomp_rule *rule, const char *call, bool carried)
+{
+  for (const char *const *name = rule->names; *name != NULL; name++) {
+    if (!carried && strcmp(*name, call) == 0)
+      return true;
+    if (carried && strcmp(call, "socketcall") == 0 && name_in(*name, socketcall_calls))
+      return true;
+    if (carried && strcmp(call, "ipc") == 0 && name_in(*name, ipc_calls))
+      return true;
+  }
+  return false;
+}
+
+/* narrow: a 32-bit ABI, whose arguments libseccomp compares as 32 bits. */
+static bool arg_holds(const struct seccomp_arg *arg, uint64_t value, bool narrow)
+{
+  uint64_t mask = narrow ? UINT32_MAX : UINT64_MAX, datum = arg->value & mask;
+
+  value &= mask;
+  switch (arg->op) {
+  case SCMP_CMP_NE:
+    return value != datum;
+  case SCMP_CMP_LT:
+    return value < datum;
+  case SCMP_CMP_LE:
+    return value <= datum;
+  case SCMP_CMP_EQ:
+    return value == datum;
+  case SCMP_CMP_GE:
+    return value >= datum;
+  case SCMP_CMP_GT:
+    return value > datum;
+  case SCMP_CMP_MASKED_EQ:
+    return (value & datum) == (arg->value_two & mask);
+  default:
+    return false;
+  }
+}
+
+/* As rule_add compiles it: conditions on one argument are alternatives. */
+static bool rule_matches(const struct seccomp_rule *rule, const uint64_t args[6], bool narrow)
+{
+  bool alternatives = args_repeat_an_index(rule), any = false;
+
+  for (size_t i = 0; i < rule->n_args; i++) {
+    bool holds = arg_holds(&rule->args[i], args[rule->args[i].index], narrow);
+    if (!holds && !alternatives)
+      return false;
+    any |= holds;
+  }
+  return rule->n_args == 0 || !alternatives || any;
+}
+
+/* Arguments meant to satisfy the rule (rule_matches says whether they do:
+ * "LT 0" cannot be). */
+static void rule_witness(const struct seccomp_rule *rule, uint64_t args[6])
+{
+  memset(args, 0, 6 * sizeof(*args));
+  for (size_t i = 0; i < rule->n_args; i++) {
+    const struct seccomp_arg *arg = &rule->args[i];
+    if (arg->op == SCMP_CMP_NE || arg->op == SCMP_CMP_GT)
+      args[arg->index] = arg->value + 1;
+    else if (arg->op == SCMP_CMP_LT)
+      args[arg->index] = arg->value - 1;
+    else if (arg->op == SCMP_CMP_MASKED_EQ)
+      args[arg->index] = arg->value_two;
+    else
+      args[arg->index] = arg->value;
+  }
+}
+
+static bool arch_narrow(uint32_t token)
+{
+  static const uint32_t narrow[] = {
+      SCMP_ARCH_X86, SCMP_ARCH_X32,  SCMP_ARCH_ARM,       SCMP_ARCH_MIPS,        SCMP_ARCH_MIPSEL,
+      SCMP_ARCH_PPC, SCMP_ARCH_S390, SCMP_ARCH_MIPS64N32, SCMP_ARCH_MIPSEL64N32,
+  };
+  for (size_t i = 0; i < sizeof(narrow) / sizeof(narrow[0]); i++)
+    if (narrow[i] == token)
+      return true;
+  return false;
+}
+
+/* Is got the action of an applicable rule that matches call(args)? A rule
+ * on a call the multiplexer call carries matches whatever the arguments. */
+static bool answer_expected(const struct seccomp_profile *profile, const struct seccomp_host *host,
+                            const char *call, const uint64_t args[6], bool narrow, uint32_t got)
+{
+  for (size_t r = 0; r < profile->n_rules; r++) {
+    const struct seccomp_rule *rule = &profile->rules[r];
+    if (!rule_applies(rule, host) || action_with_errno(rule->action, rule->errno_ret) != got)
+      continue;
+    if (rule_names(rule, call, true) ||
+        (rule_names(rule, call, false) && rule_matches(rule, args, narrow)))
+      return true;
+  }
+  return false;
+}
+
+/* "SCMP_ACT_ERRNO(1)": a program's answer as a profile writes it. */
+static const char *action_text(uint32_t ret, char buf[48])
+{
+  uint32_t action = ret & SECCOMP_RET_ACTION_FULL, data = ret & SECCOMP_RET_DATA;
+
+  if (action == SCMP_ACT_ERRNO(0) || action == SCMP_ACT_TRACE(0))
+    snprintf(buf, 48, "%s(%u)", seccomp_action_name(action), data);
+  else
+    snprintf(buf, 48, "%s", seccomp_action_name(action));
+  return buf;
+}
+
+static int rule_check(const struct seccomp_profile *profile, const struct seccomp_host *host,
+                      const struct seccomp_program *program, size_t r,
+                      const struct seccomp_arch_info *arch, uint32_t token, oci_error_t *err)
+{
+  const struct seccomp_rule *rule = &profile->rules[r];
+  bool narrow = arch_narrow(token);
+  struct seccomp_data data = {.arch = token == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : token};
+  uint64_t args[6];
+  uint32_t got;
+
+  rule_witness(rule, args);
+  if (!rule_matches(rule, args, narrow))
+    return 0; /* no one call satisfies it, or none this ABI can make */
+  memcpy(data.args, args, sizeof(data.args));
+  for (const char *const *name = rule->names; *name != NULL; name++) {
+    data.nr = seccomp_syscall_resolve_name_arch(token, *name);
+    if (data.nr < 0)
+      continue; /* not a call of this architecture, or unknown (an allow rule) */
+    if (!seccomp_bpf_run(program, &data, &got))
+      return oci_error_set(err, 0, "seccomp: libseccomp exported a malformed program");
+    if (!answer_expected(profile, host, *name, args, narrow, got)) {
+      char want[48], gave[48];
+      return oci_error_set(
+          err, 0,
+          "seccomp: syscalls[%zu] (%s, %s) does not hold on %s in the program libseccomp %u.%u.%u "
+          "compiled (the call gets %s); refused rather than loaded weaker (libseccomp 2.5 drops "
+          "x86_64's rules when x32 is in the filter with a rule on a call x86_64 lacks, such as "
+          "socketcall or ipc, beside a rule with args)",
+          r, *name, action_text(action_with_errno(rule->action, rule->errno_ret), want),
+          arch->scmp_name, seccomp_version()->major, seccomp_version()->minor,
+          seccomp_version()->micro, action_text(got, gave));
+    }
+  }
+  return 0;
+}
+
+static int program_check(const struct seccomp_profile *profile, const struct seccomp_host *host,
+                         const struct seccomp_program *program, oci_error_t *err)
+{
+  uint32_t arches = profile_arches(profile, host);
+
+  for (uint32_t bit = 1; bit != 0; bit <<= 1) {
+    const struct seccomp_arch_info *arch = seccomp_arch_info_by_bit(bit);
+    uint32_t token;
+    if ((arches & bit) == 0 || arch == NULL)
+      continue;
+    token = bit == host->native->bit ? seccomp_arch_native()
+                                     : seccomp_arch_resolve_name(arch->libseccomp_name);
+    for (size_t r = 0; r < profile->n_rules; r++)
+      if (rule_applies(&profile->rules[r], host) &&
+          rule_check(profile, host, program, r, arch, token, err) < 0)
+        return -1;
+  }
+  return 0;
+}
+
 /* Everything the compiled program depends on: the resolved profile (names,
  * actions, arguments, architectures), libseccomp's version and this file's
  * compilation rules (bump the tag when filter_compile changes meaning). */
@@ -415,7 +613,7 @@ static void program_cache_key(const char *profile_json, char key[OCI_DIGEST_LEN]
   struct oci_sha256 *hash = oci_sha256_new();
   char header[96];
 
-  snprintf(header, sizeof(header), "ocirun seccomp program v1\nlibseccomp %u.%u.%u\n",
+  snprintf(header, sizeof(header), "ocirun seccomp program v2\nlibseccomp %u.%u.%u\n",
            version->major, version->minor, version->micro);
   if (hash == NULL) {
     key[0] = '\0';
@@ -454,7 +652,8 @@ static int filter_build(const struct seccomp_profile *profile, uint64_t effectiv
     return 0;
   }
   if (filter_compile(profile, &host, &ctx, err) < 0 ||
-      program_export(ctx, &filter->program, err) < 0) {
+      program_export(ctx, &filter->program, err) < 0 ||
+      program_check(profile, &host, &filter->program, err) < 0) {
     if (ctx != NULL)
       seccomp_release(ctx);
     seccomp_filter_free(filter);

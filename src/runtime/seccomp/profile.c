@@ -134,7 +134,8 @@ static int parse_arch_map(struct parse *p, const cJSON *array, uint32_t *mask)
       return fail(p, "archMap entries must be objects", "");
     if (parse_arch_scmp(p, cJSON_GetObjectItemCaseSensitive(entry, "architecture"), &arch) < 0)
       return -1;
-    if (subs_item != NULL && parse_arch_list(p, subs_item, &subs) < 0)
+    /* null, as moby's default writes for riscv64: none (Go reads it so) */
+    if (subs_item != NULL && !cJSON_IsNull(subs_item) && parse_arch_list(p, subs_item, &subs) < 0)
       return -1;
     if (p->native != NULL && arch == p->native->bit)
       *mask |= arch | subs;

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 
 #include "oci/error.h"
@@ -122,6 +123,11 @@ struct seccomp_program {
  * for tests that run it on synthetic calls. */
 struct seccomp_filter;
 const struct seccomp_program *seccomp_filter_program(const struct seccomp_filter *filter);
+/* Runs a program on one call as the kernel would (seccomp/bpf.c): false
+ * when the program is malformed or runs off its end, else *ret is its
+ * SECCOMP_RET_* answer. */
+bool seccomp_bpf_run(const struct seccomp_program *program, const struct seccomp_data *data,
+                     uint32_t *ret);
 
 /* The cache of compiled programs (seccomp/cache.c) under
  * STATE_ROOT/seccomp-cache, keyed by a digest of everything the program

@@ -423,10 +423,10 @@ static int parse_rootfs_propagation(const cJSON *value, const char *path, void *
 
 static const struct spec_field linux_fields[] = {
     SPEC_REFUSED("intelRdt", REFUSE_PRESENT, "no resctrl support"),
-    SPEC_REFUSED("personality", REFUSE_PRESENT, "personality(2) is not implemented"),
+    SPEC_MEMBER("personality", spec_parse_personality),
     SPEC_REFUSED("timeOffsets", REFUSE_NONEMPTY, "time namespace offsets are not implemented"),
     SPEC_REFUSED("mountLabel", REFUSE_NONEMPTY, "no SELinux support"),
-    SPEC_REFUSED("memoryPolicy", REFUSE_PRESENT, "NUMA memory policies are not implemented"),
+    SPEC_FIELD("memoryPolicy", spec_parse_memory_policy, struct spec, memory_policy),
     SPEC_REFUSED("netDevices", REFUSE_NONEMPTY, "moving network devices is not implemented"),
     SPEC_MEMBER("namespaces", parse_namespaces),
     SPEC_MEMBER("uidMappings", parse_uid_mappings),

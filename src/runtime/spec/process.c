@@ -327,8 +327,8 @@ static int parse_oom_score_adj(const cJSON *value, const char *path, void *proce
 static const struct spec_field process_fields[] = {
     SPEC_REFUSED("apparmorProfile", REFUSE_NONEMPTY, "no AppArmor support"),
     SPEC_REFUSED("selinuxLabel", REFUSE_NONEMPTY, "no SELinux support"),
-    SPEC_REFUSED("ioPriority", REFUSE_PRESENT, "I/O priorities are not implemented"),
-    SPEC_REFUSED("scheduler", REFUSE_PRESENT, "scheduling policies are not implemented"),
+    SPEC_FIELD("ioPriority", spec_parse_io_priority, struct spec_process, io_priority),
+    SPEC_FIELD("scheduler", spec_parse_scheduler, struct spec_process, scheduler),
     SPEC_REFUSED("execCPUAffinity", REFUSE_NONEMPTY, "CPU affinity is not implemented"),
     SPEC_FIELD("terminal", spec_field_bool, struct spec_process, terminal),
     SPEC_MEMBER("consoleSize", parse_console_size),

@@ -27,6 +27,32 @@ struct spec_rlimit {
   uint64_t soft, hard;
 };
 
+/* process.scheduler: the policies cpu.max throttles (the realtime ones are
+ * refused), for sched_setattr. */
+struct spec_scheduler {
+  bool set;
+  int policy;          /* SCHED_OTHER (SCHED_NORMAL), SCHED_BATCH or SCHED_IDLE */
+  int nice;            /* -20..19 */
+  unsigned long flags; /* SCHED_FLAG_KEEP_POLICY (the policy stays the runtime's) */
+};
+
+/* process.ioPriority: the best-effort or the idle class, for ioprio_set. */
+struct spec_io_priority {
+  bool set;
+  int io_class; /* IOPRIO_CLASS_BE or IOPRIO_CLASS_IDLE */
+  int level;    /* 0 (the highest) to 7 */
+};
+
+/* linux.memoryPolicy, for set_mempolicy: its nodes as a bit mask. */
+enum { SPEC_NUMA_NODES_MAX = 1024 };
+struct spec_memory_policy {
+  bool set;
+  int mode;            /* MPOL_DEFAULT, MPOL_BIND, ... */
+  unsigned long flags; /* MPOL_F_STATIC_NODES, MPOL_F_RELATIVE_NODES, MPOL_F_NUMA_BALANCING */
+  unsigned long nodes[SPEC_NUMA_NODES_MAX / (8 * sizeof(unsigned long))];
+  unsigned max_node; /* one above the highest node named; 0: none */
+};
+
 struct spec_process {
   bool terminal;
   unsigned console_height, console_width; /* 0: not given */
@@ -46,6 +72,8 @@ struct spec_process {
   bool no_new_privileges;
   bool oom_score_adj_set;
   int oom_score_adj;
+  struct spec_scheduler scheduler;
+  struct spec_io_priority io_priority;
 };
 
 /* MS_* bits split the way mount_setattr and propagation need them. */
@@ -237,6 +265,9 @@ struct spec {
                                     component */
   size_t n_sysctl;
   unsigned long rootfs_propagation; /* 0: unset (ocirun makes the tree private) */
+  bool personality_set;
+  int personality; /* PER_LINUX or PER_LINUX32 */
+  struct spec_memory_policy memory_policy;
 };
 
 /* Parses a configuration. *spec is cleared first (not freed: spec_clear a
@@ -259,6 +290,16 @@ const char *spec_namespace_name(enum spec_namespace_type type);
 /* The index-th mount option the parser accepts by name ("ro", "rbind",
  * ...; not the ones it refuses), NULL past the last: `ocirun features`. */
 const char *spec_mount_option_name(size_t index);
+/* The spec's name of a value of process.scheduler.policy,
+ * process.ioPriority.class, linux.personality.domain or
+ * linux.memoryPolicy.mode ("?" for another). */
+enum spec_attr_names {
+  SPEC_NAMES_SCHEDULER_POLICY,
+  SPEC_NAMES_IO_CLASS,
+  SPEC_NAMES_PERSONALITY,
+  SPEC_NAMES_MEMORY_POLICY_MODE
+};
+const char *spec_attr_name(enum spec_attr_names table, long value);
 /* The spec's names for hook lists ("prestart", "createRuntime", ...). */
 const char *spec_hook_kind_name(enum spec_hook_kind kind);
 
