@@ -179,6 +179,22 @@ else
   skip "SIGTERM before exec relays: no strace to hold the pid file's write"
 fi
 
+# An OCI caller's pipes handed over (nothing relayed), ocirun waiting for
+# the process: a signal to ocirun goes to the process too, rather than
+# ending ocirun and leaving the process running.
+exec 3> >(cat >"$TEST_TMP/out")
+"$OCIRUN" --root "$ROOT" exec x1 sh -c 'trap "kill \$!; echo got-TERM; exit 42" TERM; echo trapping; sleep 4246 & wait' </dev/null >&3 2>&3 &
+p=$!
+exec 3>&-
+sleep 2
+kill -TERM "$p"
+wait "$p"
+echo "exec-status-$?" >>"$TEST_TMP/status"
+sleep 0.5
+check "exec with its pipes handed over, SIGTERM to ocirun: the process gets it (exit 42)" \
+  sh -c "grep -q got-TERM '$TEST_TMP/out' && grep -q exec-status-42 '$TEST_TMP/status'"
+check "... nothing of it is left" no_sleep_left 4246
+
 # A pid file that cannot be written (its directory does not exist), once
 # the process has started: the process is killed and reaped, the caller's
 # terminal comes back, and exec fails naming the pid file.

@@ -315,13 +315,15 @@ static int exec_supervised(const char *root, const char *id, const struct exec_o
     process->terminal = true;
   if (check_terminal(process, options, err) < 0)
     return -1;
-  /* ocirun relays: from before anything exists until the process is
-   * reaped, no signal of the caller's ends ocirun with the process left
-   * running and the caller's terminal raw (runtime_exec_relay forwards
-   * them); restored by run_exec once the relay is cleared. */
+  /* ocirun waits (relaying or not): from before anything exists until
+   * the process is reaped, no signal of the caller's ends ocirun with the
+   * process left running and the caller's terminal raw
+   * (runtime_exec_relay forwards them); restored by run_exec once the
+   * relay is cleared. */
   relays = process->terminal ? options->console_socket == NULL
                              : !options->detach && !hand_over_stdio(&target);
-  if (relays && supervise_signals_take(signals, process->terminal, "exec", err) < 0)
+  if (!options->detach &&
+      supervise_signals_take(signals, relays && process->terminal, "exec", err) < 0)
     return -1;
   if (process->terminal && options->console_socket != NULL) {
     console_fd = console_socket_connect(options->console_socket, err);
@@ -375,14 +377,10 @@ static int exec_supervised(const char *root, const char *id, const struct exec_o
     return -1;
   if (options->detach) {
     *exit_code = 0;
-  } else if (relaying != NULL) {
-    relaying = NULL; /* runtime_exec_relay clears it */
-    if (runtime_exec_relay(pid, &relay, signals->fd, exit_code, err) < 0)
-      return -1;
-  } else if (runtime_exec_wait(pid, exit_code, err) < 0) {
-    return -1;
+    return 0;
   }
-  return 0;
+  relaying = NULL; /* runtime_exec_relay clears it */
+  return runtime_exec_relay(pid, relays ? &relay : NULL, signals->fd, exit_code, err);
 }
 
 /* The caller's signals, if exec_supervised took them, given back once the

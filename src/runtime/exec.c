@@ -207,7 +207,7 @@ int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int signal_fd,
 
     if (drain_until >= 0) {
       int64_t left = drain_until - oci_monotonic_ms();
-      if (left <= 0 || !stdio_relay_output_open(relay))
+      if (left <= 0 || relay == NULL || !stdio_relay_output_open(relay))
         break;
       timeout = (int)left;
     }
@@ -226,7 +226,7 @@ out:
   /* a process whose stdio ocirun cannot relay is not left behind */
   if (ret < 0 && pidfd >= 0 && pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == 0)
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
-  if (stdio_relay_clear(relay, err) < 0)
+  if (relay != NULL && stdio_relay_clear(relay, err) < 0)
     ret = -1;
   return ret;
 }

@@ -161,7 +161,9 @@ int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err);
  * process left and the terminal raw: INT, TERM, HUP, QUIT, also one that
  * came before this call, go to the process, SIGWINCH forwards the window
  * size. The caller's terminal, if relayed raw, is restored at the end, and
- * a process ocirun fails to relay is killed. Clears relay. */
+ * a process ocirun fails to relay is killed. Clears relay. relay NULL: the
+ * process's stdio is its own (an OCI caller's pipes or console socket),
+ * and only its signals are forwarded while ocirun waits. */
 int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int signal_fd, int *exit_code,
                        oci_error_t *err);
 
