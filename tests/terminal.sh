@@ -131,6 +131,122 @@ script -qec "$OCIRUN --root $ROOT exec x1 sh -c 'trap \"echo got-HUP; exit 43\" 
 check "exec relayed without -t, SIGHUP to ocirun: the process gets it (exit 43)" \
   sh -c "grep -q got-HUP '$TEST_TMP/out' && grep -q exec-status-43 '$TEST_TMP/out'"
 
+# A signal in the window between the process's start and the relay (the
+# pty attached, the caller's terminal raw, the pid file being written):
+# strace holds the pid file's rename for 3s, and SIGTERM reaches ocirun
+# once the pid file's temporary file (named with ocirun's pid) exists. The
+# process must get it (its trap kills its sleep, of an argv of its own, and
+# says so) and the caller's terminal come back, as for a signal while
+# relaying; ocirun killed there leaves the terminal raw and, without -t,
+# the process running.
+cat >"$TEST_TMP/window.sh" <<'WINDOW'
+dir=$1 seconds=$2
+shift 2
+rm -rf "$dir" && mkdir "$dir" || exit
+strace -qq -o /dev/null -e trace=renameat,renameat2 -e inject=renameat,renameat2:delay_enter=3000000 \
+  "$OCIRUN" --root "$ROOT" exec --pid-file "$dir/exec.pid" "$@" x1 \
+  sh -c 'trap "kill \$!; echo got-TERM; exit 42" TERM; sleep '"$seconds"' & wait' </dev/tty &
+job=$!
+for i in $(seq 100); do
+  set -- "$dir"/.ocirun-pid-*
+  [ -e "$1" ] && break
+  sleep 0.1
+done
+p=${1#"$dir"/.ocirun-pid-}
+kill -TERM "${p%%-*}"
+wait $job
+echo exec-status-$?
+stty -a
+WINDOW
+window_signal() { # the sleep's seconds, then exec's options
+  script -qec "ROOT=$ROOT sh $TEST_TMP/window.sh $TEST_TMP/pid-dir $*" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
+}
+trapped_term() { grep -q got-TERM "$TEST_TMP/out" && grep -q exec-status-42 "$TEST_TMP/out"; }
+no_sleep_left() { ! ps -eo args | grep -qx "sleep $1"; }
+if command -v strace >/dev/null 2>&1; then
+  window_signal 4241 -t
+  check "exec -t, SIGTERM to ocirun before it relays (its pid file held): the process gets it (exit 42)" \
+    trapped_term
+  check "... its pid file is written" test -s "$TEST_TMP/pid-dir/exec.pid"
+  check "... nothing of it is left" no_sleep_left 4241
+  check "... and the caller's terminal is back in canonical mode with echo" \
+    sh -c "tr -d '\r' <'$TEST_TMP/out' | grep -qE '(^| )icanon( |$)' && tr -d '\r' <'$TEST_TMP/out' | grep -qE '(^| )echo( |$)'"
+  window_signal 4242
+  check "exec relayed without -t, SIGTERM to ocirun before it relays: the process gets it (exit 42)" \
+    trapped_term
+  check "... nothing of it is left" no_sleep_left 4242
+else
+  skip "SIGTERM before exec relays: no strace to hold the pid file's write"
+fi
+
+# An OCI caller's pipes handed over (nothing relayed), ocirun waiting for
+# the process: a signal to ocirun goes to the process too, rather than
+# ending ocirun and leaving the process running.
+exec 3> >(cat >"$TEST_TMP/out")
+"$OCIRUN" --root "$ROOT" exec x1 sh -c 'trap "kill \$!; echo got-TERM; exit 42" TERM; echo trapping; sleep 4246 & wait' </dev/null >&3 2>&3 &
+p=$!
+exec 3>&-
+sleep 2
+kill -TERM "$p"
+wait "$p"
+echo "exec-status-$?" >>"$TEST_TMP/status"
+sleep 0.5
+check "exec with its pipes handed over, SIGTERM to ocirun: the process gets it (exit 42)" \
+  sh -c "grep -q got-TERM '$TEST_TMP/out' && grep -q exec-status-42 '$TEST_TMP/status'"
+check "... nothing of it is left" no_sleep_left 4246
+
+# A pid file that cannot be written (its directory does not exist), once
+# the process has started: the process is killed and reaped, the caller's
+# terminal comes back, and exec fails naming the pid file.
+nodir=$TEST_TMP/no-such-dir/exec.pid
+script -qec "$OCIRUN --root $ROOT exec -t --pid-file $nodir x1 sleep 4243 </dev/tty; echo exec-status-\$?; stty -a" /dev/null </dev/null >"$TEST_TMP/out" 2>&1
+check "exec -t, a pid file that cannot be written: exit 1, naming it" \
+  sh -c "grep -q exec-status-1 '$TEST_TMP/out' && grep -qF '$nodir' '$TEST_TMP/out'"
+check "... nothing of the process is left" no_sleep_left 4243
+check "... and the caller's terminal is back in canonical mode with echo" \
+  sh -c "tr -d '\r' <'$TEST_TMP/out' | grep -qE '(^| )icanon( |$)' && tr -d '\r' <'$TEST_TMP/out' | grep -qE '(^| )echo( |$)'"
+for mode in relayed handed-over detached; do
+  case $mode in
+  relayed) script -qec "$OCIRUN --root $ROOT exec --pid-file $nodir x1 sleep 4244; echo exec-status-\$?" /dev/null </dev/null >"$TEST_TMP/out" 2>&1 ;;
+  handed-over) { "$OCIRUN" --root "$ROOT" exec --pid-file "$nodir" x1 sleep 4244 </dev/null 2>&1 | timeout 10 cat; echo "exec-status-${PIPESTATUS[0]}"; } >"$TEST_TMP/out" ;;
+  detached) { "$OCIRUN" --root "$ROOT" exec -d --pid-file "$nodir" x1 sleep 4244 </dev/null 2>&1 | timeout 10 cat; echo "exec-status-${PIPESTATUS[0]}"; } >"$TEST_TMP/out" ;;
+  esac
+  check "exec ($mode), a pid file that cannot be written: exit 1, naming it" \
+    sh -c "grep -q exec-status-1 '$TEST_TMP/out' && grep -qF '$nodir' '$TEST_TMP/out'"
+  check "... nothing of the process is left" no_sleep_left 4244
+done
+
+# The caller's terminal hung up while exec -t relays it (its master
+# closed): the process gets the SIGHUP, and the terminal refusing its
+# settings back is exec's error (exit 1, saying so on stderr), not a
+# silent exit that claims the terminal was restored.
+python3 - "$OCIRUN" "$ROOT" "$TEST_TMP/stderr" >"$TEST_TMP/out" 2>&1 <<'HANGUP'
+import fcntl, os, pty, select, subprocess, sys, termios, time
+ocirun, root, errors = sys.argv[1:]
+master, slave = pty.openpty()
+def own_terminal():
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+with open(errors, "w") as stderr:
+    p = subprocess.Popen([ocirun, "--root", root, "exec", "-t", "x1", "sh", "-c", "echo ready; exec sleep 4245"],
+                         stdin=slave, stdout=slave, stderr=stderr, preexec_fn=own_terminal)
+os.close(slave)
+seen, deadline = b"", time.time() + 20
+while b"ready" not in seen and time.time() < deadline:
+    if select.select([master], [], [], 1)[0]:
+        seen += os.read(master, 1024)
+time.sleep(0.5)
+os.close(master)
+try:
+    print("exec-status-%d" % p.wait(timeout=20))
+except subprocess.TimeoutExpired:
+    p.kill()
+    print("exec-still-running")
+HANGUP
+check "exec -t, the caller's terminal hung up: exit 1" out_has_literal "exec-status-1"
+check "... saying its settings could not be restored" grep -q "restore the settings of fd 0" "$TEST_TMP/stderr"
+check "... nothing of the process is left" no_sleep_left 4245
+
 # tmux: a real terminal, resized while the shell runs (SIGWINCH).
 if command -v tmux >/dev/null 2>&1; then
   tmx new-session -d -s t -x 100 -y 30 "$OCIRUN --root $ROOT exec -t x1 sh; echo exec-exited-\$?; sleep 600"

@@ -29,6 +29,7 @@
 #include "runtime/runtime.h"
 #include "runtime/spec/spec.h"
 #include "runtime/stdio_relay.h"
+#include "runtime/supervise.h"
 
 struct exec_options {
   const char *process_file;
@@ -247,23 +248,53 @@ static bool hand_over_stdio(const struct exec_target *target)
   return true;
 }
 
+/* on a path that already failed, whose error is the one reported */
 static void relay_clearp(struct stdio_relay **relay)
 {
+  oci_error_t ignored = NULL;
+
   if (*relay != NULL)
-    stdio_relay_clear(*relay);
+    stdio_relay_clear(*relay, &ignored);
+  oci_error_free(&ignored);
 }
 
-static int run_exec(const char *root, const char *id, const struct exec_options *options,
-                    char *const *command, size_t n_command, int *exit_code, oci_error_t *err)
+/* The process has exec'd, before ocirun relays or returns: with ocirun's
+ * own terminal, the pty's master received and attached (the caller's
+ * terminal raw), then its pid file. A failure kills and reaps it: nothing
+ * is left behind, and the caller's terminal comes back with the relay. */
+static int exec_started(pid_t pid, const struct exec_options *options, int own_end,
+                        struct stdio_relay *relay, oci_error_t *err)
+{
+  oci_error_t wait_err = NULL;
+  int master, ignored;
+
+  if (own_end >= 0 && ((master = console_receive(own_end, err)) < 0 ||
+                       stdio_relay_attach_terminal(relay, master, err) < 0))
+    oci_error_wrap(err, "exec: a terminal nobody relays: process %d killed", (int)pid);
+  else if (options->pid_file != NULL && container_write_pid_file(options->pid_file, pid, err) < 0)
+    oci_error_wrap(err, "exec: process %d killed, its pid file '%s' not written", (int)pid,
+                   options->pid_file);
+  else
+    return 0;
+  kill(pid, SIGKILL);
+  runtime_exec_wait(pid, &ignored, &wait_err);
+  oci_error_free(&wait_err);
+  return -1;
+}
+
+static int exec_supervised(const char *root, const char *id, const struct exec_options *options,
+                           char *const *command, size_t n_command,
+                           struct supervise_signals *signals, int *exit_code, oci_error_t *err)
 {
   struct stdio_relay relay;
   /* &relay while it is open and ocirun's to clear */
   __attribute__((cleanup(relay_clearp))) struct stdio_relay *relaying = NULL;
   __attribute__((cleanup(exec_target_clear))) struct exec_target target = {.pidfd = -1};
   __attribute__((cleanup(spec_clearp))) struct spec from_file = {0};
-  cleanup_close int console_fd = -1, own_end = -1, master = -1;
+  cleanup_close int console_fd = -1, own_end = -1;
   struct spec_process *process;
   struct runtime_exec exec;
+  bool relays;
   pid_t pid;
   int ret;
 
@@ -284,6 +315,16 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
     process->terminal = true;
   if (check_terminal(process, options, err) < 0)
     return -1;
+  /* ocirun waits (relaying or not): from before anything exists until
+   * the process is reaped, no signal of the caller's ends ocirun with the
+   * process left running and the caller's terminal raw
+   * (runtime_exec_relay forwards them); restored by run_exec once the
+   * relay is cleared. */
+  relays = process->terminal ? options->console_socket == NULL
+                             : !options->detach && !hand_over_stdio(&target);
+  if (!options->detach &&
+      supervise_signals_take(signals, relays && process->terminal, "exec", err) < 0)
+    return -1;
   if (process->terminal && options->console_socket != NULL) {
     console_fd = console_socket_connect(options->console_socket, err);
     if (console_fd < 0)
@@ -296,18 +337,18 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
     own_end = pair[0];
     console_fd = pair[1];
     size_from_caller(process);
+    relaying = &relay;
     if (stdio_relay_open_terminal(&relay, (const int[3]){STDIN_FILENO, STDOUT_FILENO, -1}, err) < 0)
       return -1;
-    relaying = &relay;
-  } else if (!options->detach && !hand_over_stdio(&target)) {
+  } else if (relays) {
     /* a person's terminal or files: ocirun's pipes, relayed while the
      * process lives (its stdin only with -i, as docker exec's) */
+    relaying = &relay;
     if (stdio_relay_open(
             &relay,
             (const int[3]){options->interactive ? STDIN_FILENO : -1, STDOUT_FILENO, STDERR_FILENO},
             err) < 0)
       return -1;
-    relaying = &relay;
   }
   exec = (struct runtime_exec){
       .spec = &target.spec,
@@ -332,29 +373,34 @@ static int run_exec(const char *root, const char *id, const struct exec_options 
   /* the process has its pty: the master is in the socket (or the caller's) */
   close(console_fd);
   console_fd = -1;
-  if (own_end >= 0 && ((master = console_receive(own_end, err)) < 0 ||
-                       stdio_relay_attach_terminal(&relay, master, err) < 0)) {
-    /* a terminal nobody relays: the process is not left behind */
-    int ignored;
-    oci_error_t wait_err = NULL;
-
-    kill(pid, SIGKILL);
-    runtime_exec_wait(pid, &ignored, &wait_err);
-    oci_error_free(&wait_err);
-    return -1;
-  }
-  if (options->pid_file != NULL && container_write_pid_file(options->pid_file, pid, err) < 0)
+  if (exec_started(pid, options, own_end, &relay, err) < 0)
     return -1;
   if (options->detach) {
     *exit_code = 0;
-  } else if (relaying != NULL) {
-    relaying = NULL; /* runtime_exec_relay clears it */
-    if (runtime_exec_relay(pid, &relay, exit_code, err) < 0)
-      return -1;
-  } else if (runtime_exec_wait(pid, exit_code, err) < 0) {
-    return -1;
+    return 0;
   }
-  return 0;
+  relaying = NULL; /* runtime_exec_relay clears it */
+  return runtime_exec_relay(pid, relays ? &relay : NULL, signals->fd, exit_code, err);
+}
+
+/* The caller's signals, if exec_supervised took them, given back once the
+ * process is reaped (or killed) and the caller's terminal restored. */
+static int run_exec(const char *root, const char *id, const struct exec_options *options,
+                    char *const *command, size_t n_command, int *exit_code, oci_error_t *err)
+{
+  struct supervise_signals signals = SUPERVISE_SIGNALS_NONE;
+  oci_error_t restore_err = NULL;
+  int ret = exec_supervised(root, id, options, command, n_command, &signals, exit_code, err);
+
+  if (supervise_signals_restore(&signals, "exec", &restore_err) == 0)
+    return ret;
+  if (ret < 0) {
+    oci_error_free(&restore_err);
+    return ret;
+  }
+  *err = restore_err;
+  *exit_code = OCI_EXIT_FAILURE;
+  return -1;
 }
 
 /* The options into *options (its env has room for argc names): -1 when
@@ -373,7 +419,8 @@ static int parse_exec_options(int argc, char **argv, struct exec_options *option
       "  -p, --process FILE   the process, as config.json's \"process\" object\n"
       "                       (COMMAND and the options below are then not used)\n"
       "  -d, --detach         return once it runs; its exit is its parent's to reap\n"
-      "      --pid-file FILE  write its pid (the host's pid namespace)\n"
+      "      --pid-file FILE  write its pid (the host's pid namespace); one that\n"
+      "                       cannot be written kills the process (exit 1)\n"
       "      --cwd DIR        working directory (default: the container's)\n"
       "  -e, --env NAME=VALUE add to the container's environment\n"
       "  -u, --user UID[:GID] run as this user (numbers)\n"

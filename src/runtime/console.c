@@ -166,9 +166,16 @@ int console_raw_mode(int fd, struct termios *saved, oci_error_t *err)
   return 1;
 }
 
-void console_restore(int fd, const struct termios *saved)
+int console_restore(int fd, const struct termios *saved, oci_error_t *err)
 {
-  (void)tcsetattr(fd, TCSADRAIN, saved);
+  int ret;
+
+  do
+    ret = tcsetattr(fd, TCSADRAIN, saved);
+  while (ret < 0 && errno == EINTR);
+  if (ret < 0)
+    return oci_error_errno(err, "terminal: restore the settings of fd %d (it stays raw)", fd);
+  return 0;
 }
 
 bool console_window_size(const int *fds, size_t n, unsigned short *rows, unsigned short *cols)
@@ -185,9 +192,11 @@ bool console_window_size(const int *fds, size_t n, unsigned short *rows, unsigne
   return false;
 }
 
-void console_set_size(int master, unsigned short rows, unsigned short cols)
+int console_set_size(int master, unsigned short rows, unsigned short cols, oci_error_t *err)
 {
   struct winsize size = {.ws_row = rows, .ws_col = cols};
 
-  (void)ioctl(master, TIOCSWINSZ, &size);
+  if (ioctl(master, TIOCSWINSZ, &size) < 0)
+    return oci_error_errno(err, "terminal: set the pty's size to %ux%u", rows, cols);
+  return 0;
 }

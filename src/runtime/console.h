@@ -39,10 +39,12 @@ int console_receive(int socket_fd, oci_error_t *err);
 /* The caller's terminal (fd, a tty) in raw mode, *saved its settings for
  * console_restore; returns 1 when set, 0 when fd is no terminal. */
 int console_raw_mode(int fd, struct termios *saved, oci_error_t *err);
-void console_restore(int fd, const struct termios *saved);
+/* Gives fd its settings back; fails when the terminal refuses them (hung
+ * up: it then stays as it was). */
+int console_restore(int fd, const struct termios *saved, oci_error_t *err);
 
 /* Sets the pty's window size (the master's side). */
-void console_set_size(int master, unsigned short rows, unsigned short cols);
+int console_set_size(int master, unsigned short rows, unsigned short cols, oci_error_t *err);
 /* The window size of the first terminal among fds, or false. */
 bool console_window_size(const int *fds, size_t n, unsigned short *rows, unsigned short *cols);
 

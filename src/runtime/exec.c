@@ -186,33 +186,28 @@ int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err)
  * pty) still writes is drained for at most this long. */
 #define EXEC_DRAIN_MS 500
 
-int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int *exit_code, oci_error_t *err)
+int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int signal_fd, int *exit_code,
+                       oci_error_t *err)
 {
-  /* No signal of the caller's ends ocirun with the terminal left raw: the
-   * ones a user or a terminal sends go to the process, as runc's callers
-   * expect; a caller gone away is a failed write. */
-  struct supervise_signals signals = SUPERVISE_SIGNALS_NONE;
-  struct supervision supervision = {.what = "exec", .pidfd = -1, .report_fd = -1, .relay = relay};
+  struct supervision supervision = {
+      .what = "exec", .pidfd = -1, .signal_fd = signal_fd, .report_fd = -1, .relay = relay};
   cleanup_close int pidfd = -1;
   int64_t drain_until = -1;
   int ret = -1;
 
-  if (supervise_signals_take(&signals, relay->terminal_fd >= 0, "exec", err) < 0)
-    goto out;
   pidfd = (int)syscall(SYS_pidfd_open, exec_pid, 0);
   if (pidfd < 0) {
     oci_error_errno(err, "exec: watch process %d", (int)exec_pid);
     goto out;
   }
   supervision.pidfd = pidfd;
-  supervision.signal_fd = signals.fd;
   for (;;) {
     struct supervise_turn turn;
     int timeout = -1;
 
     if (drain_until >= 0) {
       int64_t left = drain_until - oci_monotonic_ms();
-      if (left <= 0 || !stdio_relay_output_open(relay))
+      if (left <= 0 || relay == NULL || !stdio_relay_output_open(relay))
         break;
       timeout = (int)left;
     }
@@ -231,8 +226,7 @@ out:
   /* a process whose stdio ocirun cannot relay is not left behind */
   if (ret < 0 && pidfd >= 0 && pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == 0)
     waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){0}, WEXITED);
-  stdio_relay_clear(relay);
-  if (supervise_signals_restore(&signals, "exec", err) < 0)
+  if (relay != NULL && stdio_relay_clear(relay, err) < 0)
     ret = -1;
   return ret;
 }

@@ -296,7 +296,7 @@ int runtime_run(struct runtime_plan *plan, const struct run_io *io, struct run_r
     goto out;
   if ((terminal ? stdio_relay_open_terminal : stdio_relay_open)(
           &relay, (const int[3]){io->stdin_fd, io->stdout_fd, io->stderr_fd}, err) < 0) {
-    stdio_relay_clear(&relay);
+    stdio_relay_clear(&relay, err);
     goto out;
   }
   relay_open = true;
@@ -340,8 +340,8 @@ teardown:
   if (!result->teardown_verified)
     ret = -1;
 out:
-  if (relay_open)
-    stdio_relay_clear(&relay);
+  if (relay_open && stdio_relay_clear(&relay, err) < 0)
+    ret = -1;
   if (supervise_signals_restore(&signals, "run", err) < 0)
     ret = -1;
   return ret;

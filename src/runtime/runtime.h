@@ -155,10 +155,16 @@ int runtime_exec_wait(pid_t exec_pid, int *exit_code, oci_error_t *err);
  * before runtime_exec_start (stdio_relay_open: ocirun's pipes, whose
  * container ends were the process's stdio; or stdio_relay_open_terminal
  * with the pty's master attached, received from the socketpair given as
- * console_fd), its container ends closed once the process has them. The
- * caller's terminal, if relayed raw, is restored at the end, its window
- * size forwarded on SIGWINCH, and INT, TERM, HUP, QUIT go to the process.
- * Clears relay. */
-int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int *exit_code, oci_error_t *err);
+ * console_fd), its container ends closed once the process has them.
+ * signal_fd is the caller's signals, taken (supervise_signals_take) before
+ * the relay was opened, so that none arriving since ends ocirun with the
+ * process left and the terminal raw: INT, TERM, HUP, QUIT, also one that
+ * came before this call, go to the process, SIGWINCH forwards the window
+ * size. The caller's terminal, if relayed raw, is restored at the end, and
+ * a process ocirun fails to relay is killed. Clears relay. relay NULL: the
+ * process's stdio is its own (an OCI caller's pipes or console socket),
+ * and only its signals are forwarded while ocirun waits. */
+int runtime_exec_relay(pid_t exec_pid, struct stdio_relay *relay, int signal_fd, int *exit_code,
+                       oci_error_t *err);
 
 #endif

@@ -226,7 +226,8 @@ int stdio_relay_attach_terminal(struct stdio_relay *relay, int master, oci_error
   *out = (struct relay_channel){
       .from = master, .to = relay->caller_fd[1], .copy = true, .close_after = {-1, -1}};
   channel_set_output(out, relay->caller_fd[1]);
-  stdio_relay_resize(relay);
+  if (stdio_relay_resize(relay, err) < 0)
+    return -1;
   raw = console_raw_mode(in->from, &relay->saved, err);
   if (raw < 0)
     return -1;
@@ -235,12 +236,13 @@ int stdio_relay_attach_terminal(struct stdio_relay *relay, int master, oci_error
   return 0;
 }
 
-void stdio_relay_resize(const struct stdio_relay *relay)
+int stdio_relay_resize(const struct stdio_relay *relay, oci_error_t *err)
 {
   unsigned short rows, cols;
 
   if (relay->terminal_fd >= 0 && console_window_size(relay->caller_fd, 3, &rows, &cols))
-    console_set_size(relay->terminal_fd, rows, cols);
+    return console_set_size(relay->terminal_fd, rows, cols, err);
+  return 0;
 }
 
 void stdio_relay_close_container_ends(struct stdio_relay *relay)
@@ -297,17 +299,20 @@ bool stdio_relay_output_open(const struct stdio_relay *relay)
   return relay->channel[1].from >= 0 || relay->channel[2].from >= 0;
 }
 
-void stdio_relay_clear(struct stdio_relay *relay)
+int stdio_relay_clear(struct stdio_relay *relay, oci_error_t *err)
 {
+  int ret = 0;
+
   for (int i = 0; i < 3; i++)
     channel_finish(&relay->channel[i]);
   stdio_relay_close_container_ends(relay);
   if (relay->raw_fd >= 0)
-    console_restore(relay->raw_fd, &relay->saved);
+    ret = console_restore(relay->raw_fd, &relay->saved, err);
   relay->raw_fd = -1;
   if (relay->terminal_fd >= 0)
     close(relay->terminal_fd);
   relay->terminal_fd = -1;
+  return ret;
 }
 
 static const struct {

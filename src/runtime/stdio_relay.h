@@ -53,7 +53,7 @@ int stdio_relay_open_terminal(struct stdio_relay *relay, const int caller_fd[3],
  * Takes master (closed by stdio_relay_clear, also on failure). */
 int stdio_relay_attach_terminal(struct stdio_relay *relay, int master, oci_error_t *err);
 /* SIGWINCH: the caller's terminal's size onto the pty. */
-void stdio_relay_resize(const struct stdio_relay *relay);
+int stdio_relay_resize(const struct stdio_relay *relay, oci_error_t *err);
 /* In the parent once the child holds its copies. */
 void stdio_relay_close_container_ends(struct stdio_relay *relay);
 /* Fills fds (STDIO_RELAY_MAX_POLL at most); returns how many. */
@@ -64,8 +64,10 @@ void stdio_relay_step(struct stdio_relay *relay, const struct pollfd *fds, size_
 void stdio_relay_stop_input(struct stdio_relay *relay);
 /* Output still to drain (some process still holds a write end, or data). */
 bool stdio_relay_output_open(const struct stdio_relay *relay);
-/* Ends the relay; restores the caller's terminal settings. */
-void stdio_relay_clear(struct stdio_relay *relay);
+/* Ends the relay; restores the caller's terminal settings. Everything is
+ * closed even when the terminal refuses its settings, which is then the
+ * error (*err keeps an error already set). */
+int stdio_relay_clear(struct stdio_relay *relay, oci_error_t *err);
 
 /* Where ocirun does not stay to relay (create, exec --detach), or for an
  * OCI caller handing pipes it made (exec ID): whether a caller's fd may be

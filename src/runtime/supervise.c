@@ -73,7 +73,8 @@ int supervise_turn(struct supervision *supervision, int timeout_ms, struct super
       {.fd = supervision->exited ? -1 : supervision->pidfd, .events = POLLIN},
       {.fd = supervision->signal_fd, .events = POLLIN},
       {.fd = supervision->report_fd, .events = POLLIN}};
-  size_t n_relay = stdio_relay_poll_fds(supervision->relay, fds + 3);
+  size_t n_relay =
+      supervision->relay != NULL ? stdio_relay_poll_fds(supervision->relay, fds + 3) : 0;
   int ready;
 
   *turn = (struct supervise_turn){0};
@@ -92,7 +93,8 @@ int supervise_turn(struct supervision *supervision, int timeout_ms, struct super
     if (read(supervision->signal_fd, &si, sizeof(si)) != (ssize_t)sizeof(si)) {
       /* nothing read */
     } else if (si.ssi_signo == SIGWINCH) { /* -t: the caller's terminal resized */
-      stdio_relay_resize(supervision->relay);
+      if (supervision->relay != NULL && stdio_relay_resize(supervision->relay, err) < 0)
+        return oci_error_wrap(err, "%s", supervision->what);
     } else {
       turn->signal = (int)si.ssi_signo;
       return 0;
@@ -100,9 +102,11 @@ int supervise_turn(struct supervision *supervision, int timeout_ms, struct super
   }
   if (fds[0].revents != 0) {
     supervision->exited = turn->exited = true;
-    stdio_relay_stop_input(supervision->relay);
+    if (supervision->relay != NULL)
+      stdio_relay_stop_input(supervision->relay);
   }
-  stdio_relay_step(supervision->relay, fds + 3, n_relay);
+  if (supervision->relay != NULL)
+    stdio_relay_step(supervision->relay, fds + 3, n_relay);
   return 0;
 }
 

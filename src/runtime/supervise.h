@@ -44,9 +44,9 @@ struct supervision {
   const char *what; /* "run", "exec": names the command in messages */
   int pidfd;
   int signal_fd;
-  int report_fd; /* polled too (run's report pipe), -1: none */
-  struct stdio_relay *relay;
-  bool exited; /* the pidfd said the process is gone: no longer polled */
+  int report_fd;             /* polled too (run's report pipe), -1: none */
+  struct stdio_relay *relay; /* NULL: the process's stdio is its own */
+  bool exited;               /* the pidfd said the process is gone: no longer polled */
 };
 
 /* What one turn saw, in the order the caller must act on it. */

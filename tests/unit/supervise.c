@@ -4,13 +4,16 @@
  * signal to ocirun (SIGWINCH only resizing), the process's exit. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "oci/error.h"
+#include "runtime/console.h"
 #include "runtime/stdio_relay.h"
 #include "runtime/supervise.h"
 #include "unit.h"
@@ -68,7 +71,7 @@ static void test_signals(void)
   kill(getpid(), SIGHUP);
   is_int(supervise_turn(&supervision, 1000, &turn, &err), 0, "a turn with SIGHUP pending");
   is_int(turn.signal, SIGHUP, "... says SIGHUP");
-  stdio_relay_clear(&relay);
+  is_int(stdio_relay_clear(&relay, &err), 0, "the relay ends");
 
   is_int(supervise_signals_restore(&signals, "test", &err), 0, "give them back");
   ok(!blocked(SIGTERM) && !blocked(SIGWINCH) && !pipe_ignored(),
@@ -120,7 +123,7 @@ static void test_exit_and_report(void)
   ok(!turn.exited, "... polls the pidfd no more");
   ok(!stdio_relay_output_open(&relay), "... the relay's output has ended");
 
-  stdio_relay_clear(&relay);
+  stdio_relay_clear(&relay, &err);
   waitpid(child, NULL, 0);
   close(pidfd);
   close(report[0]);
@@ -129,9 +132,36 @@ static void test_exit_and_report(void)
   oci_error_free(&err);
 }
 
+/* A terminal that refuses its settings back (here a pipe, as a terminal
+ * hung up refuses them) is the relay's error at the end, and everything
+ * is closed all the same; a pty's size that cannot be set is an error. */
+static void test_terminal_refusing(void)
+{
+  struct stdio_relay relay;
+  oci_error_t err = NULL;
+  int fds[2], master;
+
+  ok(pipe(fds) == 0, "a pipe standing for a terminal");
+  empty_relay(&relay);
+  relay.raw_fd = fds[0];
+  relay.terminal_fd = master = dup(fds[1]);
+  is_int(stdio_relay_clear(&relay, &err), -1, "a terminal refusing its settings: an error");
+  ok(err != NULL && strstr(err->message, "restore the settings of fd") != NULL,
+     "... naming the step");
+  ok(fcntl(master, F_GETFD) < 0 && relay.terminal_fd < 0 && relay.raw_fd < 0,
+     "... and the pty's master is closed all the same");
+  oci_error_free(&err);
+  is_int(console_set_size(fds[1], 24, 80, &err), -1, "a pty's size not set: an error");
+  ok(err != NULL && strstr(err->message, "size to 24x80") != NULL, "... naming the size");
+  oci_error_free(&err);
+  close(fds[0]);
+  close(fds[1]);
+}
+
 int main(void)
 {
   test_signals();
+  test_terminal_refusing();
   test_exit_and_report();
   return unit_done();
 }
