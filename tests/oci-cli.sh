@@ -65,7 +65,7 @@ assert f["ociVersionMin"] == "1.0.0" and f["ociVersionMax"] == "1.2.0"
 # every kind of the spec: the runtime runs each (tests/oci-hooks.sh)
 assert f["hooks"] == ["prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop"]
 assert {"ro", "rw", "nosuid", "rbind", "rprivate", "nosymfollow"} <= set(f["mountOptions"])
-assert "idmap" not in f["mountOptions"] and "tmpcopyup" in f["mountOptions"]
+assert {"idmap", "ridmap", "tmpcopyup"} <= set(f["mountOptions"])
 l = f["linux"]
 assert set(l["namespaces"]) == {"pid", "network", "mount", "ipc", "uts", "user", "cgroup", "time"}
 assert "CAP_SYS_ADMIN" in l["capabilities"] and all(c.startswith("CAP_") for c in l["capabilities"])

@@ -97,10 +97,15 @@ static bool add_seccomp(cJSON *linux_object)
   return true;
 }
 
-static bool add_disabled(cJSON *object, const char *key)
+static bool add_enabled(cJSON *object, const char *key, bool enabled)
 {
   cJSON *item = cJSON_AddObjectToObject(object, key);
-  return item != NULL && cJSON_AddBoolToObject(item, "enabled", false);
+  return item != NULL && cJSON_AddBoolToObject(item, "enabled", enabled);
+}
+
+static bool add_disabled(cJSON *object, const char *key)
+{
+  return add_enabled(object, key, false);
 }
 
 static bool add_linux(cJSON *features)
@@ -125,7 +130,7 @@ static bool add_linux(cJSON *features)
       !add_disabled(linux_object, "intelRdt"))
     return false;
   extensions = cJSON_AddObjectToObject(linux_object, "mountExtensions");
-  return extensions != NULL && add_disabled(extensions, "idmap");
+  return extensions != NULL && add_enabled(extensions, "idmap", true);
 }
 
 cJSON *container_features(void)

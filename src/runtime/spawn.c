@@ -65,6 +65,9 @@ int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *child, oci
   int saved;
 
   *child = (struct spawned){.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1, .status_fd = -1};
+  /* idmapped binds: the parent's to make, the child's to attach */
+  if (mount_plan_open_idmaps(&launch->plan, err) < 0)
+    return -1;
   if (launch->init) {
     int status[2];
 

@@ -682,6 +682,97 @@ static void test_workdir(void)
   mount_plan_clear(&plan);
 }
 
+/* Idmapped binds: the mount's own mappings (inside: the id on the source's
+ * filesystem), the container's when it gives none, ridmap for the tree,
+ * shown in the printed plan; refused by name where they cannot apply. */
+static void test_idmap(void)
+{
+  static const char *const userns =
+      "'linux': {'namespaces': [{'type': 'mount'}, {'type': 'user'}], 'uidMappings': "
+      "[{'containerID': 0, 'hostID': 100000, 'size': 65536}], 'gidMappings': [{'containerID': 0, "
+      "'hostID': 200000, 'size': 65536}]}";
+  static const char *const map =
+      "'uidMappings': [{'containerID': 1000, 'hostID': 0, 'size': 1}], 'gidMappings': "
+      "[{'containerID': 1001, 'hostID': 5, 'size': 2}]";
+  char fragment[1024], msg[1024], attrs[128];
+  struct mount_plan plan;
+  char *text = NULL;
+  size_t text_size = 0;
+  FILE *out;
+  int i;
+
+  snprintf(fragment, sizeof(fragment),
+           "'mounts': [{'destination': '/data', 'type': 'bind', 'source': '/srv', 'options': "
+           "['rbind', 'ro'], %s}]",
+           map);
+  is_int(build_from_config(fragment, &plan, msg, sizeof(msg)), 0, "mappings on a bind: builds (%s)",
+         msg);
+  i = find(&plan, MOUNT_OP_BIND, "/data");
+  ok(i >= 0 && plan.ops[i].idmap != NULL && !plan.ops[i].idmap_recursive &&
+         plan.ops[i].idmap_fd == -1,
+     "... idmapped (mappings imply idmap), the top mount only, not made yet");
+  ok(i >= 0 && plan.ops[i].idmap != NULL && plan.ops[i].idmap->n_ranges == 1 &&
+         plan.ops[i].idmap->uid[0].inside == 1000 && plan.ops[i].idmap->uid[0].outside == 0 &&
+         plan.ops[i].idmap->uid[0].count == 1 && plan.ops[i].idmap->n_gid_ranges == 1 &&
+         plan.ops[i].idmap->gid[0].inside == 1001 && plan.ops[i].idmap->gid[0].outside == 5 &&
+         plan.ops[i].idmap->gid[0].count == 2,
+     "... with the mount's mappings, containerID inside, hostID outside");
+  if (i >= 0)
+    mount_op_format_attrs(&plan.ops[i], attrs, sizeof(attrs));
+  is_str(i >= 0 ? attrs : "", "rbind,idmap,ro", "... its attributes say idmap");
+  out = open_memstream(&text, &text_size);
+  mount_plan_print(&plan, out);
+  fclose(out);
+  ok(text != NULL && strstr(text, "/srv") != NULL && strstr(text, "rbind,idmap,ro") != NULL,
+     "... and the printed plan's line for it");
+  free(text);
+  mount_plan_clear(&plan);
+
+  snprintf(fragment, sizeof(fragment),
+           "'mounts': [{'destination': '/data', 'type': 'bind', 'source': '/srv', 'options': "
+           "['rbind', 'ridmap']}], %s",
+           userns);
+  is_int(build_from_config(fragment, &plan, msg, sizeof(msg)), 0,
+         "ridmap without mappings in a user namespace: builds (%s)", msg);
+  i = find(&plan, MOUNT_OP_BIND, "/data");
+  ok(i >= 0 && plan.ops[i].idmap != NULL && plan.ops[i].idmap_recursive &&
+         plan.ops[i].idmap->uid[0].outside == 100000 && plan.ops[i].idmap->uid[0].count == 65536 &&
+         plan.ops[i].idmap->gid[0].outside == 200000,
+     "... the whole tree, through the container's own mappings");
+  if (i >= 0)
+    mount_op_format_attrs(&plan.ops[i], attrs, sizeof(attrs));
+  is_str(i >= 0 ? attrs : "", "rbind,ridmap", "... its attributes say ridmap");
+  mount_plan_clear(&plan);
+
+  snprintf(fragment, sizeof(fragment),
+           "'mounts': [{'destination': '/data', 'type': 'bind', 'source': '/srv', 'options': "
+           "['bind']}], %s",
+           userns);
+  is_int(build_from_config(fragment, &plan, msg, sizeof(msg)), 0, "control: a plain bind");
+  i = find(&plan, MOUNT_OP_BIND, "/data");
+  ok(i >= 0 && plan.ops[i].idmap == NULL, "... is not idmapped");
+  mount_plan_clear(&plan);
+
+  snprintf(fragment, sizeof(fragment),
+           "'mounts': [{'destination': '/t', 'type': 'tmpfs', 'options': ['idmap']}], %s", userns);
+  refused_from_config(fragment, "mounts[0]: an idmapped mount", "idmap on a tmpfs");
+  snprintf(fragment, sizeof(fragment),
+           "'mounts': [{'destination': '/t', 'type': 'tmpfs', 'source': 'tmpfs', %s}]", map);
+  refused_from_config(fragment, "must be a bind mount", "mappings on a tmpfs");
+  refused_from_config("'mounts': [{'destination': '/d', 'source': '/srv', 'options': ['bind'], "
+                      "'gidMappings': [{'containerID': 0, 'hostID': 1, 'size': 1}]}]",
+                      "uidMappings and gidMappings go together", "gidMappings alone");
+  refused_from_config("'mounts': [{'destination': '/d', 'source': '/srv', 'options': ['bind', "
+                      "'idmap']}]",
+                      "'idmap' without uidMappings takes the container's user namespace "
+                      "mappings",
+                      "idmap without mappings and without a user namespace");
+  refused_from_config("'mounts': [{'destination': '/d', 'source': '/srv', 'options': ['bind'], "
+                      "'uidMappings': [{'containerID': 0, 'hostID': 1, 'size': 0}], "
+                      "'gidMappings': [{'containerID': 0, 'hostID': 1, 'size': 1}]}]",
+                      "mounts[0].uidMappings[0]: size 0 maps nothing", "a mapping of size 0");
+}
+
 int main(void)
 {
   test_overlay_empty_spec();
@@ -695,5 +786,6 @@ int main(void)
   test_refusals();
   test_cgroup_in_user_namespace();
   test_workdir();
+  test_idmap();
   return unit_done();
 }

@@ -468,8 +468,8 @@ static void test_rules(void)
     oci_error_free(&err);
     spec_clear(&s);
   }
-  refused("mounts", "[{'destination': '/a', 'options': ['rbind', 'idmap']}]",
-          "mounts[0].options[1]: the mount option 'idmap' is not supported by ocirun");
+  refused("mounts", "[{'destination': '/a', 'options': ['rbind', 'idmap'], 'uidMappings': 3}]",
+          "mounts[0].uidMappings: expected an array");
   refused("mounts", "[{'destination': '/a', 'type': 3}]", "mounts[0].type: expected a string");
   refused("mounts", "{'destination': '/a'}", "mounts: expected an array");
   refused("hostname", "'a-name-longer-than-sixty-four-bytes-is-refused-by-sethostname-so-here'",
@@ -633,12 +633,13 @@ static void test_refused_properties(void)
     snprintf(want, sizeof(want), "%s is not supported by ocirun", cases[i].dotted);
     refused(cases[i].dotted, cases[i].value, want);
   }
+  /* idmapped mounts: parsed here, checked against the mount in the plan */
+  accepted("mounts",
+           "[{'destination': '/a', 'uidMappings': [{'containerID': 0, 'hostID': 1, 'size': 1}]}]");
   refused("mounts",
-          "[{'destination': '/a', 'uidMappings': [{'containerID': 0, 'hostID': 1, 'size': 1}]}]",
-          "mounts[0].uidMappings is not supported by ocirun");
-  refused("mounts",
-          "[{'destination': '/a', 'gidMappings': [{'containerID': 0, 'hostID': 1, 'size': 1}]}]",
-          "mounts[0].gidMappings is not supported by ocirun");
+          "[{'destination': '/a', 'gidMappings': [{'containerID': 0, 'hostID': 1, 'size': 0}]}]",
+          "mounts[0].gidMappings[0]: size 0 maps nothing");
+  accepted("mounts", "[{'destination': '/a', 'options': ['bind', 'ridmap']}]");
   /* the values that ask for nothing */
   accepted("linux.mountLabel", "''");
   accepted("process.apparmorProfile", "''");

@@ -322,44 +322,68 @@ static int apply_filesystem(const struct mount_op *op, int root_fd, oci_error_t 
   return set_propagation(mount_fd, op);
 }
 
-/* A host path of the config, opened (O_PATH) in this namespace's copy of
- * the host tree before pivot_root, then cloned (with its submounts for
- * rbind) onto the destination: a directory for a directory, a file for
- * anything else. */
-static int bind_from(const struct mount_op *op, int source_fd, int root_fd, oci_error_t *err)
+/* A host path of the config (source_fd, O_PATH) cloned, with its
+ * submounts for rbind, the tree's attributes set first and then the top
+ * mount's as the config says: a detached mount, or -1 with errno. */
+int clone_bind_source(const struct mount_op *op, int source_fd)
 {
-  cleanup_close int target_fd = -1;
   cleanup_close int mount_fd = -1;
   unsigned int recursive = op->recursive ? AT_RECURSIVE : 0;
   struct mount_attr attr = {.attr_set = op->attr, .attr_clr = op->attr_clr};
   struct mount_attr below = {.attr_set = op->attr_rec, .attr_clr = op->attr_rec_clr};
-  struct stat st;
+  int fd;
 
-  if (fstat(source_fd, &st) < 0)
-    return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
-  target_fd = open_checked_target(op, root_fd, S_ISDIR(st.st_mode), err);
-  if (target_fd < 0)
-    return -1;
   mount_fd =
       open_tree(source_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | recursive);
   if (mount_fd < 0)
     return -1;
-  /* the tree first, then the top mount as the config says */
   if (op->recursive && (below.attr_set != 0 || below.attr_clr != 0) &&
       mount_setattr(mount_fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &below, sizeof(below)) < 0)
     return -1;
   if ((attr.attr_set != 0 || attr.attr_clr != 0) &&
       mount_setattr(mount_fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
     return -1;
-  if (attach(mount_fd, target_fd) < 0)
+  fd = mount_fd;
+  mount_fd = -1;
+  return fd;
+}
+
+/* A detached mount (mount_fd) attached onto op's destination, a directory
+ * for a directory, a file for anything else, its propagation set. */
+static int attach_bind(const struct mount_op *op, int mount_fd, int root_fd, oci_error_t *err)
+{
+  cleanup_close int target_fd = -1;
+  struct stat st;
+
+  if (fstat(mount_fd, &st) < 0)
+    return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
+  target_fd = open_checked_target(op, root_fd, S_ISDIR(st.st_mode), err);
+  if (target_fd < 0 || attach(mount_fd, target_fd) < 0)
     return -1;
   return set_propagation(mount_fd, op);
 }
 
+/* A host path of the config, opened (O_PATH) in this namespace's copy of
+ * the host tree before pivot_root, cloned and attached. */
+static int bind_from(const struct mount_op *op, int source_fd, int root_fd, oci_error_t *err)
+{
+  cleanup_close int mount_fd = clone_bind_source(op, source_fd);
+
+  return mount_fd < 0 ? -1 : attach_bind(op, mount_fd, root_fd, err);
+}
+
+/* An idmapped bind was cloned by the parent (mount/idmap.c): only attached
+ * here. */
 static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
 {
-  cleanup_close int source_fd = open(op->source, O_PATH | O_CLOEXEC);
+  cleanup_close int source_fd = -1;
 
+  if (op->idmap != NULL && op->idmap_fd < 0)
+    return oci_error_set(err, 0, "%s: the idmapped mount of %s was not made", mount_op_label(op),
+                         op->source);
+  if (op->idmap != NULL)
+    return attach_bind(op, op->idmap_fd, root_fd, err);
+  source_fd = open(op->source, O_PATH | O_CLOEXEC);
   if (source_fd < 0)
     return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
   return bind_from(op, source_fd, root_fd, err);

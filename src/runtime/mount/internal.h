@@ -20,5 +20,8 @@ int check_landing(const struct mount_op *op, int root_fd, int target_fd, oci_err
 /* op's target opened O_PATH (created as a directory or an empty file when
  * missing, never through a symlink), its landing checked before and after. */
 int open_checked_target(const struct mount_op *op, int root_fd, bool directory, oci_error_t *err);
+/* A bind's source (an O_PATH fd) cloned as op says, its attributes set: a
+ * detached mount, or -1 with errno (apply.c). */
+int clone_bind_source(const struct mount_op *op, int source_fd);
 
 #endif

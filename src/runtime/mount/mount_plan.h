@@ -12,6 +12,7 @@
 
 #include "oci/error.h"
 #include "runtime/spec/spec.h"
+#include "runtime/userns.h"
 
 enum mount_op_kind {
   MOUNT_OP_MAKE_PRIVATE,   /* the whole inherited tree rprivate (rslave for a slave
@@ -62,7 +63,19 @@ struct mount_op {
    * end may name its own flag instead ("--tmpfs"). NULL: the op's kind. */
   char *what;
   int mount_index; /* index in spec->mounts; -1 for ops of other origins */
+  /* MOUNT_OP_BIND, idmapped: the source's tree seen through a user
+   * namespace with these mappings (inside: the id on the source's
+   * filesystem, outside: the id it is seen as), every mount of the tree
+   * for ridmap; the detached mount made by mount_plan_open_idmaps (-1
+   * until then). NULL: not idmapped. */
+  struct userns_map *idmap;
+  bool idmap_recursive;
+  int idmap_fd;
 };
+
+/* At most this many idmapped mounts in a plan (their fds stay open in the
+ * child until the plan is applied). */
+#define MOUNT_PLAN_MAX_IDMAPS 8
 
 struct mount_plan {
   struct mount_op *ops;
@@ -132,6 +145,16 @@ int mount_plan_build(const struct spec *spec, const struct mount_root *root, boo
  * the container's to see. */
 int mount_plan_set_slice(struct mount_plan *plan, const char *slice_path, oci_error_t *err);
 void mount_plan_print(const struct mount_plan *plan, FILE *out);
+/* In the parent, before clone3 (the kernel lets only a holder of
+ * CAP_SYS_ADMIN over the source's filesystem idmap it, which the child in
+ * its user namespace is not): each idmapped bind's source cloned
+ * (open_tree) and idmapped (mount_setattr MOUNT_ATTR_IDMAP) through a user
+ * namespace of a short-lived helper that has the op's mappings, with the
+ * op's attributes; the child only attaches it. Any failure fails the run. */
+int mount_plan_open_idmaps(struct mount_plan *plan, oci_error_t *err);
+/* The idmapped mounts' fds (at most MOUNT_PLAN_MAX_IDMAPS), for the child
+ * to keep open until the plan is applied; their number. */
+size_t mount_plan_idmap_fds(const struct mount_plan *plan, int *fds);
 /* The kind's name in the printed plan ("bind", "mask"...). */
 const char *mount_op_kind_name(enum mount_op_kind kind);
 /* The op's attributes as the printed plan's ATTRS column: "rbind,ro,nosuid",

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "oci/cleanup.h"
 #include "oci/in_root.h"
@@ -93,6 +94,9 @@ static void free_op(struct mount_op *op)
   free(op->target);
   free(op->data);
   free(op->what);
+  free(op->idmap);
+  if (op->idmap_fd >= 0)
+    close(op->idmap_fd);
 }
 
 /* Appends one operation; strings are copied (NULL stays NULL). The op is
@@ -102,7 +106,8 @@ static struct mount_op *add_op(struct mount_plan *plan, enum mount_op_kind kind,
                                const char *data, oci_error_t *err)
 {
   struct mount_op *grown = reallocarray(plan->ops, plan->n_ops + 1, sizeof(*grown));
-  struct mount_op op = {.kind = kind, .fstype = fstype, .attr = attr, .mount_index = -1};
+  struct mount_op op = {
+      .kind = kind, .fstype = fstype, .attr = attr, .mount_index = -1, .idmap_fd = -1};
 
   if (grown == NULL) {
     oci_error_errno(err, "mount plan: allocate");
@@ -321,6 +326,76 @@ static bool cgroup_needs_bind(const struct spec *spec, const char *fstype)
          spec->namespaces[SPEC_NS_USER].present && !spec->namespaces[SPEC_NS_CGROUP].present;
 }
 
+/* The id mappings of a configuration as a user namespace's ranges. */
+static void ranges_from_mappings(const struct spec_id_mapping *mappings, size_t n,
+                                 struct id_range *ranges)
+{
+  for (size_t i = 0; i < n && i < USERNS_MAX_RANGES; i++)
+    ranges[i] = (struct id_range){.inside = mappings[i].container_id,
+                                  .outside = mappings[i].host_id,
+                                  .count = mappings[i].size};
+}
+
+static size_t count_idmaps(const struct mount_plan *plan)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; i < plan->n_ops; i++)
+    n += plan->ops[i].idmap != NULL;
+  return n;
+}
+
+/* An idmapped bind (idmap, ridmap, or a mount's uidMappings and
+ * gidMappings): the mount's own mappings, or, none given, the container's
+ * user namespace's (the spec's rule). Refused: on anything but a bind, one
+ * of the two mappings alone, idmap with no mappings anywhere to take. */
+static int plan_idmap(struct mount_plan *plan, struct mount_op *op, const struct spec *spec,
+                      size_t index, oci_error_t *err)
+{
+  const struct spec_mount *m = &spec->mounts[index];
+  const struct spec_id_mapping *uid = m->uid_mappings, *gid = m->gid_mappings;
+  size_t n_uid = m->n_uid_mappings, n_gid = m->n_gid_mappings;
+  struct id_range uid_ranges[USERNS_MAX_RANGES], gid_ranges[USERNS_MAX_RANGES];
+  struct userns_map map;
+
+  if (!m->idmap && n_uid == 0 && n_gid == 0)
+    return 0;
+  if (!m->bind)
+    return oci_error_set(err, 0,
+                         "config.json: mounts[%zu]: an idmapped mount ('idmap', 'ridmap', "
+                         "uidMappings, gidMappings) must be a bind mount",
+                         index);
+  if ((n_uid == 0) != (n_gid == 0))
+    return oci_error_set(err, 0,
+                         "config.json: mounts[%zu]: uidMappings and gidMappings go together "
+                         "(an idmapped mount maps both)",
+                         index);
+  if (n_uid == 0) {
+    if (!spec->namespaces[SPEC_NS_USER].present || spec->n_uid_mappings == 0 ||
+        spec->n_gid_mappings == 0)
+      return oci_error_set(err, 0,
+                           "config.json: mounts[%zu].options: 'idmap' without uidMappings takes "
+                           "the container's user namespace mappings (linux.uidMappings and "
+                           "linux.gidMappings), and there are none",
+                           index);
+    uid = spec->uid_mappings, n_uid = spec->n_uid_mappings;
+    gid = spec->gid_mappings, n_gid = spec->n_gid_mappings;
+  }
+  if (count_idmaps(plan) >= MOUNT_PLAN_MAX_IDMAPS)
+    return oci_error_set(err, 0, "config.json: mounts[%zu]: more than %d idmapped mounts", index,
+                         MOUNT_PLAN_MAX_IDMAPS);
+  ranges_from_mappings(uid, n_uid, uid_ranges);
+  ranges_from_mappings(gid, n_gid, gid_ranges);
+  if (userns_map_from_ranges(uid_ranges, n_uid, gid_ranges, n_gid, false, &map, err) < 0)
+    return oci_error_wrap(err, "config.json: mounts[%zu]: ", index);
+  op->idmap = malloc(sizeof(*op->idmap));
+  if (op->idmap == NULL)
+    return oci_error_errno(err, "mount plan: allocate");
+  *op->idmap = map;
+  op->idmap_recursive = m->idmap_recursive;
+  return 0;
+}
+
 static int add_spec_mount(struct mount_plan *plan, const struct spec *spec, size_t index,
                           const struct mount_root *root, oci_error_t *err)
 {
@@ -387,6 +462,8 @@ static int add_spec_mount(struct mount_plan *plan, const struct spec *spec, size
                          index);
   op->copy_up = m->tmpcopyup;
   op->mount_index = (int)index;
+  if (plan_idmap(plan, op, spec, index, err) < 0)
+    return -1;
   return set_what(op, err, "config.json: mounts[%zu]", index);
 }
 
@@ -741,6 +818,8 @@ void mount_op_format_attrs(const struct mount_op *op, char *buf, size_t size)
   buf[0] = '\0';
   if (op->recursive)
     APPEND("rbind");
+  if (op->idmap != NULL)
+    APPEND("%s", op->idmap_recursive ? "ridmap" : "idmap");
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
     if (op->attr & names[i].bit)
       APPEND("%s", names[i].set);

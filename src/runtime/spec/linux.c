@@ -69,8 +69,8 @@ static int parse_namespaces(const cJSON *array, const char *array_path, void *ta
   return 0;
 }
 
-static int parse_id_mappings(const cJSON *array, const char *path, struct spec_id_mapping **out,
-                             size_t *n_out, oci_error_t *err)
+int spec_parse_id_mappings(const cJSON *array, const char *path, struct spec_id_mapping **out,
+                           size_t *n_out, oci_error_t *err)
 {
   char item_path[SPEC_PATH_MAX];
   const cJSON *item;
@@ -105,14 +105,14 @@ static int parse_uid_mappings(const cJSON *array, const char *path, void *target
 {
   struct spec *spec = target;
 
-  return parse_id_mappings(array, path, &spec->uid_mappings, &spec->n_uid_mappings, err);
+  return spec_parse_id_mappings(array, path, &spec->uid_mappings, &spec->n_uid_mappings, err);
 }
 
 static int parse_gid_mappings(const cJSON *array, const char *path, void *target, oci_error_t *err)
 {
   struct spec *spec = target;
 
-  return parse_id_mappings(array, path, &spec->gid_mappings, &spec->n_gid_mappings, err);
+  return spec_parse_id_mappings(array, path, &spec->gid_mappings, &spec->n_gid_mappings, err);
 }
 
 static int parse_device(const cJSON *item, const char *path, struct spec_device *device,

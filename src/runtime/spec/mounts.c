@@ -17,8 +17,8 @@ enum option_kind {
   OPTION_BIND,        /* bind, rbind */
   OPTION_PROPAGATION, /* flag is the propagation type */
   OPTION_NONE,        /* "defaults": mount(8)'s, nothing to change */
-  OPTION_REFUSED,     /* the spec's, not implemented */
   OPTION_TMPCOPYUP,   /* runc's extension for a tmpfs */
+  OPTION_IDMAP,       /* idmap, ridmap: an idmapped bind */
 };
 
 struct mount_option {
@@ -92,14 +92,14 @@ static const struct mount_option mount_options[] = {
     {"unbindable", OPTION_PROPAGATION, MS_UNBINDABLE, false},
     {"runbindable", OPTION_PROPAGATION, MS_UNBINDABLE, true},
     {"tmpcopyup", OPTION_TMPCOPYUP, 0, false},
-    {"idmap", OPTION_REFUSED, 0, false},
-    {"ridmap", OPTION_REFUSED, 0, true},
+    {"idmap", OPTION_IDMAP, 0, false},
+    {"ridmap", OPTION_IDMAP, 0, true},
 };
 
 const char *spec_mount_option_name(size_t index)
 {
   for (size_t i = 0; i < sizeof(mount_options) / sizeof(mount_options[0]); i++)
-    if (mount_options[i].kind != OPTION_REFUSED && index-- == 0)
+    if (index-- == 0)
       return mount_options[i].name;
   return NULL;
 }
@@ -174,9 +174,10 @@ static int apply_mount_option(struct spec_mount *mount, const char *option, cons
   case OPTION_TMPCOPYUP:
     mount->tmpcopyup = true;
     break;
-  case OPTION_REFUSED:
-    return oci_error_set(err, 0, "%s: the mount option '%s' is not supported by ocirun", path,
-                         option);
+  case OPTION_IDMAP:
+    mount->idmap = true;
+    mount->idmap_recursive = mount->idmap_recursive || known->recursive;
+    break;
   }
   return 0;
 }
@@ -215,9 +216,23 @@ static int parse_options(const cJSON *options, const char *path, void *mount, oc
   return 0;
 }
 
+static int parse_uid_mappings(const cJSON *value, const char *path, void *target, oci_error_t *err)
+{
+  struct spec_mount *mount = target;
+
+  return spec_parse_id_mappings(value, path, &mount->uid_mappings, &mount->n_uid_mappings, err);
+}
+
+static int parse_gid_mappings(const cJSON *value, const char *path, void *target, oci_error_t *err)
+{
+  struct spec_mount *mount = target;
+
+  return spec_parse_id_mappings(value, path, &mount->gid_mappings, &mount->n_gid_mappings, err);
+}
+
 static const struct spec_field mount_fields[] = {
-    SPEC_REFUSED("uidMappings", REFUSE_NONEMPTY, "idmapped mounts are not implemented"),
-    SPEC_REFUSED("gidMappings", REFUSE_NONEMPTY, "idmapped mounts are not implemented"),
+    SPEC_MEMBER("uidMappings", parse_uid_mappings),
+    SPEC_MEMBER("gidMappings", parse_gid_mappings),
     SPEC_FIELD("destination", parse_destination, struct spec_mount, destination),
     SPEC_FIELD("type", spec_field_string, struct spec_mount, type),
     SPEC_FIELD("source", spec_field_string, struct spec_mount, source),

@@ -142,6 +142,9 @@ int spec_propagation_from_name(const char *name, unsigned long *propagation);
 int spec_parse_process(const cJSON *value, const char *path, void *spec, oci_error_t *err);
 int spec_parse_mounts(const cJSON *value, const char *path, void *spec, oci_error_t *err);
 int spec_parse_linux(const cJSON *value, const char *path, void *spec, oci_error_t *err);
+/* An array of LinuxIDMapping (linux.uidMappings, a mount's uidMappings). */
+int spec_parse_id_mappings(const cJSON *array, const char *path, struct spec_id_mapping **out,
+                           size_t *n_out, oci_error_t *err);
 int spec_parse_resources(const cJSON *value, const char *path, void *spec, oci_error_t *err);
 void spec_resources_init(struct spec_resources *resources);
 /* Frees what spec_parse_resources allocated (spec.c's spec_clear). */

@@ -323,6 +323,8 @@ void spec_clear(struct spec *spec)
     free(spec->mounts[i].type);
     free(spec->mounts[i].source);
     free(spec->mounts[i].data);
+    free(spec->mounts[i].uid_mappings);
+    free(spec->mounts[i].gid_mappings);
   }
   free(spec->mounts);
   for (int kind = 0; kind < SPEC_HOOK_KIND_COUNT; kind++) {

@@ -96,6 +96,15 @@ struct spec_mount {
   char *data;                /* filesystem options ("mode=755,size=65536k"), NULL when none */
   bool tmpcopyup;            /* runc's and crun's extension: a tmpfs starts with a copy of what
                                 the directory under it holds (podman asks for it) */
+  /* An idmapped bind ("idmap", "ridmap", or mappings given): the tree seen
+   * through a user namespace with these mappings (none: the container's
+   * linux.uidMappings/gidMappings). ridmap: every mount of the tree. */
+  bool idmap;
+  bool idmap_recursive;
+  struct spec_id_mapping *uid_mappings;
+  size_t n_uid_mappings;
+  struct spec_id_mapping *gid_mappings;
+  size_t n_gid_mappings;
 };
 
 enum spec_namespace_type {
