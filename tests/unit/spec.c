@@ -621,7 +621,6 @@ static void test_refused_properties(void)
       {"linux.resources.memory.checkBeforeUpdate", "true"},
       {"linux.resources.cpu.realtimeRuntime", "950000"},
       {"linux.resources.cpu.realtimePeriod", "1000000"},
-      {"linux.resources.cpu.burst", "1000"},
       {"windows", "{'layerFolders': []}"},
       {"solaris", "{}"},
       {"vm", "{'hypervisor': {'path': '/x'}}"},
@@ -777,6 +776,15 @@ static void test_hugepages_and_idle(void)
   spec_clear(&s);
   refused("linux.resources.cpu.idle", "2", "cpu.idle: 2 is out of range [0, 1]");
   refused("linux.resources.cpu.idle", "-1", "cpu.idle: -1 is out of range [0, 1]");
+  if (is_int(parse_with("linux.resources.cpu.burst", "20000", &s), 0, "cpu.burst 20000 parses"))
+    ok(r->cpu_burst_set && r->cpu_burst == 20000, "cpu.burst 20000 is kept");
+  spec_clear(&s);
+  if (is_int(parse_with("linux.resources.cpu.burst", "0", &s), 0, "cpu.burst 0 parses"))
+    ok(r->cpu_burst_set && r->cpu_burst == 0, "cpu.burst 0 is kept as given");
+  spec_clear(&s);
+  refused("linux.resources.cpu.burst", "-1", "cpu.burst: -1 is negative");
+  refused("linux.resources.cpu.burst", "'1000'", "cpu.burst: expected an integer, got a string");
+  refused("linux.resources.cpu.burst", "1.5", "cpu.burst");
 }
 
 static void test_process_attrs(void)

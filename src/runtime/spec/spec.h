@@ -197,7 +197,9 @@ struct spec_resources {
                                      value, as given */
   size_t n_unified;
   bool cpu_idle_set;
-  int64_t cpu_idle;      /* 0 or 1 */
+  int64_t cpu_idle; /* 0 or 1 */
+  bool cpu_burst_set;
+  uint64_t cpu_burst;    /* microseconds a period may borrow from earlier ones (cpu.max.burst) */
   uint16_t blkio_weight; /* 10..1000; 0: not given (dockerd writes 0 for every container) */
   struct spec_blkio_weight_device *blkio_weight_devices; /* each device at most once */
   size_t n_blkio_weight_devices;
