@@ -609,7 +609,6 @@ static void test_refused_properties(void)
       {"linux.netDevices", "{'eth0': {'name': 'eth1'}}"},
       {"process.apparmorProfile", "'acme_secure_profile'"},
       {"process.selinuxLabel", "'system_u:system_r:svirt_lxc_net_t:s0'"},
-      {"process.execCPUAffinity", "{'initial': '7'}"},
       {"linux.resources.blockIO.leafWeight", "500"},
       {"linux.resources.network", "{'classID': 1}"},
       {"linux.resources.rdma", "{'mlx5_1': {'hcaHandles': 3}}"},
@@ -945,6 +944,41 @@ static void test_process_attrs(void)
   }
 }
 
+static void test_exec_cpu_affinity(void)
+{
+  struct spec s;
+  const struct spec_cpu_affinity *a = &s.process.exec_cpu_affinity;
+  const unsigned long bits = 8 * sizeof(a->initial.cpus[0]);
+
+  if (is_int(parse_with("process.execCPUAffinity", "{'initial': '7', 'final': '0-3,7,1023'}", &s),
+             0, "execCPUAffinity parses")) {
+    ok(a->initial.max_cpu == 8 && a->initial.cpus[0] == 0x80, "initial: CPU 7 alone");
+    ok(a->final.max_cpu == 1024 && a->final.cpus[0] == 0x8f &&
+           a->final.cpus[1023 / bits] == 1UL << (1023 % bits),
+       "final: CPUs 0-3, 7 and 1023");
+  }
+  spec_clear(&s);
+  if (is_int(parse_with("process.execCPUAffinity", "{'initial': '', 'final': '1'}", &s), 0,
+             "an empty initial parses"))
+    ok(a->initial.max_cpu == 0 && a->final.max_cpu == 2, "\"\" is not given (the spec's rule)");
+  spec_clear(&s);
+  if (is_int(parse_with("process.execCPUAffinity", "{}", &s), 0, "{} parses"))
+    ok(a->initial.max_cpu == 0 && a->final.max_cpu == 0, "{} asks for nothing");
+  spec_clear(&s);
+  refused("process.execCPUAffinity", "{'final': '1024'}",
+          "process.execCPUAffinity.final: '1024': CPU 1024 is above Linux's highest, 1023");
+  refused("process.execCPUAffinity", "{'initial': 7}",
+          "process.execCPUAffinity.initial: expected a string");
+  refused("process.execCPUAffinity", "'0-3'", "process.execCPUAffinity: expected an object");
+  static const char *const bad_lists[] = {"3-1", "1,", ",1", "1-", "all", "1 2", "-1", "0x1"};
+  for (size_t i = 0; i < sizeof(bad_lists) / sizeof(bad_lists[0]); i++) {
+    char value[64], want[80];
+    snprintf(value, sizeof(value), "{'final': '%s'}", bad_lists[i]);
+    snprintf(want, sizeof(want), "final: '%s' is not a list of CPUs like 0-3,7", bad_lists[i]);
+    refused("process.execCPUAffinity", value, want);
+  }
+}
+
 static void test_extensibility(void)
 {
   /* properties the spec does not define are ignored, at every level */
@@ -1135,6 +1169,7 @@ int main(void)
   test_block_io();
   test_hugepages_and_idle();
   test_process_attrs();
+  test_exec_cpu_affinity();
   test_extensibility();
   test_bundle();
   is_str(spec_namespace_name(SPEC_NS_NETWORK), "network", "spec_namespace_name");

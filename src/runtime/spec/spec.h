@@ -53,6 +53,18 @@ struct spec_memory_policy {
   unsigned max_node; /* one above the highest node named; 0: none */
 };
 
+/* process.execCPUAffinity, for sched_setaffinity in exec's joiner: a
+ * list's CPUs as a bit mask. */
+enum { SPEC_CPUS_MAX = 1024 };
+struct spec_cpu_list {
+  unsigned long cpus[SPEC_CPUS_MAX / (8 * sizeof(unsigned long))];
+  unsigned max_cpu; /* one above the highest CPU named; 0: not given (absent or "") */
+};
+struct spec_cpu_affinity {
+  struct spec_cpu_list initial; /* while the joiner sets up, before the container's cgroup */
+  struct spec_cpu_list final;   /* once in the container's cgroup: the exec'd process's */
+};
+
 struct spec_process {
   bool terminal;
   unsigned console_height, console_width; /* 0: not given */
@@ -74,6 +86,7 @@ struct spec_process {
   int oom_score_adj;
   struct spec_scheduler scheduler;
   struct spec_io_priority io_priority;
+  struct spec_cpu_affinity exec_cpu_affinity; /* exec's process only, never pid 1's */
 };
 
 /* MS_* bits split the way mount_setattr and propagation need them. */
