@@ -3,7 +3,8 @@
 # by its own workload (busybox): a configuration without a /proc mount
 # (create's own machinery never uses the container's /proc),
 # process.scheduler, process.ioPriority, linux.personality and
-# linux.memoryPolicy, process.execCPUAffinity (exec's process only), and
+# linux.memoryPolicy, process.execCPUAffinity (exec's process only),
+# linux.timeOffsets (the clocks of a new time namespace), and
 # their refusals by name. On the host, without a
 # cgroup (--unsafe-no-cgroup: the host is cgroup v1).
 . "$top_srcdir/tests/lib.sh"
@@ -207,6 +208,40 @@ c['process']['execCPUAffinity'] = {'final': '1'}"
   check "... and nothing ran" test ! -e "$B/rootfs/out"
   oci delete --force a1 >/dev/null 2>&1
 fi
+
+# --- linux.timeOffsets: the clocks of a new time namespace ---
+# uptime_ok MIN MAX: the workload's /proc/uptime (CLOCK_BOOTTIME) is between
+# MIN and MAX seconds (else it is shown)
+uptime_ok() {
+  local up
+  up=$(sed -n '1s/[. ].*//p' "$B/rootfs/out")
+  [ -n "$up" ] && [ "$up" -ge "$1" ] && [ "$up" -le "$2" ] && return 0
+  sed 's/^/# the workload wrote: /' "$B/rootfs/out"
+  return 1
+}
+TIME_ARGS="c['process']['args'] = ['sh', '-c', 'cat /proc/uptime /proc/self/timens_offsets >/out']
+c['linux']['namespaces'].append({'type': 'time'})"
+check "a bundle with a new time namespace and no offsets (the control)" bundle "$TIME_ARGS"
+host_up=$(sed 's/[. ].*//' /proc/uptime)
+expect_exit 0 "create and start it" create_start t0
+check "... its uptime is the host's ($host_up s)" uptime_ok $((host_up - 5)) $((host_up + 60))
+check "a bundle with timeOffsets boottime +86400 s, monotonic -5 s 7 ns" bundle "$TIME_ARGS
+c['linux']['timeOffsets'] = {'boottime': {'secs': 86400}, 'monotonic': {'secs': -5, 'nanosecs': 7}}"
+host_up=$(sed 's/[. ].*//' /proc/uptime)
+expect_exit 0 "create and start it (refused by name before)" create_start t1
+check "... its uptime is the host's plus a day" uptime_ok $((host_up + 86400 - 5)) $((host_up + 86400 + 60))
+check "... the kernel's offsets read back: monotonic -5 7" sh -c "grep -qE '^monotonic +-5 +7\$' '$B/rootfs/out'"
+check "... and boottime 86400 0" sh -c "grep -qE '^boottime +86400 +0\$' '$B/rootfs/out'"
+check "a sleeper with the same offsets" bundle "c['process']['args'] = ['sleep', '1000']
+c['linux']['namespaces'].append({'type': 'time'})
+c['linux']['timeOffsets'] = {'boottime': {'secs': 86400}}"
+expect_exit 0 "create and start it" create_and_start t2
+expect_exit 0 "exec into it" oci exec t2 sh -c 'cat /proc/uptime >/out'
+check "... the exec'd process has the container's clocks" uptime_ok $((host_up + 86400 - 5)) $((host_up + 86400 + 60))
+oci delete --force t2 >/dev/null 2>&1
+refuses t3 "timeOffsets without a time namespace" \
+  "c['linux']['timeOffsets'] = {'boottime': {'secs': 1}}" \
+  "linux.timeOffsets: needs a time namespace in linux.namespaces"
 
 # --- LINUX32 and the seccomp filter: the filter goes by each call's own
 # ABI (int 0x80 is i386's), so the 32-bit entry stays filtered as before ---

@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/clean_state.h"
@@ -255,6 +256,40 @@ static int join_new_session_keyring(struct steps *s, oci_error_t *err)
   (void)s;
   if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
     return oci_error_errno(err, "run: join a new session keyring (keyctl)");
+  return 0;
+}
+
+/* linux.timeOffsets: a clone3 child is in its new time namespace at once,
+ * and a namespace's offsets are fixed once a process is in it; so, with
+ * offsets, this process makes the namespace for its children (unshare),
+ * writes them, then enters it itself (setns on time_for_children), before
+ * any child and before the mounts hide the host's /proc. In its user
+ * namespace: the offsets want CAP_SYS_TIME there. */
+static int enter_time_namespace(struct steps *s, oci_error_t *err)
+{
+  static const int clock_ids[SPEC_CLOCK_COUNT] = {CLOCK_MONOTONIC, CLOCK_BOOTTIME};
+  const struct spec *spec = s->launch->spec;
+  cleanup_close int offsets_fd = -1, ns_fd = -1;
+  char text[128];
+  size_t used = 0;
+
+  if (!spec->has_time_offsets)
+    return 0;
+  for (int c = 0; c < SPEC_CLOCK_COUNT; c++) {
+    const struct spec_time_offset *offset = &spec->time_offsets[c];
+    if (offset->set)
+      used += (size_t)snprintf(text + used, sizeof(text) - used, "%d %lld %u\n", clock_ids[c],
+                               (long long)offset->secs, offset->nanosecs);
+  }
+  if (unshare(CLONE_NEWTIME) < 0)
+    return oci_error_errno(err, "linux.timeOffsets: unshare a time namespace");
+  offsets_fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+  if (offsets_fd < 0 || write(offsets_fd, text, used) != (ssize_t)used)
+    return oci_error_errno(err, "linux.timeOffsets: write /proc/self/timens_offsets '%.*s'",
+                           (int)(used > 0 ? used - 1 : 0), text);
+  ns_fd = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
+  if (ns_fd < 0 || setns(ns_fd, CLONE_NEWTIME) < 0)
+    return oci_error_errno(err, "linux.timeOffsets: enter the new time namespace");
   return 0;
 }
 
@@ -718,8 +753,9 @@ static const struct step steps[] = {
     {"namespaces", join_namespaces, CONTAINER, false}, /* the configuration's, by path */
     {"become-root", become_root, CONTAINER, false},    /* of its user namespace */
     {"session-keyring", join_new_session_keyring, CONTAINER, false}, /* not the caller's keys */
-    {"hostname", set_hostname, CONTAINER, false},                    /* in its uts namespace */
-    {"domainname", set_domainname, CONTAINER, false},                /* in its uts namespace */
+    {"time-namespace", enter_time_namespace, CONTAINER, false}, /* offsets before it is entered */
+    {"hostname", set_hostname, CONTAINER, false},               /* in its uts namespace */
+    {"domainname", set_domainname, CONTAINER, false},           /* in its uts namespace */
     {"sysctls", apply_sysctls, CONTAINER, false},      /* in its namespaces, before mounts */
     {"loopback", loopback_up, CONTAINER, false},       /* a new netns has lo down */
     {"mounts", apply_mount_plan, CONTAINER, true},     /* the mount plan, then pivot_root */

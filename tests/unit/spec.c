@@ -604,7 +604,6 @@ static void test_refused_properties(void)
   } cases[] = {
       {"linux.intelRdt", "{'closID': 'x'}"},
       {"linux.intelRdt", "{}"},
-      {"linux.timeOffsets", "{'monotonic': {'secs': 1}}"},
       {"linux.mountLabel", "'system_u:object_r:svirt_sandbox_file_t:s0'"},
       {"linux.netDevices", "{'eth0': {'name': 'eth1'}}"},
       {"process.apparmorProfile", "'acme_secure_profile'"},
@@ -979,6 +978,74 @@ static void test_exec_cpu_affinity(void)
   }
 }
 
+/* linux.timeOffsets (OFFSETS) beside linux.namespaces (NAMESPACES). */
+static int parse_time_offsets(const char *namespaces, const char *offsets, struct spec *s,
+                              char *msg, size_t size)
+{
+  char text[1024];
+
+  snprintf(text, sizeof(text),
+           "{'ociVersion': '1.0.2', 'root': {'path': 'rootfs'},"
+           " 'process': {'args': ['sh'], 'cwd': '/', 'user': {'uid': 0, 'gid': 0}},"
+           " 'linux': {'namespaces': [{'type': 'mount'}%s], 'timeOffsets': %s}}",
+           namespaces, offsets);
+  return parse(text, s, msg, size);
+}
+
+static void test_time_offsets(void)
+{
+  static const struct {
+    const char *namespaces, *offsets, *want; /* want NULL: accepted */
+  } refusals[] = {
+      {"", "{'boottime': {'secs': 1}}", "linux.timeOffsets: needs a time namespace"},
+      {", {'type': 'time', 'path': '/proc/1/ns/time'}", "{'boottime': {'secs': 1}}",
+       "linux.timeOffsets: needs a new time namespace"},
+      {", {'type': 'time'}", "{'realtime': {'secs': 1}}",
+       "linux.timeOffsets.realtime: not a clock of a time namespace"},
+      {", {'type': 'time'}", "{'boottime': {'nanosecs': 1000000000}}",
+       "linux.timeOffsets.boottime.nanosecs: 1000000000 is out of range"},
+      {", {'type': 'time'}", "{'boottime': {'nanosecs': -1}}",
+       "linux.timeOffsets.boottime.nanosecs: -1 is out of range"},
+      {", {'type': 'time'}", "{'boottime': {'secs': '1'}}",
+       "linux.timeOffsets.boottime.secs: expected an integer"},
+      {", {'type': 'time'}", "{'boottime': 1}", "linux.timeOffsets.boottime: expected an object"},
+      {", {'type': 'time'}", "[]", "linux.timeOffsets: expected an object"},
+  };
+  char msg[1024];
+  struct spec s;
+
+  if (is_int(parse_time_offsets(", {'type': 'time'}",
+                                "{'monotonic': {'secs': -5, 'nanosecs': 7}, 'boottime': "
+                                "{'secs': 86400}}",
+                                &s, msg, sizeof(msg)),
+             0, "timeOffsets with a new time namespace parse")) {
+    ok(s.has_time_offsets, "offsets are given");
+    ok(s.time_offsets[SPEC_CLOCK_MONOTONIC].set &&
+           s.time_offsets[SPEC_CLOCK_MONOTONIC].secs == -5 &&
+           s.time_offsets[SPEC_CLOCK_MONOTONIC].nanosecs == 7,
+       "monotonic -5 s 7 ns");
+    ok(s.time_offsets[SPEC_CLOCK_BOOTTIME].set &&
+           s.time_offsets[SPEC_CLOCK_BOOTTIME].secs == 86400 &&
+           s.time_offsets[SPEC_CLOCK_BOOTTIME].nanosecs == 0,
+       "boottime 86400 s");
+  } else {
+    printf("#   message: '%s'\n", msg);
+  }
+  spec_clear(&s);
+  if (is_int(parse_time_offsets("", "{}", &s, msg, sizeof(msg)), 0,
+             "{} needs no time namespace (it asks for nothing)"))
+    ok(!s.has_time_offsets, "{}: no offsets");
+  spec_clear(&s);
+  for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+    int ret = parse_time_offsets(refusals[i].namespaces, refusals[i].offsets, &s, msg, sizeof(msg));
+
+    spec_clear(&s);
+    if (!ok(ret == -1 && strstr(msg, refusals[i].want) != NULL, "timeOffsets %s: refused: %s",
+            refusals[i].offsets, refusals[i].want))
+      printf("#   returned %d, message: '%s'\n", ret, msg);
+  }
+}
+
 static void test_extensibility(void)
 {
   /* properties the spec does not define are ignored, at every level */
@@ -1170,6 +1237,7 @@ int main(void)
   test_hugepages_and_idle();
   test_process_attrs();
   test_exec_cpu_affinity();
+  test_time_offsets();
   test_extensibility();
   test_bundle();
   is_str(spec_namespace_name(SPEC_NS_NETWORK), "network", "spec_namespace_name");

@@ -221,6 +221,15 @@ struct spec_resources {
   size_t n_hugepage_limits;
 };
 
+/* linux.timeOffsets: a clock's offset in the container's new time
+ * namespace (time_namespaces(7) has two clocks). */
+enum spec_clock { SPEC_CLOCK_MONOTONIC, SPEC_CLOCK_BOOTTIME, SPEC_CLOCK_COUNT };
+struct spec_time_offset {
+  bool set;
+  int64_t secs;
+  uint32_t nanosecs; /* below 1000000000 */
+};
+
 struct spec_hook {
   char *path;  /* absolute */
   char **args; /* NULL when not given */
@@ -283,6 +292,10 @@ struct spec {
   bool personality_set;
   int personality; /* PER_LINUX or PER_LINUX32 */
   struct spec_memory_policy memory_policy;
+  /* in a new time namespace (required), written by pid 1 before anything
+   * enters it (child.c) */
+  struct spec_time_offset time_offsets[SPEC_CLOCK_COUNT];
+  bool has_time_offsets;
 };
 
 /* Parses a configuration. *spec is cleared first (not freed: spec_clear a
