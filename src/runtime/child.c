@@ -155,7 +155,7 @@ static int prepare_exec_stub(struct steps *s, oci_error_t *err)
  * (before the container's cgroup, whose cpuset the kernel applies on the
  * join). The container's pid 1 takes neither list: the spec's rule, and
  * runc's and crun's. */
-static int set_initial_cpu_affinity(struct steps *s, oci_error_t *err)
+static int set_cpus_initial(struct steps *s, oci_error_t *err)
 {
   return process_attrs_set_cpu_affinity(&s->launch->spec->process.exec_cpu_affinity.initial,
                                         "initial", err);
@@ -163,7 +163,7 @@ static int set_initial_cpu_affinity(struct steps *s, oci_error_t *err)
 
 /* exec: .final once in the container's cgroup and namespaces; the process
  * the stub spawns inherits it. */
-static int set_final_cpu_affinity(struct steps *s, oci_error_t *err)
+static int set_cpus_final(struct steps *s, oci_error_t *err)
 {
   return process_attrs_set_cpu_affinity(&s->launch->spec->process.exec_cpu_affinity.final, "final",
                                         err);
@@ -741,21 +741,21 @@ struct step {
  * its own is a row of its own (exec-stub, session-keyring). */
 static const struct step steps[] = {
     {"parent-death-signal", set_parent_death_signal, CONTAINER, false}, /* run: dies with ocirun */
-    {"go", wait_for_go, CONTAINER, false},     /* the parent's steps are done (spawn.c) */
-    {"oom-score", set_oom_score, EXEC, false}, /* from the host's /proc, while it can */
-    {"clean-state", clean_state, BOTH, false}, /* nothing of the caller's goes further */
-    {"cpu-affinity-initial", set_initial_cpu_affinity, EXEC, false}, /* before the cgroup */
+    {"go", wait_for_go, CONTAINER, false},              /* the parent's steps are done (spawn.c) */
+    {"oom-score", set_oom_score, EXEC, false},          /* from the host's /proc, while it can */
+    {"clean-state", clean_state, BOTH, false},          /* nothing of the caller's goes further */
+    {"cpus-initial", set_cpus_initial, EXEC, false},    /* execCPUAffinity, before the cgroup */
     {"exec-stub", prepare_exec_stub, CONTAINER, false}, /* the sealed stub, before the filter */
     {"own-fds", hold_own_fds, CONTAINER, false}, /* create: the fifo's way, from the host's /proc */
     {"cgroup", join_cgroup, EXEC, false},        /* the spawned process inherits it */
     {"container-namespaces", join_container_namespaces, EXEC, false}, /* pid 1's, by pidfd */
-    {"cpu-affinity-final", set_final_cpu_affinity, EXEC, false},      /* the exec'd process's */
+    {"cpus-final", set_cpus_final, EXEC, false},                      /* once joined */
     {"namespaces", join_namespaces, CONTAINER, false}, /* the configuration's, by path */
     {"become-root", become_root, CONTAINER, false},    /* of its user namespace */
     {"session-keyring", join_new_session_keyring, CONTAINER, false}, /* not the caller's keys */
-    {"time-namespace", enter_time_namespace, CONTAINER, false}, /* offsets before it is entered */
-    {"hostname", set_hostname, CONTAINER, false},               /* in its uts namespace */
-    {"domainname", set_domainname, CONTAINER, false},           /* in its uts namespace */
+    {"time-namespace", enter_time_namespace, CONTAINER, false},      /* offsets, then entered */
+    {"hostname", set_hostname, CONTAINER, false},                    /* in its uts namespace */
+    {"domainname", set_domainname, CONTAINER, false},                /* in its uts namespace */
     {"sysctls", apply_sysctls, CONTAINER, false},      /* in its namespaces, before mounts */
     {"loopback", loopback_up, CONTAINER, false},       /* a new netns has lo down */
     {"mounts", apply_mount_plan, CONTAINER, true},     /* the mount plan, then pivot_root */
