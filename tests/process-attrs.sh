@@ -3,7 +3,9 @@
 # by its own workload (busybox): a configuration without a /proc mount
 # (create's own machinery never uses the container's /proc),
 # process.scheduler, process.ioPriority, linux.personality and
-# linux.memoryPolicy, and their refusals by name. On the host, without a
+# linux.memoryPolicy, process.execCPUAffinity (exec's process only),
+# linux.timeOffsets (the clocks of a new time namespace), and
+# their refusals by name. On the host, without a
 # cgroup (--unsafe-no-cgroup: the host is cgroup v1).
 . "$top_srcdir/tests/lib.sh"
 
@@ -164,6 +166,82 @@ check "... best-effort, priority 5" out_has_line "best-effort: prio 5"
 check "... with the container's personality" out_has_line "i686"
 check "... and its memory policy" out_has_line "interleave:0"
 oci delete --force e1 >/dev/null 2>&1
+
+# --- process.execCPUAffinity: the exec'd process's CPUs (the spec gives
+# pid 1 neither list), from config.json's process and from --process ---
+host_cpus=$(sed -n 's/^Cpus_allowed_list:[^0-9]*//p' /proc/self/status)
+# affinity_process FILE INITIAL FINAL: a process.json reading its own CPUs to /out
+affinity_process() {
+  cat >"$1" <<JSON
+{"args": ["sh", "-c", "sed -n 's/^Cpus_allowed_list:[^0-9]*//p' /proc/self/status >/out"],
+ "cwd": "/", "user": {"uid": 0, "gid": 0}, "env": ["PATH=/bin"],
+ "execCPUAffinity": {"initial": "$2", "final": "$3"}}
+JSON
+}
+if [ "$host_cpus" != 0-1 ]; then
+  skip "execCPUAffinity: the test wants CPUs 0-1 allowed to it (it has $host_cpus)"
+else
+  check "a sleeper whose config.json has execCPUAffinity final 1" \
+    bundle "c['process']['args'] = ['sleep', '1000']
+c['process']['execCPUAffinity'] = {'final': '1'}"
+  expect_exit 0 "create and start it (refused by name before)" create_and_start a1
+  expect_exit 0 "exec reading pid 1's CPUs (the control: the spec gives pid 1 no list)" \
+    oci exec a1 sh -c "sed -n 's/^Cpus_allowed_list:[^0-9]*//p' /proc/1/status >/out"
+  check "... pid 1 runs on the host's CPUs, 0-1" out_is 0-1
+  expect_exit 0 "exec without --process (config.json's process)" \
+    oci exec a1 sh -c "sed -n 's/^Cpus_allowed_list:[^0-9]*//p' /proc/self/status >/out"
+  check "... the exec'd process runs on CPU 1 (final)" out_is 1
+  affinity_process "$TEST_TMP/affinity.json" 1 0
+  expect_exit 0 "exec --process with initial 1, final 0" oci exec --process "$TEST_TMP/affinity.json" a1
+  check "... the exec'd process runs on CPU 0 (final)" out_is 0
+  affinity_process "$TEST_TMP/affinity.json" 1 ""
+  expect_exit 0 "exec --process with initial 1 and no final" oci exec --process "$TEST_TMP/affinity.json" a1
+  check "... the joiner's initial CPU is kept (no cpuset on the host changes it)" out_is 1
+  affinity_process "$TEST_TMP/affinity.json" "" ""
+  expect_exit 0 "exec --process with empty lists (the control)" oci exec --process "$TEST_TMP/affinity.json" a1
+  check "... the exec'd process runs on the host's CPUs" out_is 0-1
+  affinity_process "$TEST_TMP/affinity.json" "" 0,5
+  rm -f "$B/rootfs/out"
+  expect_exit 1 "exec --process with final 0,5 (this machine has no CPU 5) fails" \
+    oci exec --process "$TEST_TMP/affinity.json" a1
+  check "... naming the CPU" err_has_literal "process.execCPUAffinity.final: CPU 5 does not exist on this machine"
+  check "... and nothing ran" test ! -e "$B/rootfs/out"
+  oci delete --force a1 >/dev/null 2>&1
+fi
+
+# --- linux.timeOffsets: the clocks of a new time namespace ---
+# uptime_ok MIN MAX: the workload's /proc/uptime (CLOCK_BOOTTIME) is between
+# MIN and MAX seconds (else it is shown)
+uptime_ok() {
+  local up
+  up=$(sed -n '1s/[. ].*//p' "$B/rootfs/out")
+  [ -n "$up" ] && [ "$up" -ge "$1" ] && [ "$up" -le "$2" ] && return 0
+  sed 's/^/# the workload wrote: /' "$B/rootfs/out"
+  return 1
+}
+TIME_ARGS="c['process']['args'] = ['sh', '-c', 'cat /proc/uptime /proc/self/timens_offsets >/out']
+c['linux']['namespaces'].append({'type': 'time'})"
+check "a bundle with a new time namespace and no offsets (the control)" bundle "$TIME_ARGS"
+host_up=$(sed 's/[. ].*//' /proc/uptime)
+expect_exit 0 "create and start it" create_start t0
+check "... its uptime is the host's ($host_up s)" uptime_ok $((host_up - 5)) $((host_up + 60))
+check "a bundle with timeOffsets boottime +86400 s, monotonic -5 s 7 ns" bundle "$TIME_ARGS
+c['linux']['timeOffsets'] = {'boottime': {'secs': 86400}, 'monotonic': {'secs': -5, 'nanosecs': 7}}"
+host_up=$(sed 's/[. ].*//' /proc/uptime)
+expect_exit 0 "create and start it (refused by name before)" create_start t1
+check "... its uptime is the host's plus a day" uptime_ok $((host_up + 86400 - 5)) $((host_up + 86400 + 60))
+check "... the kernel's offsets read back: monotonic -5 7" sh -c "grep -qE '^monotonic +-5 +7\$' '$B/rootfs/out'"
+check "... and boottime 86400 0" sh -c "grep -qE '^boottime +86400 +0\$' '$B/rootfs/out'"
+check "a sleeper with the same offsets" bundle "c['process']['args'] = ['sleep', '1000']
+c['linux']['namespaces'].append({'type': 'time'})
+c['linux']['timeOffsets'] = {'boottime': {'secs': 86400}}"
+expect_exit 0 "create and start it" create_and_start t2
+expect_exit 0 "exec into it" oci exec t2 sh -c 'cat /proc/uptime >/out'
+check "... the exec'd process has the container's clocks" uptime_ok $((host_up + 86400 - 5)) $((host_up + 86400 + 60))
+oci delete --force t2 >/dev/null 2>&1
+refuses t3 "timeOffsets without a time namespace" \
+  "c['linux']['timeOffsets'] = {'boottime': {'secs': 1}}" \
+  "linux.timeOffsets: needs a time namespace in linux.namespaces"
 
 # --- LINUX32 and the seccomp filter: the filter goes by each call's own
 # ABI (int 0x80 is i386's), so the 32-bit entry stays filtered as before ---

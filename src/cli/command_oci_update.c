@@ -34,6 +34,7 @@ static const struct resource_flag flags[] = {
     {"memory-swap", "memory", "swap", false, true},
     {"cpu-quota", "cpu", "quota", false, false},
     {"cpu-period", "cpu", "period", false, false},
+    {"cpu-burst", "cpu", "burst", false, false},
     {"cpu-share", "cpu", "shares", false, false},
     {"cpuset-cpus", "cpu", "cpus", true, false},
     {"cpuset-mems", "cpu", "mems", true, false},
@@ -127,6 +128,7 @@ int command_oci_update(int argc, char **argv, const struct global_options *globa
       "  --memory-swap BYTES         memory.swap (memory + swap; -1: unlimited)\n"
       "  --cpu-quota USEC            cpu.quota (-1: unlimited)\n"
       "  --cpu-period USEC           cpu.period\n"
+      "  --cpu-burst USEC            cpu.burst (cpu.max.burst: at most the quota)\n"
       "  --cpu-share SHARES          cpu.shares\n"
       "  --cpuset-cpus LIST          cpu.cpus (\"0-3,7\")\n"
       "  --cpuset-mems LIST          cpu.mems\n"

@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/clean_state.h"
@@ -152,6 +153,24 @@ static int prepare_exec_stub(struct steps *s, oci_error_t *err)
   return exec_stub_prepare(err);
 }
 
+/* exec: process.execCPUAffinity.initial, the joiner's while it sets up
+ * (before the container's cgroup, whose cpuset the kernel applies on the
+ * join). The container's pid 1 takes neither list: the spec's rule, and
+ * runc's and crun's. */
+static int set_cpus_initial(struct steps *s, oci_error_t *err)
+{
+  return process_attrs_set_cpu_affinity(&s->launch->spec->process.exec_cpu_affinity.initial,
+                                        "initial", err);
+}
+
+/* exec: .final once in the container's cgroup and namespaces; the process
+ * the stub spawns inherits it. */
+static int set_cpus_final(struct steps *s, oci_error_t *err)
+{
+  return process_attrs_set_cpu_affinity(&s->launch->spec->process.exec_cpu_affinity.final, "final",
+                                        err);
+}
+
 /* exec: into the container's slice, by the checked directory's fd: the
  * process the stub spawns inherits it (run's and create's: clone3 put them
  * there). */
@@ -239,6 +258,40 @@ static int join_new_session_keyring(struct steps *s, oci_error_t *err)
   (void)s;
   if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
     return oci_error_errno(err, "run: join a new session keyring (keyctl)");
+  return 0;
+}
+
+/* linux.timeOffsets: a clone3 child is in its new time namespace at once,
+ * and a namespace's offsets are fixed once a process is in it; so, with
+ * offsets, this process makes the namespace for its children (unshare),
+ * writes them, then enters it itself (setns on time_for_children), before
+ * any child and before the mounts hide the host's /proc. In its user
+ * namespace: the offsets want CAP_SYS_TIME there. */
+static int enter_time_namespace(struct steps *s, oci_error_t *err)
+{
+  static const int clock_ids[SPEC_CLOCK_COUNT] = {CLOCK_MONOTONIC, CLOCK_BOOTTIME};
+  const struct spec *spec = s->launch->spec;
+  cleanup_close int offsets_fd = -1, ns_fd = -1;
+  char text[128];
+  size_t used = 0;
+
+  if (!spec->has_time_offsets)
+    return 0;
+  for (int c = 0; c < SPEC_CLOCK_COUNT; c++) {
+    const struct spec_time_offset *offset = &spec->time_offsets[c];
+    if (offset->set)
+      used += (size_t)snprintf(text + used, sizeof(text) - used, "%d %lld %u\n", clock_ids[c],
+                               (long long)offset->secs, offset->nanosecs);
+  }
+  if (unshare(CLONE_NEWTIME) < 0)
+    return oci_error_errno(err, "linux.timeOffsets: unshare a time namespace");
+  offsets_fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+  if (offsets_fd < 0 || write(offsets_fd, text, used) != (ssize_t)used)
+    return oci_error_errno(err, "linux.timeOffsets: write /proc/self/timens_offsets '%.*s'",
+                           (int)(used > 0 ? used - 1 : 0), text);
+  ns_fd = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
+  if (ns_fd < 0 || setns(ns_fd, CLONE_NEWTIME) < 0)
+    return oci_error_errno(err, "linux.timeOffsets: enter the new time namespace");
   return 0;
 }
 
@@ -693,13 +746,16 @@ static const struct step steps[] = {
     {"go", wait_for_go, CONTAINER, false},              /* the parent's steps are done (spawn.c) */
     {"oom-score", set_oom_score, EXEC, false},          /* from the host's /proc, while it can */
     {"clean-state", clean_state, BOTH, false},          /* nothing of the caller's goes further */
+    {"cpus-initial", set_cpus_initial, EXEC, false},    /* execCPUAffinity, before the cgroup */
     {"exec-stub", prepare_exec_stub, CONTAINER, false}, /* the sealed stub, before the filter */
     {"own-fds", hold_own_fds, CONTAINER, false}, /* create: the fifo's way, from the host's /proc */
     {"cgroup", join_cgroup, EXEC, false},        /* the spawned process inherits it */
     {"container-namespaces", join_container_namespaces, EXEC, false}, /* pid 1's, by pidfd */
+    {"cpus-final", set_cpus_final, EXEC, false},                      /* once joined */
     {"namespaces", join_namespaces, CONTAINER, false}, /* the configuration's, by path */
     {"become-root", become_root, CONTAINER, false},    /* of its user namespace */
     {"session-keyring", join_new_session_keyring, CONTAINER, false}, /* not the caller's keys */
+    {"time-namespace", enter_time_namespace, CONTAINER, false},      /* offsets, then entered */
     {"hostname", set_hostname, CONTAINER, false},                    /* in its uts namespace */
     {"domainname", set_domainname, CONTAINER, false},                /* in its uts namespace */
     {"sysctls", apply_sysctls, CONTAINER, false},      /* in its namespaces, before mounts */

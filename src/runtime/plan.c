@@ -48,7 +48,10 @@ static int prepare_namespaces(struct launch *launch, oci_error_t *err)
     if (!entry->present)
       continue;
     if (entry->path == NULL) {
-      launch->clone_flags |= namespace_clone_flag[ns];
+      /* a clone3 child is in its new time namespace at once, whose
+       * offsets are then fixed: with offsets, pid 1 makes it (child.c) */
+      if (!(ns == SPEC_NS_TIME && spec->has_time_offsets))
+        launch->clone_flags |= namespace_clone_flag[ns];
       continue;
     }
     launch->join_fd[ns] = open(entry->path, O_RDONLY | O_CLOEXEC);

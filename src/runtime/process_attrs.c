@@ -5,6 +5,7 @@
 #include "runtime/process_attrs.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <linux/ioprio.h>
 #include <linux/mempolicy.h>
 #include <stdint.h>
@@ -23,21 +24,21 @@ struct sched_attributes {
   uint64_t sched_runtime, sched_deadline, sched_period;
 };
 
-enum { NODE_BITS = 8 * sizeof(unsigned long) };
+enum { MASK_BITS = 8 * sizeof(unsigned long) };
 
-static bool has_node(const unsigned long *mask, unsigned node)
+static bool has_bit(const unsigned long *mask, unsigned node)
 {
-  return (mask[node / NODE_BITS] >> (node % NODE_BITS)) & 1UL;
+  return (mask[node / MASK_BITS] >> (node % MASK_BITS)) & 1UL;
 }
 
 /* "0,1,3" */
-static void format_nodes(const unsigned long *mask, unsigned max_node, char *text, size_t size)
+static void format_bits(const unsigned long *mask, unsigned max_node, char *text, size_t size)
 {
   size_t used = 0;
 
   text[0] = '\0';
   for (unsigned node = 0; node < max_node && used < size; node++) {
-    if (has_node(mask, node)) {
+    if (has_bit(mask, node)) {
       int n = snprintf(text + used, size - used, "%s%u", used > 0 ? "," : "", node);
       used += n > 0 ? (size_t)n : 0;
     }
@@ -77,7 +78,7 @@ static int apply_io_priority(const struct spec_io_priority *io_priority, oci_err
  * positions in the allowed set, which the kernel wraps: nothing to check. */
 static int check_nodes_allowed(const struct spec_memory_policy *policy, oci_error_t *err)
 {
-  unsigned long allowed[SPEC_NUMA_NODES_MAX / NODE_BITS] = {0};
+  unsigned long allowed[SPEC_NUMA_NODES_MAX / MASK_BITS] = {0};
   char text[256];
 
   if (policy->max_node == 0 || (policy->flags & MPOL_F_RELATIVE_NODES))
@@ -85,8 +86,8 @@ static int check_nodes_allowed(const struct spec_memory_policy *policy, oci_erro
   if (syscall(SYS_get_mempolicy, NULL, allowed, SPEC_NUMA_NODES_MAX, NULL, MPOL_F_MEMS_ALLOWED) < 0)
     return oci_error_errno(err, "linux.memoryPolicy: get_mempolicy (the nodes allowed)");
   for (unsigned node = 0; node < policy->max_node; node++) {
-    if (has_node(policy->nodes, node) && !has_node(allowed, node)) {
-      format_nodes(allowed, SPEC_NUMA_NODES_MAX, text, sizeof(text));
+    if (has_bit(policy->nodes, node) && !has_bit(allowed, node)) {
+      format_bits(allowed, SPEC_NUMA_NODES_MAX, text, sizeof(text));
       return oci_error_set(err, EINVAL,
                            "linux.memoryPolicy.nodes: node %u does not exist on this machine or "
                            "is not allowed to this process (its nodes: %s)",
@@ -109,6 +110,48 @@ static int apply_memory_policy(const struct spec_memory_policy *policy, oci_erro
     return oci_error_errno(err, "linux.memoryPolicy: set_mempolicy %s, flags %#lx",
                            spec_attr_name(SPEC_NAMES_MEMORY_POLICY_MODE, policy->mode),
                            policy->flags);
+  return 0;
+}
+
+int process_attrs_set_cpu_affinity(const struct spec_cpu_list *list, const char *field,
+                                   oci_error_t *err)
+{
+  cpu_set_t want, got;
+  char text[256];
+  int set_errno = 0;
+
+  if (list->max_cpu == 0)
+    return 0;
+  CPU_ZERO(&want);
+  for (unsigned cpu = 0; cpu < list->max_cpu; cpu++)
+    if (has_bit(list->cpus, cpu))
+      CPU_SET(cpu, &want);
+  /* The kernel drops from the mask, unsaid, a CPU it cannot give (absent,
+   * offline, outside the cpuset) unless none is left (EINVAL): each is
+   * named here instead of running elsewhere than asked. */
+  if (sched_setaffinity(0, sizeof(want), &want) < 0) {
+    if (errno != EINVAL)
+      return oci_error_errno(err, "process.execCPUAffinity.%s: sched_setaffinity", field);
+    set_errno = EINVAL;
+  }
+  if (sched_getaffinity(0, sizeof(got), &got) < 0)
+    return oci_error_errno(err, "process.execCPUAffinity.%s: sched_getaffinity", field);
+  for (unsigned cpu = 0; cpu < list->max_cpu; cpu++) {
+    if (CPU_ISSET(cpu, &want) && !CPU_ISSET(cpu, &got)) {
+      unsigned long got_mask[SPEC_CPUS_MAX / MASK_BITS] = {0};
+
+      for (unsigned c = 0; c < SPEC_CPUS_MAX; c++)
+        if (CPU_ISSET(c, &got))
+          got_mask[c / MASK_BITS] |= 1UL << (c % MASK_BITS);
+      format_bits(got_mask, SPEC_CPUS_MAX, text, sizeof(text));
+      return oci_error_set(err, EINVAL,
+                           "process.execCPUAffinity.%s: CPU %u does not exist on this machine, "
+                           "is offline or is outside this process's cpuset (it runs on %s)",
+                           field, cpu, text);
+    }
+  }
+  if (set_errno != 0)
+    return oci_error_set(err, set_errno, "process.execCPUAffinity.%s: sched_setaffinity", field);
   return 0;
 }
 
@@ -148,7 +191,7 @@ void process_attrs_print(const struct spec *spec, FILE *out)
   fprintf(out, "personality: %s\n",
           spec->personality_set ? spec_attr_name(SPEC_NAMES_PERSONALITY, spec->personality)
                                 : "LINUX (the runtime's)");
-  format_nodes(policy->nodes, policy->max_node, nodes, sizeof(nodes));
+  format_bits(policy->nodes, policy->max_node, nodes, sizeof(nodes));
   if (policy->set)
     fprintf(out, "memory policy: %s nodes %s flags %#lx\n",
             spec_attr_name(SPEC_NAMES_MEMORY_POLICY_MODE, policy->mode),

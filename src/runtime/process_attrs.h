@@ -16,6 +16,12 @@
  * (clean_state.c), before the seccomp filter; the process the workload
  * becomes inherits each across fork and execve. */
 int process_attrs_apply(const struct spec *spec, oci_error_t *err);
+/* process.execCPUAffinity's initial or final list (field names it) on
+ * this process, when given; a CPU the process cannot have (absent,
+ * offline, outside its cpuset) is refused by number. exec's joiner only:
+ * the spec gives pid 1 neither. */
+int process_attrs_set_cpu_affinity(const struct spec_cpu_list *list, const char *field,
+                                   oci_error_t *err);
 /* One line each for --dry-run's plan. */
 void process_attrs_print(const struct spec *spec, FILE *out);
 

@@ -140,5 +140,28 @@ else
 fi
 check "h1 gone" gone h1
 
+# --- cpu.burst (cpu.max.burst, Linux 5.14) at create, then updated ---
+check "a bundle with cpu quota 50000, burst 20000" bundle "$TEST_TMP/u" \
+  'r["cpu"] = {"quota": 50000, "period": 100000, "burst": 20000}'
+if [ -e /sys/fs/cgroup/cpu.max.burst ] || grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+  expect_exit 0 "create u1 with cpu.burst 20000 (refused by name before)" \
+    oci create --bundle "$TEST_TMP/u" u1 </dev/null
+  show_file u1 cpu.max.burst
+  check "u1: cpu.max is 50000 100000" slice_has u1 "50000 100000" cpu.max
+  check "u1: cpu.max.burst is 20000" slice_has u1 20000 cpu.max.burst
+  expect_exit 0 "update --cpu-quota 10000 --cpu-burst 5000 (the quota under the old burst)" \
+    oci update --cpu-quota 10000 --cpu-burst 5000 u1
+  check "update: cpu.max is 10000 100000" slice_has u1 "10000 100000" cpu.max
+  check "update: cpu.max.burst is 5000" slice_has u1 5000 cpu.max.burst
+  expect_exit 1 "update --cpu-burst 20000 above the quota 10000 is refused" \
+    oci update --cpu-quota 10000 --cpu-burst 20000 u1
+  check "... naming cpu.burst and the quota" err_has_literal "cpu.burst: 20000 microseconds is more than cpu.quota, 10000"
+  check "... and cpu.max.burst is unchanged" slice_has u1 5000 cpu.max.burst
+  oci delete --force u1 >/dev/null 2>&1
+  check "u1 gone" gone u1
+else
+  skip "no cpu controller: cpu.burst not tested"
+fi
+
 [ -n "$loop" ] && losetup -d "$loop"
 tap_done >/dev/null

@@ -216,6 +216,36 @@ static void test_cpu_idle(void)
   is_str(if_present_files(&r), "cpu.idle", "cpu.idle 0 is skipped where the kernel has no file");
 }
 
+static void test_cpu_burst(void)
+{
+  struct spec_resources r = none();
+
+  r.cpu_burst_set = true;
+  r.cpu_burst = 20000;
+  is_str(build(&r), "cpu.max.burst=20000",
+         "cpu.burst alone -> cpu.max.burst (checked by the kernel "
+         "against the quota it holds)");
+  is_str(if_present_files(&r), "", "cpu.burst 20000 needs the file (Linux 5.14)");
+  r.cpu_quota = 50000;
+  is_str(build(&r), "cpu.max.burst=0;cpu.max=50000 100000;cpu.max.burst=20000",
+         "cpu.burst with cpu.max: 0 first (any quota takes it), then cpu.max, then the burst");
+  r.cpu_burst = 50000;
+  is_str(build(&r), "cpu.max.burst=0;cpu.max=50000 100000;cpu.max.burst=50000",
+         "a burst equal to the quota is taken");
+  r.cpu_burst = 50001;
+  ok(refused(&r, "linux.resources.cpu.burst", "more than cpu.quota"),
+     "a burst above the quota is refused, naming it");
+  r.cpu_burst = 0;
+  is_str(build(&r), "cpu.max=50000 100000;cpu.max.burst=0", "cpu.burst 0: after cpu.max, alone");
+  is_str(if_present_files(&r), "cpu.max.burst",
+         "cpu.burst 0 is skipped where the kernel has no file");
+  r.cpu_quota = -1;
+  r.cpu_burst = 1000000;
+  r.cpu_period = 200000;
+  is_str(build(&r), "cpu.max.burst=0;cpu.max=max 200000;cpu.max.burst=1000000",
+         "under an unlimited quota any burst is planned");
+}
+
 static void test_block_io(void)
 {
   struct spec_resources r = none();
@@ -707,6 +737,7 @@ int main(int argc, char **argv)
   test_cpu();
   test_pids();
   test_cpu_idle();
+  test_cpu_burst();
   test_block_io();
   test_hugepages();
   test_unified();

@@ -604,12 +604,10 @@ static void test_refused_properties(void)
   } cases[] = {
       {"linux.intelRdt", "{'closID': 'x'}"},
       {"linux.intelRdt", "{}"},
-      {"linux.timeOffsets", "{'monotonic': {'secs': 1}}"},
       {"linux.mountLabel", "'system_u:object_r:svirt_sandbox_file_t:s0'"},
       {"linux.netDevices", "{'eth0': {'name': 'eth1'}}"},
       {"process.apparmorProfile", "'acme_secure_profile'"},
       {"process.selinuxLabel", "'system_u:system_r:svirt_lxc_net_t:s0'"},
-      {"process.execCPUAffinity", "{'initial': '7'}"},
       {"linux.resources.blockIO.leafWeight", "500"},
       {"linux.resources.network", "{'classID': 1}"},
       {"linux.resources.rdma", "{'mlx5_1': {'hcaHandles': 3}}"},
@@ -621,7 +619,6 @@ static void test_refused_properties(void)
       {"linux.resources.memory.checkBeforeUpdate", "true"},
       {"linux.resources.cpu.realtimeRuntime", "950000"},
       {"linux.resources.cpu.realtimePeriod", "1000000"},
-      {"linux.resources.cpu.burst", "1000"},
       {"windows", "{'layerFolders': []}"},
       {"solaris", "{}"},
       {"vm", "{'hypervisor': {'path': '/x'}}"},
@@ -778,6 +775,15 @@ static void test_hugepages_and_idle(void)
   spec_clear(&s);
   refused("linux.resources.cpu.idle", "2", "cpu.idle: 2 is out of range [0, 1]");
   refused("linux.resources.cpu.idle", "-1", "cpu.idle: -1 is out of range [0, 1]");
+  if (is_int(parse_with("linux.resources.cpu.burst", "20000", &s), 0, "cpu.burst 20000 parses"))
+    ok(r->cpu_burst_set && r->cpu_burst == 20000, "cpu.burst 20000 is kept");
+  spec_clear(&s);
+  if (is_int(parse_with("linux.resources.cpu.burst", "0", &s), 0, "cpu.burst 0 parses"))
+    ok(r->cpu_burst_set && r->cpu_burst == 0, "cpu.burst 0 is kept as given");
+  spec_clear(&s);
+  refused("linux.resources.cpu.burst", "-1", "cpu.burst: -1 is negative");
+  refused("linux.resources.cpu.burst", "'1000'", "cpu.burst: expected an integer, got a string");
+  refused("linux.resources.cpu.burst", "1.5", "cpu.burst");
 }
 
 static void test_process_attrs(void)
@@ -935,6 +941,109 @@ static void test_process_attrs(void)
     snprintf(value, sizeof(value), "{'mode': 'MPOL_BIND', 'nodes': '%s'}", bad_lists[i]);
     snprintf(want, sizeof(want), "'%s' is not a list of nodes like 0-3,7", bad_lists[i]);
     refused("linux.memoryPolicy", value, want);
+  }
+}
+
+static void test_exec_cpu_affinity(void)
+{
+  struct spec s;
+  const struct spec_cpu_affinity *a = &s.process.exec_cpu_affinity;
+  const unsigned long bits = 8 * sizeof(a->initial.cpus[0]);
+
+  if (is_int(parse_with("process.execCPUAffinity", "{'initial': '7', 'final': '0-3,7,1023'}", &s),
+             0, "execCPUAffinity parses")) {
+    ok(a->initial.max_cpu == 8 && a->initial.cpus[0] == 0x80, "initial: CPU 7 alone");
+    ok(a->final.max_cpu == 1024 && a->final.cpus[0] == 0x8f &&
+           a->final.cpus[1023 / bits] == 1UL << (1023 % bits),
+       "final: CPUs 0-3, 7 and 1023");
+  }
+  spec_clear(&s);
+  if (is_int(parse_with("process.execCPUAffinity", "{'initial': '', 'final': '1'}", &s), 0,
+             "an empty initial parses"))
+    ok(a->initial.max_cpu == 0 && a->final.max_cpu == 2, "\"\" is not given (the spec's rule)");
+  spec_clear(&s);
+  if (is_int(parse_with("process.execCPUAffinity", "{}", &s), 0, "{} parses"))
+    ok(a->initial.max_cpu == 0 && a->final.max_cpu == 0, "{} asks for nothing");
+  spec_clear(&s);
+  refused("process.execCPUAffinity", "{'final': '1024'}",
+          "process.execCPUAffinity.final: '1024': CPU 1024 is above Linux's highest, 1023");
+  refused("process.execCPUAffinity", "{'initial': 7}",
+          "process.execCPUAffinity.initial: expected a string");
+  refused("process.execCPUAffinity", "'0-3'", "process.execCPUAffinity: expected an object");
+  static const char *const bad_lists[] = {"3-1", "1,", ",1", "1-", "all", "1 2", "-1", "0x1"};
+  for (size_t i = 0; i < sizeof(bad_lists) / sizeof(bad_lists[0]); i++) {
+    char value[64], want[80];
+    snprintf(value, sizeof(value), "{'final': '%s'}", bad_lists[i]);
+    snprintf(want, sizeof(want), "final: '%s' is not a list of CPUs like 0-3,7", bad_lists[i]);
+    refused("process.execCPUAffinity", value, want);
+  }
+}
+
+/* linux.timeOffsets (OFFSETS) beside linux.namespaces (NAMESPACES). */
+static int parse_time_offsets(const char *namespaces, const char *offsets, struct spec *s,
+                              char *msg, size_t size)
+{
+  char text[1024];
+
+  snprintf(text, sizeof(text),
+           "{'ociVersion': '1.0.2', 'root': {'path': 'rootfs'},"
+           " 'process': {'args': ['sh'], 'cwd': '/', 'user': {'uid': 0, 'gid': 0}},"
+           " 'linux': {'namespaces': [{'type': 'mount'}%s], 'timeOffsets': %s}}",
+           namespaces, offsets);
+  return parse(text, s, msg, size);
+}
+
+static void test_time_offsets(void)
+{
+  static const struct {
+    const char *namespaces, *offsets, *want; /* want NULL: accepted */
+  } refusals[] = {
+      {"", "{'boottime': {'secs': 1}}", "linux.timeOffsets: needs a time namespace"},
+      {", {'type': 'time', 'path': '/proc/1/ns/time'}", "{'boottime': {'secs': 1}}",
+       "linux.timeOffsets: needs a new time namespace"},
+      {", {'type': 'time'}", "{'realtime': {'secs': 1}}",
+       "linux.timeOffsets.realtime: not a clock of a time namespace"},
+      {", {'type': 'time'}", "{'boottime': {'nanosecs': 1000000000}}",
+       "linux.timeOffsets.boottime.nanosecs: 1000000000 is out of range"},
+      {", {'type': 'time'}", "{'boottime': {'nanosecs': -1}}",
+       "linux.timeOffsets.boottime.nanosecs: -1 is out of range"},
+      {", {'type': 'time'}", "{'boottime': {'secs': '1'}}",
+       "linux.timeOffsets.boottime.secs: expected an integer"},
+      {", {'type': 'time'}", "{'boottime': 1}", "linux.timeOffsets.boottime: expected an object"},
+      {", {'type': 'time'}", "[]", "linux.timeOffsets: expected an object"},
+  };
+  char msg[1024];
+  struct spec s;
+
+  if (is_int(parse_time_offsets(", {'type': 'time'}",
+                                "{'monotonic': {'secs': -5, 'nanosecs': 7}, 'boottime': "
+                                "{'secs': 86400}}",
+                                &s, msg, sizeof(msg)),
+             0, "timeOffsets with a new time namespace parse")) {
+    ok(s.has_time_offsets, "offsets are given");
+    ok(s.time_offsets[SPEC_CLOCK_MONOTONIC].set &&
+           s.time_offsets[SPEC_CLOCK_MONOTONIC].secs == -5 &&
+           s.time_offsets[SPEC_CLOCK_MONOTONIC].nanosecs == 7,
+       "monotonic -5 s 7 ns");
+    ok(s.time_offsets[SPEC_CLOCK_BOOTTIME].set &&
+           s.time_offsets[SPEC_CLOCK_BOOTTIME].secs == 86400 &&
+           s.time_offsets[SPEC_CLOCK_BOOTTIME].nanosecs == 0,
+       "boottime 86400 s");
+  } else {
+    printf("#   message: '%s'\n", msg);
+  }
+  spec_clear(&s);
+  if (is_int(parse_time_offsets("", "{}", &s, msg, sizeof(msg)), 0,
+             "{} needs no time namespace (it asks for nothing)"))
+    ok(!s.has_time_offsets, "{}: no offsets");
+  spec_clear(&s);
+  for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+    int ret = parse_time_offsets(refusals[i].namespaces, refusals[i].offsets, &s, msg, sizeof(msg));
+
+    spec_clear(&s);
+    if (!ok(ret == -1 && strstr(msg, refusals[i].want) != NULL, "timeOffsets %s: refused: %s",
+            refusals[i].offsets, refusals[i].want))
+      printf("#   returned %d, message: '%s'\n", ret, msg);
   }
 }
 
@@ -1128,6 +1237,8 @@ int main(void)
   test_block_io();
   test_hugepages_and_idle();
   test_process_attrs();
+  test_exec_cpu_affinity();
+  test_time_offsets();
   test_extensibility();
   test_bundle();
   is_str(spec_namespace_name(SPEC_NS_NETWORK), "network", "spec_namespace_name");

@@ -123,6 +123,59 @@ static uint64_t v2_weight(uint64_t v1, uint64_t min, uint64_t max)
 #define CPU_SHARES_MIN 2
 #define CPU_SHARES_MAX 262144
 
+/* cpu.quota and cpu.period as cpu.max. */
+static int add_cpu_max(struct cgroup_limits *limits, const struct spec_resources *r,
+                       oci_error_t *err)
+{
+  /* The kernel's bounds (kernel/sched/core.c): a period of 1 ms to 1 s, a
+   * quota of at least 1 ms. */
+  uint64_t period = r->cpu_period != 0 ? r->cpu_period : 100000;
+  if (period < 1000 || period > 1000000)
+    return oci_error_set(
+        err, 0, "linux.resources.cpu.period: %" PRIu64 " microseconds is outside 1000..1000000",
+        period);
+  if (r->cpu_quota == -1)
+    return add_limit(limits, err, "cpu.max", "max %" PRIu64, period);
+  if (r->cpu_quota < 1000)
+    return oci_error_set(err, 0,
+                         "linux.resources.cpu.quota: %" PRId64
+                         " microseconds is less than the kernel's 1000 (-1 is unlimited)",
+                         r->cpu_quota);
+  return add_limit(limits, err, "cpu.max", "%" PRId64 " %" PRIu64, r->cpu_quota, period);
+}
+
+/* cpu.burst as cpu.max.burst (Linux 5.14), after cpu.max: the kernel
+ * checks a burst against the quota it holds then (at most the quota, any
+ * under "max"). When both change (an update lowering the quota under the
+ * burst it had), the burst is 0 before cpu.max, which every quota takes.
+ * A burst of 0 asks for what a kernel without the file has. */
+static int add_cpu_max_and_burst(struct cgroup_limits *limits, const struct spec_resources *r,
+                                 oci_error_t *err)
+{
+  bool with_max = r->cpu_quota != -1 || r->cpu_period != 0;
+
+  if (!r->cpu_burst_set)
+    return with_max ? add_cpu_max(limits, r, err) : 0;
+  if (r->cpu_quota != -1 && r->cpu_burst > (uint64_t)r->cpu_quota)
+    return oci_error_set(err, 0,
+                         "linux.resources.cpu.burst: %" PRIu64
+                         " microseconds is more than cpu.quota, %" PRId64
+                         " (the kernel takes a burst of at most the quota)",
+                         r->cpu_burst, r->cpu_quota);
+  if (with_max && r->cpu_burst > 0) {
+    if (add_limit(limits, err, "cpu.max.burst", "0") < 0)
+      return -1;
+    last_if_present(limits); /* the burst's own write names a missing file */
+  }
+  if (with_max && add_cpu_max(limits, r, err) < 0)
+    return -1;
+  if (add_limit(limits, err, "cpu.max.burst", "%" PRIu64, r->cpu_burst) < 0)
+    return -1;
+  if (r->cpu_burst == 0)
+    last_if_present(limits);
+  return 0;
+}
+
 static int add_cpu(struct cgroup_limits *limits, const struct spec_resources *r, oci_error_t *err)
 {
   if (r->cpu_idle_set) {
@@ -145,23 +198,7 @@ static int add_cpu(struct cgroup_limits *limits, const struct spec_resources *r,
                   v2_weight(r->cpu_shares, CPU_SHARES_MIN, CPU_SHARES_MAX)) < 0)
       return -1;
   }
-  if (r->cpu_quota == -1 && r->cpu_period == 0)
-    return 0;
-  /* The kernel's bounds (kernel/sched/core.c): a period of 1 ms to 1 s, a
-   * quota of at least 1 ms. */
-  uint64_t period = r->cpu_period != 0 ? r->cpu_period : 100000;
-  if (period < 1000 || period > 1000000)
-    return oci_error_set(
-        err, 0, "linux.resources.cpu.period: %" PRIu64 " microseconds is outside 1000..1000000",
-        period);
-  if (r->cpu_quota == -1)
-    return add_limit(limits, err, "cpu.max", "max %" PRIu64, period);
-  if (r->cpu_quota < 1000)
-    return oci_error_set(err, 0,
-                         "linux.resources.cpu.quota: %" PRId64
-                         " microseconds is less than the kernel's 1000 (-1 is unlimited)",
-                         r->cpu_quota);
-  return add_limit(limits, err, "cpu.max", "%" PRId64 " %" PRIu64, r->cpu_quota, period);
+  return add_cpu_max_and_burst(limits, r, err);
 }
 
 /* cpuset lists ("0-3,8"): digits, commas and dashes only; "" leaves the
@@ -339,6 +376,7 @@ static const char *converted_field(const char *file)
       {"memory.swap.max", "memory.swap"},
       {"cpu.weight", "cpu.shares"},
       {"cpu.max", "cpu.quota/cpu.period"},
+      {"cpu.max.burst", "cpu.burst"},
       {"cpuset.cpus", "cpu.cpus"},
       {"cpuset.mems", "cpu.mems"},
       {"pids.max", "pids.limit"},

@@ -421,10 +421,68 @@ static int parse_rootfs_propagation(const cJSON *value, const char *path, void *
   return 0;
 }
 
+/* linux.timeOffsets: {"monotonic": {"secs": S, "nanosecs": N}, "boottime":
+ * ...}; a clock's name is its key, and Linux has only these two. */
+static int parse_time_offsets(const cJSON *value, const char *path, void *target, oci_error_t *err)
+{
+  static const char *const clocks[SPEC_CLOCK_COUNT] = {"monotonic", "boottime"};
+  struct spec *spec = target;
+  char clock_path[SPEC_PATH_MAX];
+  const cJSON *item;
+
+  if (value == NULL)
+    return 0;
+  if (spec_expect_object(value, path, err) < 0)
+    return -1;
+  cJSON_ArrayForEach(item, value)
+  {
+    struct spec_time_offset *offset = NULL;
+    int64_t nanosecs = 0;
+
+    spec_join_key(clock_path, path, item->string);
+    for (int c = 0; c < SPEC_CLOCK_COUNT; c++)
+      if (strcmp(item->string, clocks[c]) == 0)
+        offset = &spec->time_offsets[c];
+    if (offset == NULL)
+      return spec_fail(err, clock_path, "not a clock of a time namespace (monotonic, boottime)");
+    if (spec_expect_object(item, clock_path, err) < 0 ||
+        spec_get_i64(item, clock_path, "secs", INT64_MIN, INT64_MAX, &offset->secs, NULL, err) <
+            0 ||
+        spec_get_i64(item, clock_path, "nanosecs", 0, 999999999, &nanosecs, NULL, err) < 0)
+      return -1;
+    offset->nanosecs = (uint32_t)nanosecs;
+    offset->set = true;
+    spec->has_time_offsets = true;
+  }
+  return 0;
+}
+
+/* Offsets are written into a namespace no process has entered yet: the
+ * container's own new one. */
+static int check_time_offsets(const cJSON *linux_object, const char *path, void *target,
+                              oci_error_t *err)
+{
+  const struct spec *spec = target;
+  char offsets_path[SPEC_PATH_MAX];
+
+  (void)linux_object;
+  if (!spec->has_time_offsets)
+    return 0;
+  spec_join_key(offsets_path, path, "timeOffsets");
+  if (!spec->namespaces[SPEC_NS_TIME].present)
+    return spec_fail(err, offsets_path, "needs a time namespace in linux.namespaces");
+  if (spec->namespaces[SPEC_NS_TIME].path != NULL)
+    return spec_fail(err, offsets_path,
+                     "needs a new time namespace: the offsets of one joined by path ('%s') are "
+                     "its own",
+                     spec->namespaces[SPEC_NS_TIME].path);
+  return 0;
+}
+
 static const struct spec_field linux_fields[] = {
     SPEC_REFUSED("intelRdt", REFUSE_PRESENT, "no resctrl support"),
     SPEC_MEMBER("personality", spec_parse_personality),
-    SPEC_REFUSED("timeOffsets", REFUSE_NONEMPTY, "time namespace offsets are not implemented"),
+    SPEC_MEMBER("timeOffsets", parse_time_offsets),
     SPEC_REFUSED("mountLabel", REFUSE_NONEMPTY, "no SELinux support"),
     SPEC_FIELD("memoryPolicy", spec_parse_memory_policy, struct spec, memory_policy),
     SPEC_REFUSED("netDevices", REFUSE_NONEMPTY, "moving network devices is not implemented"),
@@ -439,6 +497,7 @@ static const struct spec_field linux_fields[] = {
     SPEC_FIELD("readonlyPaths", parse_absolute_paths, struct spec, readonly_paths),
     SPEC_MEMBER("sysctl", parse_sysctl),
     SPEC_FIELD("rootfsPropagation", parse_rootfs_propagation, struct spec, rootfs_propagation),
+    SPEC_CHECK(check_time_offsets),
 };
 
 int spec_parse_linux(const cJSON *value, const char *path, void *spec, oci_error_t *err)

@@ -150,9 +150,10 @@ void spec_resources_init(struct spec_resources *resources);
 /* Frees what spec_parse_resources allocated (spec.c's spec_clear). */
 void spec_resources_free(struct spec_resources *resources);
 void spec_key_values_free(struct spec_key_value *pairs, size_t n);
-/* process_attrs.c: process.scheduler and process.ioPriority (into their
- * struct), linux.personality (into struct spec), linux.memoryPolicy (into
- * its struct). */
+/* process_attrs.c: process.scheduler, process.ioPriority and
+ * process.execCPUAffinity (into their struct), linux.personality (into struct spec),
+ * linux.memoryPolicy (into its struct). */
+int spec_parse_cpu_affinity(const cJSON *value, const char *path, void *affinity, oci_error_t *err);
 int spec_parse_scheduler(const cJSON *value, const char *path, void *scheduler, oci_error_t *err);
 int spec_parse_io_priority(const cJSON *value, const char *path, void *io_priority,
                            oci_error_t *err);

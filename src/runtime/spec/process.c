@@ -329,7 +329,7 @@ static const struct spec_field process_fields[] = {
     SPEC_REFUSED("selinuxLabel", REFUSE_NONEMPTY, "no SELinux support"),
     SPEC_FIELD("ioPriority", spec_parse_io_priority, struct spec_process, io_priority),
     SPEC_FIELD("scheduler", spec_parse_scheduler, struct spec_process, scheduler),
-    SPEC_REFUSED("execCPUAffinity", REFUSE_NONEMPTY, "CPU affinity is not implemented"),
+    SPEC_FIELD("execCPUAffinity", spec_parse_cpu_affinity, struct spec_process, exec_cpu_affinity),
     SPEC_FIELD("terminal", spec_field_bool, struct spec_process, terminal),
     SPEC_MEMBER("consoleSize", parse_console_size),
     SPEC_MEMBER("user", parse_user),

@@ -255,12 +255,13 @@ static int parse_memory_policy_flags(const cJSON *value, const char *path, void 
   return bits_of_names(memory_policy_flags, N_NAMES(memory_policy_flags), value, path, flags, err);
 }
 
-/* "0-3,7": node numbers and ranges, comma-separated, below
- * SPEC_NUMA_NODES_MAX; "" (a Go caller's "not given") names none. */
-static int parse_memory_nodes(const cJSON *value, const char *path, void *policy, oci_error_t *err)
+/* "0-3,7": numbers and ranges, comma-separated, each below limit, set as
+ * bits of mask; *max is one above the highest. "" (a Go caller's "not
+ * given") names none. what names one ("node", "CPU"). */
+static int parse_number_list(const cJSON *value, const char *path, const char *what, unsigned limit,
+                             unsigned long *mask, unsigned *max, oci_error_t *err)
 {
-  struct spec_memory_policy *out = policy;
-  const unsigned bits = 8 * sizeof(out->nodes[0]);
+  const unsigned bits = 8 * sizeof(mask[0]);
   const char *list, *p;
 
   if (value == NULL)
@@ -273,22 +274,30 @@ static int parse_memory_nodes(const cJSON *value, const char *path, void *policy
     char *end;
 
     if (*p < '0' || *p > '9')
-      return spec_fail(err, path, "'%s' is not a list of nodes like 0-3,7", list);
+      return spec_fail(err, path, "'%s' is not a list of %ss like 0-3,7", list, what);
     first = last = strtoul(p, &end, 10);
     if (*end == '-' && end[1] >= '0' && end[1] <= '9')
       last = strtoul(end + 1, &end, 10);
     if (last < first || (*end != ',' && *end != '\0') || (*end == ',' && end[1] == '\0'))
-      return spec_fail(err, path, "'%s' is not a list of nodes like 0-3,7", list);
-    if (last >= SPEC_NUMA_NODES_MAX)
-      return spec_fail(err, path, "'%s': node %lu is above Linux's highest, %d", list, last,
-                       SPEC_NUMA_NODES_MAX - 1);
-    for (unsigned long node = first; node <= last; node++)
-      out->nodes[node / bits] |= 1UL << (node % bits);
-    if (last + 1 > out->max_node)
-      out->max_node = (unsigned)last + 1;
+      return spec_fail(err, path, "'%s' is not a list of %ss like 0-3,7", list, what);
+    if (last >= limit)
+      return spec_fail(err, path, "'%s': %s %lu is above Linux's highest, %u", list, what, last,
+                       limit - 1);
+    for (unsigned long n = first; n <= last; n++)
+      mask[n / bits] |= 1UL << (n % bits);
+    if (last + 1 > *max)
+      *max = (unsigned)last + 1;
     p = *end == ',' ? end + 1 : end;
   }
   return 0;
+}
+
+static int parse_memory_nodes(const cJSON *value, const char *path, void *policy, oci_error_t *err)
+{
+  struct spec_memory_policy *out = policy;
+
+  return parse_number_list(value, path, "node", SPEC_NUMA_NODES_MAX, out->nodes, &out->max_node,
+                           err);
 }
 
 /* What set_mempolicy would refuse anyway, named here: nodes where the mode
@@ -325,6 +334,27 @@ int spec_parse_memory_policy(const cJSON *value, const char *path, void *policy,
   struct spec_memory_policy *out = policy;
 
   return PARSE_OBJECT(value, path, memory_policy_fields, out, &out->set, err);
+}
+
+/* --- process.execCPUAffinity: sched_setaffinity(2) ----------------------- */
+
+static int parse_cpu_list(const cJSON *value, const char *path, void *list, oci_error_t *err)
+{
+  struct spec_cpu_list *out = list;
+
+  return parse_number_list(value, path, "CPU", SPEC_CPUS_MAX, out->cpus, &out->max_cpu, err);
+}
+
+static const struct spec_field cpu_affinity_fields[] = {
+    SPEC_FIELD("initial", parse_cpu_list, struct spec_cpu_affinity, initial),
+    SPEC_FIELD("final", parse_cpu_list, struct spec_cpu_affinity, final),
+};
+
+int spec_parse_cpu_affinity(const cJSON *value, const char *path, void *affinity, oci_error_t *err)
+{
+  bool set = false;
+
+  return PARSE_OBJECT(value, path, cpu_affinity_fields, affinity, &set, err);
 }
 
 /* --- names for the plan and errors --------------------------------------- */

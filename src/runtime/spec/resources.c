@@ -110,6 +110,17 @@ static int parse_cpu_idle(const cJSON *value, const char *path, void *resources,
   return spec_number_i64(value, path, 0, 1, &out->cpu_idle, err);
 }
 
+/* microseconds of quota a period may carry over (cpu.max.burst) */
+static int parse_cpu_burst(const cJSON *value, const char *path, void *resources, oci_error_t *err)
+{
+  struct spec_resources *out = resources;
+
+  if (value == NULL)
+    return 0;
+  out->cpu_burst_set = true;
+  return spec_number_u64(value, path, UINT64_MAX, &out->cpu_burst, err);
+}
+
 /* cpus and mems once both are read; "" is how a Go caller writes "not
  * given". */
 static int check_cpu_lists(const cJSON *cpu, const char *path, void *resources, oci_error_t *err)
@@ -135,7 +146,7 @@ static const struct spec_field cpu_fields[] = {
     SPEC_REFUSED("realtimeRuntime", REFUSE_PRESENT, "real-time CPU limits are cgroup v1 only"),
     SPEC_REFUSED("realtimePeriod", REFUSE_PRESENT, "real-time CPU limits are cgroup v1 only"),
     SPEC_MEMBER("idle", parse_cpu_idle),
-    SPEC_REFUSED("burst", REFUSE_PRESENT, "cpu.max.burst is not implemented"),
+    SPEC_MEMBER("burst", parse_cpu_burst),
     SPEC_MEMBER("shares", parse_cpu_shares),
     SPEC_FIELD("quota", parse_cpu_quota, struct spec_resources, cpu_quota),
     SPEC_FIELD("period", parse_cpu_period, struct spec_resources, cpu_period),

@@ -53,6 +53,18 @@ struct spec_memory_policy {
   unsigned max_node; /* one above the highest node named; 0: none */
 };
 
+/* process.execCPUAffinity, for sched_setaffinity in exec's joiner: a
+ * list's CPUs as a bit mask. */
+enum { SPEC_CPUS_MAX = 1024 };
+struct spec_cpu_list {
+  unsigned long cpus[SPEC_CPUS_MAX / (8 * sizeof(unsigned long))];
+  unsigned max_cpu; /* one above the highest CPU named; 0: not given (absent or "") */
+};
+struct spec_cpu_affinity {
+  struct spec_cpu_list initial; /* while the joiner sets up, before the container's cgroup */
+  struct spec_cpu_list final;   /* once in the container's cgroup: the exec'd process's */
+};
+
 struct spec_process {
   bool terminal;
   unsigned console_height, console_width; /* 0: not given */
@@ -74,6 +86,7 @@ struct spec_process {
   int oom_score_adj;
   struct spec_scheduler scheduler;
   struct spec_io_priority io_priority;
+  struct spec_cpu_affinity exec_cpu_affinity; /* exec's process only, never pid 1's */
 };
 
 /* MS_* bits split the way mount_setattr and propagation need them. */
@@ -206,13 +219,24 @@ struct spec_resources {
                                      value, as given */
   size_t n_unified;
   bool cpu_idle_set;
-  int64_t cpu_idle;      /* 0 or 1 */
+  int64_t cpu_idle; /* 0 or 1 */
+  bool cpu_burst_set;
+  uint64_t cpu_burst;    /* microseconds a period may borrow from earlier ones (cpu.max.burst) */
   uint16_t blkio_weight; /* 10..1000; 0: not given (dockerd writes 0 for every container) */
   struct spec_blkio_weight_device *blkio_weight_devices; /* each device at most once */
   size_t n_blkio_weight_devices;
   struct spec_blkio_throttles blkio_throttles[SPEC_THROTTLE_KIND_COUNT];
   struct spec_hugepage_limit *hugepage_limits; /* each page size at most once */
   size_t n_hugepage_limits;
+};
+
+/* linux.timeOffsets: a clock's offset in the container's new time
+ * namespace (time_namespaces(7) has two clocks). */
+enum spec_clock { SPEC_CLOCK_MONOTONIC, SPEC_CLOCK_BOOTTIME, SPEC_CLOCK_COUNT };
+struct spec_time_offset {
+  bool set;
+  int64_t secs;
+  uint32_t nanosecs; /* below 1000000000 */
 };
 
 struct spec_hook {
@@ -277,6 +301,10 @@ struct spec {
   bool personality_set;
   int personality; /* PER_LINUX or PER_LINUX32 */
   struct spec_memory_policy memory_policy;
+  /* in a new time namespace (required), written by pid 1 before anything
+   * enters it (child.c) */
+  struct spec_time_offset time_offsets[SPEC_CLOCK_COUNT];
+  bool has_time_offsets;
 };
 
 /* Parses a configuration. *spec is cleared first (not freed: spec_clear a
