@@ -44,6 +44,7 @@ struct exec_options {
   bool tty;                   /* -t: process.terminal, also over --process */
   bool interactive;           /* -i: a relayed process's stdin is the caller's */
   const char *console_socket; /* where the pty's master goes; NULL: ocirun relays it */
+  const char *cgroup;         /* --cgroup: a sub-cgroup of the container's slice */
 };
 
 static void spec_clearp(struct spec *spec)
@@ -357,6 +358,7 @@ static int exec_supervised(const char *root, const char *id, const struct exec_o
       .pid = target.pid,
       .pidfd = target.pidfd,
       .cgroup_path = target.cgroup_path,
+      .sub_cgroup = options->cgroup,
       .state_root = root,
       .set_groups = setgroups_allowed(target.pid),
       .stdio = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO},
@@ -432,6 +434,9 @@ static int parse_exec_options(int argc, char **argv, struct exec_options *option
       "      --console-socket S  with a terminal: send the pty's master to the\n"
       "                       unix socket S instead (SCM_RIGHTS), as runc does\n"
       "  -i, --interactive    relay ocirun's stdin to the process (see below)\n"
+      "      --cgroup SUB     run the process in SUB, an existing cgroup under the\n"
+      "                       container's slice (plain names: no '..', not absolute),\n"
+      "                       as runc and crun do; without it, the slice itself\n"
       "\n"
       "Stdio without a terminal: the process never holds ocirun's caller's terminal\n"
       "or files. When 0, 1 and 2 are all pipes, sockets or /dev/null (what an OCI\n"
@@ -455,6 +460,7 @@ static int parse_exec_options(int argc, char **argv, struct exec_options *option
       {"tty", no_argument, NULL, 't'},
       {"interactive", no_argument, NULL, 'i'},
       {"console-socket", required_argument, NULL, 's'},
+      {"cgroup", required_argument, NULL, 'g'},
       {"preserve-fds", required_argument, NULL, 'F'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
@@ -503,6 +509,9 @@ static int parse_exec_options(int argc, char **argv, struct exec_options *option
       break;
     case 's':
       options->console_socket = optarg;
+      break;
+    case 'g':
+      options->cgroup = optarg;
       break;
     case 'F':
       if (strcmp(optarg, "0") != 0)

@@ -31,6 +31,7 @@
 #include "oci/in_root.h"
 #include "runtime/network.h"
 #include "runtime/process_attrs.h"
+#include "runtime/seccomp_listener.h"
 #include "oci/cleanup.h"
 #include "oci/events.h"
 #include "runtime/sysctl.h"
@@ -122,7 +123,7 @@ static int clean_state(struct steps *s, oci_error_t *err)
    * socket, the init's status pipe, the namespaces to join; exec's: pid
    * 1's pidfd, the cgroup, the pid pipe; the idmapped binds the parent
    * made. A door's unused ones are -1. */
-  int keep[9 + SPEC_NS_COUNT + MOUNT_PLAN_MAX_IDMAPS];
+  int keep[10 + SPEC_NS_COUNT + MOUNT_PLAN_MAX_IDMAPS];
   size_t n_keep = 0;
   struct clean_state state;
 
@@ -132,6 +133,7 @@ static int clean_state(struct steps *s, oci_error_t *err)
   keep[n_keep++] = launch->exec_fifo_fd;
   keep[n_keep++] = launch->console_fd;
   keep[n_keep++] = launch->status_fd;
+  keep[n_keep++] = launch->listener_fd;
   keep[n_keep++] = s->pidfd;
   keep[n_keep++] = s->cgroup_fd;
   keep[n_keep++] = s->pid_pipe;
@@ -564,15 +566,57 @@ static int find_command(struct steps *s, oci_error_t *err)
   return command_find(s->launch, &s->failure, err);
 }
 
+/* linux.seccomp.listenerPath: the container process state, made while
+ * the host's /proc still answers (its /proc/self is the pid the host and
+ * the agent see) and before the filter, which may deny what allocation
+ * needs. */
+static int prepare_listener_state(struct steps *s, oci_error_t *err)
+{
+  struct launch *launch = s->launch;
+  char self[32];
+  ssize_t n;
+  long pid;
+
+  if (launch->listener_fd < 0)
+    return 0;
+  n = readlink("/proc/self", self, sizeof(self) - 1);
+  if (n <= 0)
+    return oci_error_errno(err, "linux.seccomp.listenerPath: readlink the host's /proc/self");
+  self[n] = '\0';
+  pid = strtol(self, NULL, 10);
+  launch->listener_state = seccomp_listener_state(launch->spec, launch->options->id,
+                                                  launch->options->bundle, (pid_t)pid, err);
+  return launch->listener_state == NULL ? -1 : 0;
+}
+
+/* The filter, and its notify listener straight to the agent: sendmsg is
+ * the first call under the filter (seccomp/build.c refuses a profile that
+ * notifies it), and the listener and the agent's socket are closed here,
+ * both close-on-exec besides: the workload never holds either. exec's
+ * processes have no listener_fd: a notified call fails there with ENOSYS. */
+static int load_filter(struct launch *launch, oci_error_t *err)
+{
+  int listener = -1, socket_fd;
+
+  if (seccomp_filter_load_listener(launch->filter, launch->listener_fd >= 0 ? &listener : NULL,
+                                   err) < 0)
+    return -1;
+  if (listener < 0)
+    return 0;
+  socket_fd = launch->listener_fd;
+  launch->listener_fd = -1; /* closed by the send, whatever it returns */
+  return seccomp_listener_send(socket_fd, listener, launch->listener_state, err);
+}
+
 /* Without no-new-privileges, loading a filter needs CAP_SYS_ADMIN: it goes
  * in before the user switch drops it. */
 static int load_seccomp_before_user(struct steps *s, oci_error_t *err)
 {
-  const struct launch *launch = s->launch;
+  struct launch *launch = s->launch;
 
   if (launch->spec->process.no_new_privileges || launch->filter == NULL)
     return 0;
-  return seccomp_filter_load(launch->filter, err);
+  return load_filter(launch, err);
 }
 
 /* The user, its groups and the capability sets (capabilities.c), then the
@@ -600,11 +644,11 @@ static int set_no_new_privileges(struct steps *s, oci_error_t *err)
  * runtime's few last steps and the exec. */
 static int load_seccomp(struct steps *s, oci_error_t *err)
 {
-  const struct launch *launch = s->launch;
+  struct launch *launch = s->launch;
 
   if (!launch->spec->process.no_new_privileges || launch->filter == NULL)
     return 0;
-  return seccomp_filter_load(launch->filter, err);
+  return load_filter(launch, err);
 }
 
 /* start, in this process once confined (user, capabilities,
@@ -749,7 +793,8 @@ static const struct step steps[] = {
     {"cpus-initial", set_cpus_initial, EXEC, false},    /* execCPUAffinity, before the cgroup */
     {"exec-stub", prepare_exec_stub, CONTAINER, false}, /* the sealed stub, before the filter */
     {"own-fds", hold_own_fds, CONTAINER, false}, /* create: the fifo's way, from the host's /proc */
-    {"cgroup", join_cgroup, EXEC, false},        /* the spawned process inherits it */
+    {"listener-state", prepare_listener_state, CONTAINER, false}, /* the host's pid, its /proc */
+    {"cgroup", join_cgroup, EXEC, false}, /* the spawned process inherits it */
     {"container-namespaces", join_container_namespaces, EXEC, false}, /* pid 1's, by pidfd */
     {"cpus-final", set_cpus_final, EXEC, false},                      /* once joined */
     {"namespaces", join_namespaces, CONTAINER, false}, /* the configuration's, by path */

@@ -26,39 +26,53 @@ dev_t console_host_devpts(void)
   return stat("/dev/pts", &st) == 0 ? st.st_dev : 0;
 }
 
-int console_socket_connect(const char *path, oci_error_t *err)
+int unix_socket_connect(const char *path, const char *what, oci_error_t *err)
 {
   struct sockaddr_un address = {.sun_family = AF_UNIX};
   int fd;
 
   if (strlen(path) >= sizeof(address.sun_path))
-    return oci_error_set(err, 0, "--console-socket '%s': the path is too long", path);
+    return oci_error_set(err, 0, "%s '%s': the path is too long", what, path);
   strcpy(address.sun_path, path);
   fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0)
-    return oci_error_errno(err, "--console-socket '%s': socket", path);
+    return oci_error_errno(err, "%s '%s': socket", what, path);
   if (connect(fd, (struct sockaddr *)&address, sizeof(address)) < 0) {
     int saved = errno;
     close(fd);
-    return oci_error_set(err, saved, "--console-socket '%s': connect", path);
+    return oci_error_set(err, saved, "%s '%s': connect", what, path);
   }
   return fd;
 }
 
-static int send_fd(int socket_fd, int fd)
+int console_socket_connect(const char *path, oci_error_t *err)
+{
+  return unix_socket_connect(path, "--console-socket", err);
+}
+
+int unix_send_fd(int socket_fd, int fd, const void *payload, size_t length)
 {
   char control[CMSG_SPACE(sizeof(int))] = {0};
   char byte = 0;
-  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+  struct iovec iov = {.iov_base = length > 0 ? (void *)payload : &byte,
+                      .iov_len = length > 0 ? length : 1};
   struct msghdr message = {
       .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control)};
   struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+  ssize_t sent;
 
   header->cmsg_level = SOL_SOCKET;
   header->cmsg_type = SCM_RIGHTS;
   header->cmsg_len = CMSG_LEN(sizeof(int));
   memcpy(CMSG_DATA(header), &fd, sizeof(int));
-  return sendmsg(socket_fd, &message, MSG_NOSIGNAL) < 0 ? -1 : 0;
+  sent = sendmsg(socket_fd, &message, MSG_NOSIGNAL);
+  if (sent < 0)
+    return -1;
+  if ((size_t)sent != iov.iov_len) {
+    errno = EMSGSIZE; /* a stream socket's short send: the state is cut */
+    return -1;
+  }
+  return 0;
 }
 
 /* The peer must be a pty of a devpts that is not ocirun's own: a
@@ -108,7 +122,7 @@ int console_setup(int socket_fd, const struct spec_process *process, dev_t host_
     if (ioctl(peer, TIOCSWINSZ, &size) < 0)
       return oci_error_errno(err, "process.consoleSize: set the pty's size");
   }
-  if (send_fd(socket_fd, master) < 0)
+  if (unix_send_fd(socket_fd, master, NULL, 0) < 0)
     return oci_error_errno(err, "process.terminal: send the pty's master to the console socket");
   close(master);
   master = -1;

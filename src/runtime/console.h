@@ -7,6 +7,7 @@
 #define CONSOLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 #include <termios.h>
 
@@ -18,8 +19,14 @@
  * entered. */
 dev_t console_host_devpts(void);
 
+/* Connects to a caller's unix stream socket (a path; what names it in
+ * errors); the fd is O_CLOEXEC. */
+int unix_socket_connect(const char *path, const char *what, oci_error_t *err);
 /* Connects to a caller's console socket (a path); the fd is O_CLOEXEC. */
 int console_socket_connect(const char *path, oci_error_t *err);
+/* One sendmsg: fd in SCM_RIGHTS, payload (or one zero byte when length
+ * is 0) as the data; -1 with errno, EMSGSIZE when only part was sent. */
+int unix_send_fd(int socket_fd, int fd, const void *payload, size_t length);
 
 /* In the container's process, in its mount namespace (after pivot_root, or
  * after joining it) and in a session of its own: opens the container's

@@ -111,6 +111,15 @@ int runtime_exec_start(const struct runtime_exec *exec, pid_t *exec_pid, oci_err
     if (cgroup_fd < 0)
       return oci_error_wrap(err, "exec: the container's cgroup");
   }
+  if (exec->sub_cgroup != NULL) {
+    int sub_fd = cgroup_open_sub(cgroup_fd, exec->sub_cgroup, err);
+
+    if (sub_fd < 0)
+      return -1;
+    if (cgroup_fd >= 0)
+      close(cgroup_fd);
+    cgroup_fd = sub_fd; /* joined instead of the slice (child.c: join_cgroup) */
+  }
   if (joined.seccomp != NULL &&
       seccomp_filter_build_oci(joined.seccomp, joined.process.cap_effective, exec->state_root,
                                &launch.filter, err) < 0)

@@ -68,6 +68,8 @@ struct launch {
   int own_fds_fd;             /* create's child: the host's /proc/self/fd until the fifo opens */
   int console_fd;             /* process.terminal: where the pty's master is sent; -1 */
   int status_fd;              /* init: where it reports the workload's status; -1 */
+  int listener_fd;            /* linux.seccomp.listenerPath, connected when the filter notifies */
+  char *listener_state;       /* child: what goes with the listener (seccomp_listener.c) */
   dev_t host_devpts;          /* ocirun's own devpts: never the container's pty */
   int command_fd;             /* child: process.args[0], found before the seccomp filter */
   char *command_path;         /* child: the name it was found by */

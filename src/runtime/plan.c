@@ -170,6 +170,11 @@ void launch_clear(struct launch *launch)
   if (launch->console_fd >= 0)
     close(launch->console_fd);
   launch->console_fd = -1;
+  if (launch->listener_fd >= 0)
+    close(launch->listener_fd);
+  launch->listener_fd = -1;
+  free(launch->listener_state);
+  launch->listener_state = NULL;
   mount_plan_clear(&launch->plan);
   seccomp_filter_free(launch->filter);
   launch->filter = NULL;
@@ -309,6 +314,7 @@ void launch_init(struct launch *launch, const struct spec *spec,
                             .own_fds_fd = -1,
                             .console_fd = -1,
                             .status_fd = -1,
+                            .listener_fd = -1,
                             .host_devpts = console_host_devpts()};
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
     launch->join_fd[ns] = -1;

@@ -131,8 +131,9 @@ struct runtime_exec {
    * since the caller's check would then be joined). */
   int pidfd;
   const char *cgroup_path; /* its slice; NULL: none */
-  const char *state_root;  /* for the seccomp cache */
-  bool set_groups;         /* false in a user namespace that denies setgroups */
+  const char *sub_cgroup; /* exec --cgroup: an existing cgroup beneath the slice; NULL: the slice */
+  const char *state_root; /* for the seccomp cache */
+  bool set_groups;        /* false in a user namespace that denies setgroups */
   /* Without a terminal: what becomes the process's 0, 1, 2. Only a pipe,
    * a socket or a null device is accepted (stdio_relay_may_hand_over):
    * an OCI caller's own pipes, or ocirun's relay pipes; never a terminal

@@ -18,6 +18,7 @@
 
 #include "runtime/clean_state.h"
 #include "runtime/exit_codes.h"
+#include "runtime/seccomp_listener.h"
 #include "oci/cleanup.h"
 
 void spawned_kill(struct spawned *child)
@@ -67,6 +68,12 @@ int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *child, oci
   *child = (struct spawned){.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1, .status_fd = -1};
   /* idmapped binds: the parent's to make, the child's to attach */
   if (mount_plan_open_idmaps(&launch->plan, err) < 0)
+    return -1;
+  /* From the caller's namespaces, as the spec's host path means; the
+   * child sends the listener over it once its filter is loaded. */
+  if (launch->spec->seccomp_listener_path != NULL && seccomp_filter_notifies(launch->filter) &&
+      (launch->listener_fd = seccomp_listener_connect(launch->spec->seccomp_listener_path, err)) <
+          0)
     return -1;
   if (launch->init) {
     int status[2];
@@ -119,6 +126,9 @@ int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *child, oci
   if (launch->status_fd >= 0)
     close(launch->status_fd); /* the child's: only the init may hold it */
   launch->status_fd = -1;
+  if (launch->listener_fd >= 0)
+    close(launch->listener_fd); /* the child's: the agent sees its end when the child is done */
+  launch->listener_fd = -1;
   if (pid < 0)
     return oci_error_set(err, saved, "run: clone3 into new namespaces%s%s",
                          cgroup_fd >= 0 ? " and the cgroup slice" : "",

@@ -24,6 +24,17 @@ verdict "exec is in pid 1's cgroup, seen from the run's cgroup namespace ($(last
   [ "$(last_out | sort -u | wc -l)" -eq 1 ]
 verdict "exec is in the run's cgroup namespace" \
   [ "$("$OCIRUN" exec web readlink /proc/self/ns/cgroup)" = "$(readlink /proc/$pid1/ns/cgroup)" ]
+# exec --cgroup SUB: a sub-cgroup made under the run's slice
+mkdir /sys/fs/cgroup/ocirun/web/exec-sub
+expect_exit 0 "exec --cgroup exec-sub reads its cgroup" "$OCIRUN" exec --cgroup exec-sub web cat /proc/self/cgroup
+verdict "exec --cgroup: the process is in the sub-cgroup ($(last_out | tr '\n' ' '))" out_matches '^0::.*/exec-sub$'
+expect_exit 0 "control: exec without --cgroup reads its cgroup" "$OCIRUN" exec web cat /proc/self/cgroup
+verdict "control: without --cgroup it is the slice itself ($(last_out | tr '\n' ' '))" out_has_line "0::/"
+expect_exit 1 "exec --cgroup into a sub-cgroup that does not exist fails" "$OCIRUN" exec --cgroup no-such web true
+verdict "... saying it must exist" err_has_literal "(it must exist)"
+expect_exit 1 "exec --cgroup ../x is refused" "$OCIRUN" exec --cgroup ../x web true
+verdict "... by its name" err_has_literal "plain names"
+rmdir /sys/fs/cgroup/ocirun/web/exec-sub
 expect_exit 0 "exec runs a detached sleep" with_pipes "$OCIRUN" exec -d --pid-file "$TEST_TMP/exec.pid" web sleep "$m_end"
 exec_pid=$(cat "$TEST_TMP/exec.pid")
 verdict "the exec'd process is in the run's slice (host view)" \

@@ -11,7 +11,9 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -389,6 +391,53 @@ static void test_kernel(void)
   rmdir(base);
 }
 
+/* exec --cgroup SUB: "ok" when opened, else the error's message. */
+static const char *sub_opened(int slice_fd, const char *sub)
+{
+  static char text[1024];
+  oci_error_t err = NULL;
+  int fd = cgroup_open_sub(slice_fd, sub, &err);
+
+  if (fd >= 0) {
+    close(fd);
+    return "ok";
+  }
+  snprintf(text, sizeof(text), "%s", err->message);
+  oci_error_free(&err);
+  return text;
+}
+
+static void test_open_sub(int dir_fd)
+{
+  static const char *const escapes[] = {"../x", "..", "a/../b", "sub/..", ".", "", "a//b", "sub/"};
+
+  ok(mkdirat(dir_fd, "sub", 0700) == 0 && mkdirat(dir_fd, "sub/deeper", 0700) == 0 &&
+         symlinkat("sub", dir_fd, "link") == 0,
+     "a slice with sub/deeper and a symlink 'link' to sub");
+  ok(strcmp(sub_opened(dir_fd, "sub"), "ok") == 0, "exec --cgroup sub: opened");
+  ok(strcmp(sub_opened(dir_fd, "sub/deeper"), "ok") == 0, "exec --cgroup sub/deeper: opened");
+  ok(strstr(sub_opened(dir_fd, "nope"), "(it must exist)") != NULL,
+     "a missing sub-cgroup is refused: it must exist");
+  ok(strstr(sub_opened(dir_fd, "link"), "open beneath the container's slice") != NULL,
+     "a symlink is not followed (RESOLVE_NO_SYMLINKS)");
+  ok(strstr(sub_opened(dir_fd, "/sys/fs/cgroup"), "an absolute path") != NULL,
+     "an absolute SUB is refused");
+  for (size_t i = 0; i < sizeof(escapes) / sizeof(escapes[0]); i++) {
+    const char *got = sub_opened(dir_fd, escapes[i]);
+    if (!ok(strstr(got, "exec --cgroup") != NULL && strcmp(got, "ok") != 0 &&
+                strstr(got, "must exist") == NULL,
+            "exec --cgroup '%s' is refused by its name", escapes[i]))
+      printf("#   got '%s'\n", got);
+  }
+  ok(strstr(sub_opened(-1, "sub"), "the container has no cgroup slice") != NULL,
+     "no slice: a clear error");
+  ok(strstr(sub_opened(-1, "../x"), "plain names") != NULL,
+     "no slice, a name with '..': the name is refused first");
+  unlinkat(dir_fd, "link", 0);
+  unlinkat(dir_fd, "sub/deeper", AT_REMOVEDIR);
+  unlinkat(dir_fd, "sub", AT_REMOVEDIR);
+}
+
 int main(void)
 {
   char dir[] = "/tmp/cgroup_files.XXXXXX";
@@ -403,6 +452,7 @@ int main(void)
   test_read_write(dir_fd, dir);
   test_list_tree(dir_fd, dir);
   test_open_path(dir);
+  test_open_sub(dir_fd);
   unlinkat(dir_fd, "cgroup.procs", 0);
   close(dir_fd);
   ok(rmdir(dir) == 0, "the scratch directory is left empty");

@@ -573,7 +573,16 @@ static void test_rules(void)
   refused("linux.seccomp", "{'defaultAction': 'SCMP_ACT_FOO'}",
           "linux.seccomp.defaultAction: unknown action 'SCMP_ACT_FOO'");
   refused("linux.seccomp", "{'defaultAction': 'SCMP_ACT_NOTIFY'}",
-          "linux.seccomp.defaultAction: SCMP_ACT_NOTIFY is not supported by ocirun");
+          "linux.seccomp.defaultAction: SCMP_ACT_NOTIFY is not supported by ocirun (without "
+          "linux.seccomp.listenerPath");
+  refused("linux.seccomp",
+          "{'defaultAction': 'SCMP_ACT_ALLOW', 'listenerPath': '',"
+          " 'syscalls': [{'names': ['mkdir'], 'action': 'SCMP_ACT_NOTIFY'}]}",
+          "linux.seccomp.syscalls[0].action: SCMP_ACT_NOTIFY is not supported by ocirun");
+  accepted("linux.seccomp", "{'defaultAction': 'SCMP_ACT_ALLOW', 'listenerPath': '/run/agent',"
+                            " 'syscalls': [{'names': ['mkdir'], 'action': 'SCMP_ACT_NOTIFY'}]}");
+  accepted("linux.seccomp", "{'defaultAction': 'SCMP_ACT_NOTIFY', 'listenerPath': '/run/agent',"
+                            " 'listenerMetadata': 'meta'}");
   refused("linux.seccomp",
           "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'names': ['a'], 'action': 'X'}]}",
           "linux.seccomp.syscalls[0].action: unknown action 'X'");
@@ -582,10 +591,13 @@ static void test_rules(void)
       "{'defaultAction': 'SCMP_ACT_ALLOW', 'flags': ['SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV']}",
       "linux.seccomp.flags[0]: the seccomp flag 'SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV' is "
       "not supported by ocirun");
-  refused("linux.seccomp", "{'defaultAction': 'SCMP_ACT_ALLOW', 'listenerPath': '/run/agent'}",
-          "linux.seccomp.listenerPath is not supported by ocirun");
+  accepted("linux.seccomp", "{'defaultAction': 'SCMP_ACT_ALLOW', 'listenerPath': '/run/agent'}");
+  refused("linux.seccomp", "{'defaultAction': 'SCMP_ACT_ALLOW', 'listenerPath': 'run/agent'}",
+          "linux.seccomp.listenerPath: 'run/agent' is not an absolute path");
+  refused("linux.seccomp", "{'defaultAction': 'SCMP_ACT_ALLOW', 'listenerPath': 7}",
+          "linux.seccomp.listenerPath");
   refused("linux.seccomp", "{'defaultAction': 'SCMP_ACT_ALLOW', 'listenerMetadata': 'x'}",
-          "linux.seccomp.listenerMetadata is not supported by ocirun");
+          "linux.seccomp.listenerMetadata: set without linux.seccomp.listenerPath");
   refused("linux.maskedPaths", "['/proc/kcore', 'proc/keys']",
           "linux.maskedPaths[1]: 'proc/keys' is not an absolute path");
   refused("linux.readonlyPaths", "['']", "linux.readonlyPaths[0]: '' is not an absolute path");

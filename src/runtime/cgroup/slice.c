@@ -290,6 +290,29 @@ int cgroup_open_path(const char *path, oci_error_t *err)
   return steal_fd(&fd);
 }
 
+int cgroup_open_sub(int slice_fd, const char *sub, oci_error_t *err)
+{
+  struct open_how how = {
+      .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+      .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+  };
+  char field[PATH_MAX + 32];
+  int fd;
+
+  snprintf(field, sizeof(field), "exec --cgroup '%s'", sub);
+  if (sub[0] == '/')
+    return oci_error_set(err, 0, "%s: an absolute path; SUB is under the container's slice", field);
+  if (check_plain_path(sub, field, err) < 0)
+    return -1;
+  if (slice_fd < 0)
+    return oci_error_set(err, 0, "%s: the container has no cgroup slice", field);
+  fd = (int)syscall(SYS_openat2, slice_fd, sub, &how, sizeof(how));
+  if (fd < 0)
+    return oci_error_errno(err, "%s: open beneath the container's slice%s", field,
+                           errno == ENOENT ? " (it must exist)" : "");
+  return fd;
+}
+
 /* --- controllers --- */
 
 /* The controllers a slice needs: memory, cpu and pids always (ocirun

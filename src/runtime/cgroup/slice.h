@@ -63,6 +63,12 @@ int cgroup_slice_enable(int dir_fd, const char *path, bool rootless,
  * state, a run record) is acted on only through this fd. ENOENT in the
  * error when it is gone. */
 int cgroup_open_path(const char *path, oci_error_t *err);
+/* `exec --cgroup SUB`: SUB, plain names below the slice (no empty, '.' or
+ * '..' component, not absolute), checked first; then (slice_fd >= 0) opened
+ * beneath slice_fd as cgroup_open_path opens a path, never leaving its
+ * mount. It must exist (as runc has it): ocirun makes no cgroup for exec.
+ * slice_fd -1: the container has no slice, an error. */
+int cgroup_open_sub(int slice_fd, const char *sub, oci_error_t *err);
 
 /* The calls below act on the cgroup directory dir_fd (as cgroup_open_path
  * or cgroup_slice_create opened and checked it) and on its descendants,

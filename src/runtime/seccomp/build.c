@@ -28,6 +28,7 @@
 struct seccomp_filter {
   struct seccomp_program program; /* what the child loads */
   unsigned flags;                 /* seccomp(2) flags the profile asks for */
+  bool notifies;                  /* an SCMP_ACT_NOTIFY action: loaded with a listener */
   char *profile_json;             /* the resolved profile, as applied */
 };
 
@@ -625,6 +626,37 @@ static void program_cache_key(const char *profile_json, char key[OCI_DIGEST_LEN]
   oci_sha256_free(hash);
 }
 
+static bool profile_notifies(const struct seccomp_profile *profile)
+{
+  if (profile->default_action == SCMP_ACT_NOTIFY)
+    return true;
+  for (size_t r = 0; r < profile->n_rules; r++)
+    if (profile->rules[r].action == SCMP_ACT_NOTIFY)
+      return true;
+  return false;
+}
+
+/* The child sends the listener to the agent with sendmsg under the filter
+ * it just loaded (seccomp/listener.c): a sendmsg the filter notifies would
+ * wait for an agent that has no listener yet, for ever. Refused before the
+ * container exists (checked with all-zero arguments: a rule notifying only
+ * some sendmsg calls is the profile author's to keep off the runtime's). */
+static int listener_check(const struct seccomp_program *program, oci_error_t *err)
+{
+  struct seccomp_data data = {.nr = seccomp_syscall_resolve_name("sendmsg"),
+                              .arch = seccomp_arch_native()};
+  uint32_t got;
+
+  if (!seccomp_bpf_run(program, &data, &got))
+    return oci_error_set(err, 0, "seccomp: libseccomp exported a malformed program");
+  if ((got & SECCOMP_RET_ACTION_FULL) == SCMP_ACT_NOTIFY)
+    return oci_error_set(err, 0,
+                         "linux.seccomp: SCMP_ACT_NOTIFY on sendmsg is refused: the runtime sends "
+                         "the notify listener to linux.seccomp.listenerPath with sendmsg once the "
+                         "filter is loaded, which would wait for the agent for ever");
+  return 0;
+}
+
 /* Compiles a profile for the run (or takes the program from the cache). */
 static int filter_build(const struct seccomp_profile *profile, uint64_t effective_caps,
                         const char *state_root, struct seccomp_filter **out, oci_error_t *err)
@@ -640,6 +672,7 @@ static int filter_build(const struct seccomp_profile *profile, uint64_t effectiv
   if (filter == NULL)
     return oci_error_errno(err, "seccomp: allocate filter");
   filter->flags = profile->filter_flags;
+  filter->notifies = profile_notifies(profile);
   filter->profile_json = profile_render(profile, &host);
   if (filter->profile_json == NULL) {
     seccomp_filter_free(filter);
@@ -648,12 +681,17 @@ static int filter_build(const struct seccomp_profile *profile, uint64_t effectiv
   program_cache_key(filter->profile_json, key);
   if (state_root != NULL && key[0] != '\0' &&
       seccomp_cache_lookup(state_root, key, &filter->program) > 0) {
+    if (filter->notifies && listener_check(&filter->program, err) < 0) {
+      seccomp_filter_free(filter);
+      return -1;
+    }
     *out = filter;
     return 0;
   }
   if (filter_compile(profile, &host, &ctx, err) < 0 ||
       program_export(ctx, &filter->program, err) < 0 ||
-      program_check(profile, &host, &filter->program, err) < 0) {
+      program_check(profile, &host, &filter->program, err) < 0 ||
+      (filter->notifies && listener_check(&filter->program, err) < 0)) {
     if (ctx != NULL)
       seccomp_release(ctx);
     seccomp_filter_free(filter);
@@ -691,7 +729,8 @@ int seccomp_filter_build_oci(const cJSON *seccomp, uint64_t effective_caps, cons
   text = cJSON_PrintUnformatted(seccomp);
   if (text == NULL)
     return oci_error_set(err, ENOMEM, "seccomp: print linux.seccomp");
-  if (seccomp_profile_parse(text, "config.json: linux.seccomp", &parsed, err) < 0)
+  /* The spec parser has refused SCMP_ACT_NOTIFY without a listenerPath. */
+  if (seccomp_profile_parse_notify(text, "config.json: linux.seccomp", &parsed, err) < 0)
     return -1;
   return filter_build(parsed, effective_caps, state_root, out, err);
 }
@@ -702,21 +741,41 @@ int seccomp_filter_build(const char *profile_path, uint64_t effective_caps,
   return seccomp_filter_build_cached(profile_path, effective_caps, NULL, out, err);
 }
 
-int seccomp_filter_load(struct seccomp_filter *filter, oci_error_t *err)
+bool seccomp_filter_notifies(const struct seccomp_filter *filter)
+{
+  return filter != NULL && filter->notifies;
+}
+
+int seccomp_filter_load_listener(struct seccomp_filter *filter, int *listener, oci_error_t *err)
 {
   struct sock_fprog prog;
+  unsigned flags;
+  long ret;
 
+  if (listener != NULL)
+    *listener = -1;
   if (filter == NULL)
     return 0; /* unconfined */
   prog.len = (unsigned short)filter->program.n_insns;
   prog.filter = filter->program.insns;
   /* Needs no-new-privileges or CAP_SYS_ADMIN: the caller's ordering.
    * TSYNC is dropped: this process has one thread, and with TSYNC the
-   * call would return a thread id instead of 0. */
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, filter->flags & ~SECCOMP_FILTER_FLAG_TSYNC,
-              &prog) < 0)
+   * call would return a thread id instead of 0. With NEW_LISTENER it
+   * returns the listener (close-on-exec: the workload never holds it). */
+  flags = filter->flags & ~SECCOMP_FILTER_FLAG_TSYNC;
+  if (listener != NULL && filter->notifies)
+    flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
+  ret = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+  if (ret < 0)
     return oci_error_errno(err, "seccomp: load filter (%zu instructions)", filter->program.n_insns);
+  if ((flags & SECCOMP_FILTER_FLAG_NEW_LISTENER) != 0)
+    *listener = (int)ret;
   return 0;
+}
+
+int seccomp_filter_load(struct seccomp_filter *filter, oci_error_t *err)
+{
+  return seccomp_filter_load_listener(filter, NULL, err);
 }
 
 void seccomp_filter_free(struct seccomp_filter *filter)

@@ -4,6 +4,7 @@
 #ifndef OCIRUN_SECCOMP_FILTER_H
 #define OCIRUN_SECCOMP_FILTER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -34,6 +35,12 @@ int seccomp_filter_build_oci(const cJSON *seccomp, uint64_t effective_caps, cons
  * without it, before the user switch drops CAP_SYS_ADMIN). One prctl: no
  * allocation, no library state. */
 int seccomp_filter_load(struct seccomp_filter *filter, oci_error_t *err);
+/* The same; when the filter notifies (an SCMP_ACT_NOTIFY action) it is
+ * loaded with a new listener, *listener (O_CLOEXEC, the caller's to send
+ * and close), else *listener is -1. Without a listener a notified call
+ * fails with ENOSYS (exec's processes: only pid 1's filter has an agent). */
+int seccomp_filter_load_listener(struct seccomp_filter *filter, int *listener, oci_error_t *err);
+bool seccomp_filter_notifies(const struct seccomp_filter *filter);
 void seccomp_filter_free(struct seccomp_filter *filter);
 /* The profile applied, in Docker/OCI JSON form (caller frees): for the
  * artifact's identities and `ocirun seccomp-profile`. */

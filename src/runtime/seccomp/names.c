@@ -107,6 +107,7 @@ static const struct {
     {SCMP_ACT_TRACE(0), "SCMP_ACT_TRACE"},
     {SCMP_ACT_ALLOW, "SCMP_ACT_ALLOW"},
     {SCMP_ACT_LOG, "SCMP_ACT_LOG"},
+    {SCMP_ACT_NOTIFY, "SCMP_ACT_NOTIFY"}, /* only with linux.seccomp.listenerPath */
 };
 
 const char *seccomp_action_name(uint32_t action)

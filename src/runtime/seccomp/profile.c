@@ -24,7 +24,8 @@ struct parse {
   const char *origin; /* file name, for messages */
   const struct seccomp_arch_info *native;
   oci_error_t *err;
-  char where[96]; /* "syscalls[3] (getcwd): " while in a rule */
+  char where[96];    /* "syscalls[3] (getcwd): " while in a rule */
+  bool allow_notify; /* a configuration with linux.seccomp.listenerPath */
 };
 
 static int fail(struct parse *p, const char *fmt, const char *what)
@@ -71,8 +72,9 @@ static int parse_action(struct parse *p, const cJSON *item, uint32_t *action)
 {
   if (!cJSON_IsString(item))
     return fail(p, "action must be a string", "");
-  if (strcmp(item->valuestring, "SCMP_ACT_NOTIFY") == 0)
-    return fail(p, "unsupported action (no notify listener): ", item->valuestring);
+  if (strcmp(item->valuestring, "SCMP_ACT_NOTIFY") == 0 && !p->allow_notify)
+    return fail(p, "unsupported action (no notify listener: linux.seccomp.listenerPath): ",
+                item->valuestring);
   if (seccomp_action_from_name(item->valuestring, action) < 0)
     return fail(p, "unknown action ", item->valuestring);
   return 0;
@@ -309,12 +311,15 @@ static void profile_release(struct seccomp_profile **profile)
   seccomp_profile_free(*profile);
 }
 
-int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_profile **out,
-                          oci_error_t *err)
+static int profile_parse(const char *json, const char *origin, bool allow_notify,
+                         struct seccomp_profile **out, oci_error_t *err)
 {
   static const char *const keys[] = {"defaultAction", "defaultErrnoRet", "architectures", "archMap",
                                      "syscalls",      "flags",           "comment",       NULL};
-  struct parse p = {.origin = origin, .native = seccomp_arch_info_host(), .err = err};
+  struct parse p = {.origin = origin,
+                    .native = seccomp_arch_info_host(),
+                    .err = err,
+                    .allow_notify = allow_notify};
   cleanup_cjson cJSON *root = cJSON_Parse(json);
   __attribute__((cleanup(profile_release))) struct seccomp_profile *profile = NULL;
   const cJSON *syscalls, *item, *arches, *arch_map;
@@ -356,6 +361,18 @@ int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_p
   }
   *out = steal_pointer(&profile);
   return 0;
+}
+
+int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_profile **out,
+                          oci_error_t *err)
+{
+  return profile_parse(json, origin, false, out, err);
+}
+
+int seccomp_profile_parse_notify(const char *json, const char *origin, struct seccomp_profile **out,
+                                 oci_error_t *err)
+{
+  return profile_parse(json, origin, true, out, err);
 }
 
 int seccomp_profile_parse_file(const char *path, struct seccomp_profile **out, oci_error_t *err)

@@ -103,6 +103,11 @@ const struct seccomp_profile *seccomp_default_profile(void);
 int seccomp_profile_parse_file(const char *path, struct seccomp_profile **out, oci_error_t *err);
 int seccomp_profile_parse(const char *json, const char *origin, struct seccomp_profile **out,
                           oci_error_t *err);
+/* The same, SCMP_ACT_NOTIFY accepted: a configuration whose
+ * linux.seccomp.listenerPath names the agent that answers it (the spec
+ * parser refuses the action without one; a profile file never has one). */
+int seccomp_profile_parse_notify(const char *json, const char *origin, struct seccomp_profile **out,
+                                 oci_error_t *err);
 void seccomp_profile_free(struct seccomp_profile *profile);
 /* The profile resolved for a run, without compiling it: only the rules
  * whose conditions hold for effective_caps and the host's kernel, the

@@ -186,10 +186,10 @@ static int parse_devices(const cJSON *array, const char *array_path, void *targe
 }
 
 /* "" is how a Go caller writes "not given". */
-static int parse_cgroups_path(const cJSON *value, const char *path, void *cgroups_path,
-                              oci_error_t *err)
+static int parse_optional_string(const cJSON *value, const char *path, void *string,
+                                 oci_error_t *err)
 {
-  char **out = cgroups_path;
+  char **out = string;
 
   if (spec_field_string(value, path, out, err) < 0)
     return -1;
@@ -200,14 +200,16 @@ static int parse_cgroups_path(const cJSON *value, const char *path, void *cgroup
 
 /* --- linux: seccomp, paths, sysctl, propagation ------------------------------ */
 
-static int check_seccomp_action(const cJSON *item, const char *path, oci_error_t *err)
+/* SCMP_ACT_NOTIFY needs the agent listenerPath names (parsed first). */
+static int check_seccomp_action(const cJSON *item, const char *path, const struct spec *spec,
+                                oci_error_t *err)
 {
   uint32_t action;
   if (spec_expect_type(item, path, cJSON_String, "a string", err) < 0)
     return -1;
-  if (strcmp(item->valuestring, "SCMP_ACT_NOTIFY") == 0)
+  if (strcmp(item->valuestring, "SCMP_ACT_NOTIFY") == 0 && spec->seccomp_listener_path == NULL)
     return oci_error_set(err, 0, "%s: SCMP_ACT_NOTIFY is not supported by ocirun (%s)", path,
-                         "no seccomp notify agent support");
+                         "without linux.seccomp.listenerPath: no agent would answer it");
   if (seccomp_action_from_name(item->valuestring, &action) < 0)
     return spec_fail(err, path, "unknown action '%s'", item->valuestring);
   return 0;
@@ -277,13 +279,12 @@ static cJSON *seccomp_copy(const cJSON *object, const struct seccomp_level level
   return steal_pointer(&copy);
 }
 
-static int parse_default_action(const cJSON *value, const char *path, void *unused,
+static int parse_default_action(const cJSON *value, const char *path, void *target,
                                 oci_error_t *err)
 {
-  (void)unused;
   if (value == NULL)
     return spec_fail(err, path, "required");
-  return check_seccomp_action(value, path, err);
+  return check_seccomp_action(value, path, target, err);
 }
 
 static int parse_seccomp_flags(const cJSON *flags, const char *path, void *unused, oci_error_t *err)
@@ -309,14 +310,13 @@ static int parse_seccomp_flags(const cJSON *flags, const char *path, void *unuse
   return 0;
 }
 
-static int parse_seccomp_syscalls(const cJSON *syscalls, const char *path, void *unused,
+static int parse_seccomp_syscalls(const cJSON *syscalls, const char *path, void *target,
                                   oci_error_t *err)
 {
   char item_path[SPEC_PATH_MAX], field_path[SPEC_PATH_MAX];
   const cJSON *item, *action;
   size_t index = 0;
 
-  (void)unused;
   if (syscalls == NULL)
     return 0;
   if (spec_expect_array(syscalls, path, err) < 0)
@@ -326,17 +326,44 @@ static int parse_seccomp_syscalls(const cJSON *syscalls, const char *path, void 
     spec_join_index(item_path, path, index++);
     if (spec_expect_object(item, item_path, err) < 0 ||
         spec_required(item, item_path, "action", &action, err) < 0 ||
-        check_seccomp_action(action, spec_join_key(field_path, item_path, "action"), err) < 0)
+        check_seccomp_action(action, spec_join_key(field_path, item_path, "action"), target, err) <
+            0)
       return -1;
   }
+  return 0;
+}
+
+/* The agent's unix socket, a host path ("" is "not given"); connected by
+ * create (seccomp/listener.c) only when the filter notifies. */
+static int parse_listener_path(const cJSON *value, const char *path, void *target, oci_error_t *err)
+{
+  struct spec *spec = target;
+
+  if (parse_optional_string(value, path, &spec->seccomp_listener_path, err) < 0)
+    return -1;
+  if (spec->seccomp_listener_path != NULL && spec->seccomp_listener_path[0] != '/')
+    return spec_fail(err, path, "'%s' is not an absolute path", spec->seccomp_listener_path);
+  return 0;
+}
+
+/* The spec: MUST NOT be set without listenerPath. */
+static int parse_listener_metadata(const cJSON *value, const char *path, void *target,
+                                   oci_error_t *err)
+{
+  struct spec *spec = target;
+
+  if (spec_field_string(value, path, &spec->seccomp_listener_metadata, err) < 0)
+    return -1;
+  if (spec->seccomp_listener_metadata != NULL && spec->seccomp_listener_path == NULL)
+    return spec_fail(err, path, "set without linux.seccomp.listenerPath");
   return 0;
 }
 
 /* What decides whether the profile can be run at all; the rest is the
  * profile compiler's (seccomp/profile.c), from the copy. */
 static const struct spec_field seccomp_fields[] = {
-    SPEC_REFUSED("listenerPath", REFUSE_NONEMPTY, "no seccomp notify agent support"),
-    SPEC_REFUSED("listenerMetadata", REFUSE_NONEMPTY, "no seccomp notify agent support"),
+    SPEC_MEMBER("listenerPath", parse_listener_path),
+    SPEC_MEMBER("listenerMetadata", parse_listener_metadata),
     SPEC_MEMBER("defaultAction", parse_default_action),
     SPEC_MEMBER("flags", parse_seccomp_flags),
     SPEC_MEMBER("syscalls", parse_seccomp_syscalls),
@@ -490,7 +517,7 @@ static const struct spec_field linux_fields[] = {
     SPEC_MEMBER("uidMappings", parse_uid_mappings),
     SPEC_MEMBER("gidMappings", parse_gid_mappings),
     SPEC_MEMBER("devices", parse_devices),
-    SPEC_FIELD("cgroupsPath", parse_cgroups_path, struct spec, cgroups_path),
+    SPEC_FIELD("cgroupsPath", parse_optional_string, struct spec, cgroups_path),
     SPEC_MEMBER("resources", spec_parse_resources),
     SPEC_MEMBER("seccomp", parse_seccomp),
     SPEC_FIELD("maskedPaths", parse_absolute_paths, struct spec, masked_paths),

@@ -346,6 +346,8 @@ void spec_clear(struct spec *spec)
   free(spec->cgroups_path);
   spec_resources_free(&spec->resources);
   cJSON_Delete(spec->seccomp);
+  free(spec->seccomp_listener_path);
+  free(spec->seccomp_listener_metadata);
   strv_free(spec->masked_paths);
   strv_free(spec->readonly_paths);
   spec_key_values_free(spec->sysctl, spec->n_sysctl);

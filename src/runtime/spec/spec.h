@@ -292,7 +292,9 @@ struct spec {
    * excludes or comment, is left out: the spec says ignore it); NULL: no
    * filter. Owned. */
   cJSON *seccomp;
-  char **masked_paths; /* NULL-terminated, absolute (as given), may be NULL */
+  char *seccomp_listener_path;     /* linux.seccomp.listenerPath; NULL: unset or "" */
+  char *seccomp_listener_metadata; /* linux.seccomp.listenerMetadata; NULL: unset */
+  char **masked_paths;             /* NULL-terminated, absolute (as given), may be NULL */
   char **readonly_paths;
   struct spec_key_value *sysctl; /* names checked: "a.b.c" or "a/b/c", no empty, "." or ".."
                                     component */
