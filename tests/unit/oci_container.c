@@ -455,11 +455,14 @@ static void test_features(void)
   ok(all && cJSON_GetArraySize(at(features, "mountOptions")) > 40,
      "every listed mount option is accepted by the parser");
   ok(in_list(at(features, "mountOptions"), "rbind") &&
-         !in_list(at(features, "mountOptions"), "idmap"),
-     "rbind is listed, idmap (refused) is not");
+         in_list(at(features, "mountOptions"), "idmap") &&
+         in_list(at(features, "mountOptions"), "ridmap"),
+     "rbind, idmap and ridmap are listed (idmapped binds: mount/idmap.c)");
   ok(parse_with("\"mounts\":[{\"destination\":\"/"
-                "x\",\"type\":\"tmpfs\",\"source\":\"tmpfs\",\"options\":[\"idmap\"]}]") < 0,
-     "... and the parser does refuse idmap");
+                "x\",\"type\":\"bind\",\"source\":\"/tmp\",\"options\":[\"rbind\",\"idmap\"]}]") ==
+         0,
+     "... and the parser takes idmap on a bind (the mount plan refuses it elsewhere: "
+     "tests/unit/mount_plan.c)");
   all = true;
   cJSON_ArrayForEach(item, at(linux_object, "namespaces"))
   {
