@@ -88,11 +88,6 @@ static int open_target(int root_fd, const char *target, bool directory)
   return fd;
 }
 
-const char *mount_op_label(const struct mount_op *op)
-{
-  return op->what != NULL ? op->what : mount_op_kind_name(op->kind);
-}
-
 enum landing {
   LAND_ORDINARY,
   LAND_ROOT,

@@ -88,6 +88,11 @@ const char *mount_op_kind_name(enum mount_op_kind kind)
   return kind_names[kind];
 }
 
+const char *mount_op_label(const struct mount_op *op)
+{
+  return op->what != NULL ? op->what : mount_op_kind_name(op->kind);
+}
+
 static void free_op(struct mount_op *op)
 {
   free(op->source);
