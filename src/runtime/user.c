@@ -20,29 +20,53 @@
 
 /* Larger account files are refused rather than read without bound. */
 #define ACCOUNT_FILE_MAX_BYTES (4 * 1024 * 1024)
+#define ACCOUNT_FILE_CHUNK (64 * 1024) /* a whole number of chunks makes the bound */
 #define GROUPS_MAX 256
 
-/* Opens an account file of the image; a missing file is an empty one. */
-static int open_account_file(int rootfs_fd, const char *path, FILE **out, oci_error_t *err)
+/* Opens an account file of the image; a missing file is an empty one.
+ * Read whole into *text (freed by the caller after *out) and bounded by
+ * the bytes read, not by st_size: a link to a procfs file (st_size 0,
+ * /proc/self/pagemap reads on for hundreds of gigabytes) would otherwise
+ * be read without end. */
+static int open_account_file(int rootfs_fd, const char *path, FILE **out, char **text,
+                             oci_error_t *err)
 {
+  cleanup_close int fd = in_root_open(rootfs_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+  size_t used = 0;
   struct stat st;
-  int fd = in_root_open(rootfs_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 
   *out = NULL;
+  *text = NULL;
   if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
     return 0;
   if (fd < 0)
     return oci_error_errno(err, "user: open the image's /%s", path);
   /* O_NONBLOCK and this check: a FIFO or device must not hang or be read. */
-  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > ACCOUNT_FILE_MAX_BYTES) {
-    close(fd);
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > ACCOUNT_FILE_MAX_BYTES)
     return oci_error_set(err, 0, "user: the image's /%s is not a regular file of sane size", path);
+  *text = malloc(ACCOUNT_FILE_MAX_BYTES + ACCOUNT_FILE_CHUNK);
+  if (*text == NULL)
+    return oci_error_errno(err, "user: allocate for the image's /%s", path);
+  for (;;) {
+    /* whole chunks: pagemap refuses a count that is not a multiple of 8 */
+    ssize_t got = read(fd, *text + used, ACCOUNT_FILE_CHUNK);
+
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return oci_error_errno(err, "user: read the image's /%s", path);
+    if (got == 0)
+      break;
+    used += (size_t)got;
+    if (used > ACCOUNT_FILE_MAX_BYTES)
+      return oci_error_set(err, 0, "user: the image's /%s is not a regular file of sane size",
+                           path);
   }
-  *out = fdopen(fd, "r");
-  if (*out == NULL) {
-    close(fd);
-    return oci_error_errno(err, "user: fdopen the image's /%s", path);
-  }
+  if (used == 0)
+    return 0;
+  *out = fmemopen(*text, used, "r");
+  if (*out == NULL)
+    return oci_error_errno(err, "user: fmemopen the image's /%s", path);
   return 0;
 }
 
@@ -85,11 +109,12 @@ struct passwd_entry {
 static int find_passwd(int rootfs_fd, const char *name, uid_t uid, struct passwd_entry *entry,
                        oci_error_t *err)
 {
+  cleanup_free char *text = NULL; /* declared before f: freed after it */
   cleanup_fclose FILE *f = NULL;
   cleanup_free char *line = NULL;
   size_t cap = 0;
 
-  if (open_account_file(rootfs_fd, "etc/passwd", &f, err) < 0)
+  if (open_account_file(rootfs_fd, "etc/passwd", &f, &text, err) < 0)
     return -1;
   if (f == NULL)
     return 0;
@@ -119,11 +144,12 @@ static int find_passwd(int rootfs_fd, const char *name, uid_t uid, struct passwd
 static int scan_groups(int rootfs_fd, const char *group_name, gid_t *gid_out, bool *group_found,
                        const char *user_name, struct run_user *out, oci_error_t *err)
 {
+  cleanup_free char *text = NULL; /* declared before f: freed after it */
   cleanup_fclose FILE *f = NULL;
   cleanup_free char *line = NULL;
   size_t cap = 0;
 
-  if (open_account_file(rootfs_fd, "etc/group", &f, err) < 0)
+  if (open_account_file(rootfs_fd, "etc/group", &f, &text, err) < 0)
     return -1;
   if (f == NULL)
     return 0;
