@@ -15,23 +15,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "oci/file_read.h"
 #include "oci/in_root.h"
 #include "oci/cleanup.h"
 
 /* Larger account files are refused rather than read without bound. */
 #define ACCOUNT_FILE_MAX_BYTES (4 * 1024 * 1024)
-#define ACCOUNT_FILE_CHUNK (64 * 1024) /* a whole number of chunks makes the bound */
 #define GROUPS_MAX 256
 
 /* Opens an account file of the image; a missing file is an empty one.
- * Read whole into *text (freed by the caller after *out) and bounded by
- * the bytes read, not by st_size: a link to a procfs file (st_size 0,
- * /proc/self/pagemap reads on for hundreds of gigabytes) would otherwise
- * be read without end. */
+ * Read whole into *text (freed by the caller after *out) by the one reader
+ * of outside files, bounded by the bytes read, not by st_size: a link to a
+ * procfs file (st_size 0, /proc/self/pagemap reads on for hundreds of
+ * gigabytes) would otherwise be read without end. */
 static int open_account_file(int rootfs_fd, const char *path, FILE **out, char **text,
                              oci_error_t *err)
 {
   cleanup_close int fd = in_root_open(rootfs_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+  char what[64];
   size_t used = 0;
   struct stat st;
 
@@ -44,24 +45,9 @@ static int open_account_file(int rootfs_fd, const char *path, FILE **out, char *
   /* O_NONBLOCK and this check: a FIFO or device must not hang or be read. */
   if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > ACCOUNT_FILE_MAX_BYTES)
     return oci_error_set(err, 0, "user: the image's /%s is not a regular file of sane size", path);
-  *text = malloc(ACCOUNT_FILE_MAX_BYTES + ACCOUNT_FILE_CHUNK);
-  if (*text == NULL)
-    return oci_error_errno(err, "user: allocate for the image's /%s", path);
-  for (;;) {
-    /* whole chunks: pagemap refuses a count that is not a multiple of 8 */
-    ssize_t got = read(fd, *text + used, ACCOUNT_FILE_CHUNK);
-
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0)
-      return oci_error_errno(err, "user: read the image's /%s", path);
-    if (got == 0)
-      break;
-    used += (size_t)got;
-    if (used > ACCOUNT_FILE_MAX_BYTES)
-      return oci_error_set(err, 0, "user: the image's /%s is not a regular file of sane size",
-                           path);
-  }
+  snprintf(what, sizeof(what), "the image's /%s", path);
+  if (oci_file_read_fd(fd, what, ACCOUNT_FILE_MAX_BYTES, text, &used, err) < 0)
+    return oci_error_wrap(err, "user");
   if (used == 0)
     return 0;
   *out = fmemopen(*text, used, "r");
