@@ -525,22 +525,19 @@ static int apply_process_attrs(struct steps *s, oci_error_t *err)
 
 /* After pivot_root (or in the joined mount namespace): the working
  * directory (from the image's WorkingDir or -w, both untrusted) is
- * resolved inside the root with openat2, then entered with fchdir. */
+ * resolved inside the root with openat2, then entered with fchdir. A
+ * missing one was made by the mount plan's workdir op while the root could
+ * still be written (mount/apply.c); exec never makes one (the container's
+ * tree is its processes'). */
 static int enter_workdir(struct steps *s, oci_error_t *err)
 {
   const char *workdir = s->launch->spec->process.cwd;
-  /* docker creates a missing working directory; so do we, unless the root
-   * is read-only, one component at a time inside the root; exec never
-   * does (the container's tree is its processes'). */
-  bool read_only = s->door == CLEAN_ENTRY_EXEC || s->launch->spec->root_readonly;
   cleanup_close int root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   cleanup_close int dir_fd = -1;
 
   if (root_fd < 0)
     return oci_error_errno(err, "run: open the container's root");
   dir_fd = in_root_open(root_fd, workdir, O_PATH | O_DIRECTORY);
-  if (dir_fd < 0 && errno == ENOENT && !read_only)
-    dir_fd = in_root_make_directories(root_fd, workdir);
   if (dir_fd < 0)
     return oci_error_errno(err,
                            "run: the working directory '%s' (resolved in the container's "
