@@ -376,8 +376,12 @@ fuzz_run() {
   else
     not_ok "$name: fuzzing found a failure"
     grep -E 'ERROR|SUMMARY|escape|runtime error' "$TEST_TMP/$name.log" | head -20 | sed 's/^/# /'
+    tail -n 5 "$TEST_TMP/$name.log" | sed 's/^/# last: /'
     for crash in "$TEST_TMP"/crash-* "$TEST_TMP"/leak-* "$TEST_TMP"/timeout-*; do
-      [ -e "$crash" ] && cp "$crash" "$top_builddir/" && echo "# reproducer: $top_builddir/$(basename "$crash")"
+      [ -e "$crash" ] || continue
+      cp "$crash" "$top_builddir/" && echo "# reproducer: $top_builddir/$(basename "$crash")"
+      # Its first bytes, in hex: a CI log is often all that is left of it.
+      od -An -tx1 -v "$crash" | head -n 16 | sed 's/^/# /'
     done
   fi
 }
