@@ -43,8 +43,11 @@ static const struct {
 
 /* The most the probe may print: its object is about 1.5 KiB. */
 #define PROBE_OUTPUT_ACCEPTED_MAX (64 * 1024)
-/* Exact in a double; the kernel's capability sets use 41 bits. */
-#define CAPABILITY_MASK_MAX 9007199254740991.0
+/* 49 bits (the kernel's capability sets use 41): cJSON prints a number with
+ * 15 significant digits whenever that reads back within an epsilon, so a
+ * larger integer (2^53 - 1 was the bound) was printed rounded, and the
+ * artifact showed a mask the probe never printed. */
+#define CAPABILITY_MASK_MAX 562949953421311.0
 /* The kernel's PID_MAX_LIMIT. */
 #define PID_MAX 4194304.0
 /* An interface name is at most IFNAMSIZ - 1 bytes. */

@@ -5,6 +5,7 @@
  * strict reader reads back as ocirun holds it (src/probe/artifact.c). */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 
 #include "probe/artifact.h"
@@ -205,6 +206,16 @@ int main(void)
          cJSON_IsNull(cJSON_GetObjectItem(j.verdict.observed, "capabilities")),
      "capabilities may be null (a status without CapEff)");
   probe_verdict_clear(&j.verdict);
+  if (ok(read_variant("\"capabilities\": 0,", "\"capabilities\": 562949953421311,", &j),
+         "the largest capability mask taken (49 bits)")) {
+    char *observed = cJSON_PrintUnformatted(j.verdict.observed);
+    const char *mask = observed != NULL ? strstr(observed, "\"capabilities\":") : NULL;
+    ok(mask != NULL && strncmp(mask, "\"capabilities\":562949953421311", 30) == 0 &&
+           !isdigit((unsigned char)mask[30]),
+       "it is printed exactly, not rounded (%.40s)", mask != NULL ? mask : "no key");
+    free(observed);
+  }
+  probe_verdict_clear(&j.verdict);
   ok(read_variant("\"seccomp_mode\": 2, ", "\"seccomp_mode\": null, ", &j) &&
          cJSON_GetObjectItem(j.verdict.observed_extra, "seccomp_mode") == NULL,
      "a null extra observation is left out");
@@ -238,6 +249,9 @@ int main(void)
           "a uid above 32 bits");
   refused("\"capabilities\": 0", "\"capabilities\": 9007199254740992",
           "capabilities: expected an integer", "a capability mask beyond a double's integers");
+  refused("\"capabilities\": 0", "\"capabilities\": 9007199254740991",
+          "capabilities: expected an integer",
+          "a 16-digit capability mask (cJSON would print it rounded to 15 digits)");
   refused("\"seccomp_mode\": 2", "\"seccomp_mode\": 3",
           "observed_extra.seccomp_mode: expected an integer from 0 to 2", "seccomp mode 3");
   refused("\"pid\": 1", "\"pid\": 0", "observed_extra.pid: expected an integer from 1", "pid 0");
