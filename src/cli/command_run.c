@@ -15,6 +15,40 @@
 #include "docker_run/docker_run.h"
 #include "runtime/console.h"
 
+/* docker run's resource and process settings (docker_run/run_resources.c) */
+static void usage_resources(FILE *out)
+{
+  fputs("\n"
+        "Resources and process settings (docker's names and units; each is in the\n"
+        "configuration --dry-run prints only when given):\n"
+        "      --ulimit NAME=SOFT[:HARD]\n"
+        "                              a resource limit (process.rlimits): core, cpu, data,\n"
+        "                              fsize, locks, memlock, msgqueue, nice, nofile, nproc,\n"
+        "                              rss, rtprio, rttime, sigpending, stack; HARD defaults\n"
+        "                              to SOFT; -1 or unlimited: no limit; units as\n"
+        "                              setrlimit(2) counts them (bytes, seconds, files)\n"
+        "      --cpuset-cpus LIST      CPUs the run may use, e.g. 0-3,8 (cpuset.cpus)\n"
+        "      --cpuset-mems LIST      memory nodes the run may use (cpuset.mems)\n"
+        "      --cpu-shares N          relative CPU weight, 2..262144, default 1024;\n"
+        "                              written as cpu.weight the way crun maps it\n"
+        "                              (1024 -> 100, the default weight)\n"
+        "      --memory-reservation BYTES\n"
+        "                              soft memory limit (memory.low; units b, k, m, g;\n"
+        "                              at least 6m, at most --memory)\n"
+        "      --oom-score-adj N       the OOM killer's score adjustment, -1000..1000\n"
+        "                              (lowering it needs CAP_SYS_RESOURCE)\n"
+        "      --sysctl KEY=VALUE      a kernel setting of the run's own namespaces only\n"
+        "                              (net.*, kernel.shm*, kernel.msg*, kernel.sem,\n"
+        "                              fs.mqueue.*, kernel.hostname...); others refused\n"
+        "      --group-add GROUP       a supplementary group: a gid or a name from the\n"
+        "                              image's /etc/group\n"
+        "  -l, --label KEY[=VALUE]     metadata: the configuration's annotations (in the\n"
+        "                              container state hooks see); changes nothing else\n"
+        "  -t                          also sets TERM=xterm unless -e or the image sets\n"
+        "                              TERM\n",
+        out);
+}
+
 static void usage(FILE *out)
 {
   fprintf(out,
@@ -87,19 +121,20 @@ static void usage(FILE *out)
           "                              with --memory, --cpus, --pids-limit), a warning on\n"
           "                              every use\n"
           "      --rm                    accepted; always the case\n"
-          "      --help                  this help\n"
-          "\n"
-          "Rootless: run by an ordinary user, the run gets a user namespace in which\n"
-          "the caller is root (other ids only from the caller's /etc/subuid and\n"
-          "/etc/subgid ranges, through newuidmap/newgidmap), and its slice goes in a\n"
-          "cgroup subtree delegated to the caller; without one it is refused.\n"
-          "\n"
-          "Exit status: the command's own; 128+N when killed by signal N; 124 when the\n"
-          "--timeout deadline killed it; 137 also when the writable layer on disk went\n"
-          "past its --storage-opt size (stderr says so); 130, 143, 129, 131 when ocirun got\n"
-          "SIGINT, SIGTERM, SIGHUP, SIGQUIT; 125 when ocirun failed (nothing ran); 126\n"
-          "when the command cannot be executed; 127 when it is not found.\n",
+          "      --help                  this help\n",
           "/sys/fs/cgroup/ocirun");
+  usage_resources(out);
+  fprintf(out, "\n"
+               "Rootless: run by an ordinary user, the run gets a user namespace in which\n"
+               "the caller is root (other ids only from the caller's /etc/subuid and\n"
+               "/etc/subgid ranges, through newuidmap/newgidmap), and its slice goes in a\n"
+               "cgroup subtree delegated to the caller; without one it is refused.\n"
+               "\n"
+               "Exit status: the command's own; 128+N when killed by signal N; 124 when the\n"
+               "--timeout deadline killed it; 137 also when the writable layer on disk went\n"
+               "past its --storage-opt size (stderr says so); 130, 143, 129, 131 when ocirun got\n"
+               "SIGINT, SIGTERM, SIGHUP, SIGQUIT; 125 when ocirun failed (nothing ran); 126\n"
+               "when the command cannot be executed; 127 when it is not found.\n");
 }
 
 int command_run(int argc, char **argv, const struct global_options *global)

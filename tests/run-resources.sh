@@ -1,0 +1,134 @@
+#!/bin/bash
+# `ocirun run`'s resource and process settings on the host (docker's
+# --ulimit, --oom-score-adj, --sysctl, --group-add, --label, -t's TERM, and
+# the cgroup ones --cpuset-cpus, --cpuset-mems, --cpu-shares,
+# --memory-reservation as far as --dry-run shows them: the host is hybrid
+# cgroup v1; tests/guest/limits.sh reads their cgroup files back): each
+# refusal names what was wrong and leaves nothing; each option is in the
+# configuration only when it is given; each one the host can show is seen
+# from inside the run.
+. "$top_srcdir/tests/lib.sh"
+
+root_with_busybox "run-resources"
+
+run() { "$OCIRUN" run --unsafe-no-cgroup "$@"; }
+dry() { "$OCIRUN" run --dry-run "$@" busybox:latest true; }
+# refused WHAT TEXT OPTION...: exit 125, stderr names TEXT, nothing left.
+refused() {
+  local what=$1 text=$2
+  shift 2
+  expect_exit 125 "$what: refused" "$OCIRUN" run "$@" busybox:latest true
+  check "$what: the refusal names '$text'" err_has_literal "$text"
+  check "$what: nothing left" nothing_left
+}
+# config_has PYTHON: the dry run's configuration (c) makes PYTHON true.
+config_has() {
+  sed -n '/^configuration/,/^plan of/p' "$TEST_TMP/out" | sed '1d;$d' |
+    python3 -c 'import json, sys
+c = json.load(sys.stdin)
+sys.exit(0 if ('"$1"') else 1)'
+}
+
+# --- refusals ---
+refused "--ulimit with an unknown name" "unknown limit 'files'" --ulimit files=10
+refused "--ulimit 'as' (not one of docker's)" "unknown limit 'as'" --ulimit as=100
+refused "--ulimit without a value" "NAME=SOFT[:HARD]" --ulimit nofile
+refused "--ulimit soft above hard" "soft limit is above the hard limit" --ulimit nofile=20:10
+refused "--ulimit not a number" "SOFT and HARD are numbers" --ulimit nofile=ten
+refused "--cpuset-cpus not a list" "--cpuset-cpus '0-'" --cpuset-cpus 0-
+refused "--cpuset-cpus a descending range" "--cpuset-cpus '3-1'" --cpuset-cpus 3-1
+refused "--cpuset-mems not a list" "--cpuset-mems 'a'" --cpuset-mems a
+refused "--cpu-shares 1" "from 2 to 262144" --cpu-shares 1
+refused "--cpu-shares past v1's range" "from 2 to 262144" --cpu-shares 262145
+refused "--memory-reservation below 6m" "minimum memory reservation allowed is 6m" --memory-reservation 1m
+refused "--memory-reservation above --memory" "--memory-reservation must be at most --memory" \
+  --memory 64m --memory-reservation 128m
+refused "--oom-score-adj out of range" "from -1000 to 1000" --oom-score-adj 1001
+refused "--sysctl without a value" "--sysctl 'net.ipv4.ip_forward': KEY=VALUE" --sysctl net.ipv4.ip_forward
+refused "--sysctl of the host (not namespaced)" "kernel.panic" --sysctl kernel.panic=1
+refused "--group-add of a group the image lacks" "--group-add 'wheel': no such group" --group-add wheel
+refused "--cpu-shares with --unsafe-no-cgroup" "--unsafe-no-cgroup cannot apply" --unsafe-no-cgroup --cpu-shares 512
+
+# --- none of them present when not asked for ---
+expect_exit 0 "a dry run without them" dry
+check "no rlimits, oomScoreAdj, sysctl, annotations, TERM or cgroup settings" config_has \
+  '"rlimits" not in c["process"] and "oomScoreAdj" not in c["process"] and "sysctl" not in c["linux"]
+and "annotations" not in c and not any(e.startswith("TERM=") for e in c["process"]["env"])
+and "cpu" not in c["linux"]["resources"] and "memory" not in c["linux"]["resources"]
+and "additionalGids" not in c["process"]["user"]'
+check "the plan: rlimits inherited" out_has_line "rlimits: (inherited)"
+
+# --- each shown by --dry-run ---
+expect_exit 0 "a dry run with all of them" dry --ulimit nofile=100:200 --ulimit core=0 \
+  --ulimit nofile=150:200 --ulimit stack=unlimited --cpuset-cpus 0 --cpuset-mems 0 \
+  --cpu-shares 512 --memory-reservation 64m --oom-score-adj 500 --sysctl net.ipv4.ip_forward=1 \
+  --group-add 10 --group-add tester -l team=ci --label flag
+check "rlimits: a later --ulimit NAME replaces, HARD defaults to SOFT, unlimited" config_has \
+  'c["process"]["rlimits"] == [{"type": "RLIMIT_NOFILE", "soft": 150, "hard": 200},
+ {"type": "RLIMIT_CORE", "soft": 0, "hard": 0},
+ {"type": "RLIMIT_STACK", "soft": 2**64, "hard": 2**64}]'
+check "oomScoreAdj 500" config_has 'c["process"]["oomScoreAdj"] == 500'
+check "cpu: shares, cpus, mems" config_has \
+  'c["linux"]["resources"]["cpu"] == {"shares": 512, "cpus": "0", "mems": "0"}'
+check "memory: the reservation alone" config_has 'c["linux"]["resources"]["memory"] == {"reservation": 64 << 20}'
+check "sysctl" config_has 'c["linux"]["sysctl"] == {"net.ipv4.ip_forward": "1"}'
+check "--group-add: a gid and a name of the image's /etc/group" config_has \
+  'c["process"]["user"]["additionalGids"] == [10, 1000]'
+check "labels are the annotations (KEY alone: an empty value)" config_has \
+  'c["annotations"] == {"team": "ci", "flag": ""}'
+check "the plan: cpu.weight 59 for 512 shares (crun's mapping)" out_has_line "  cpu.weight: 59"
+check "the plan: memory.low, cpuset.cpus, cpuset.mems" \
+  eval 'out_has_line "  memory.low: 67108864" && out_has_line "  cpuset.cpus: 0" && out_has_line "  cpuset.mems: 0"'
+check "the plan: the groups" out_has_line "user: uid 0 gid 0 groups 10 1000"
+check "the plan: the sysctl" out_has_line "sysctl: net.ipv4.ip_forward=1"
+expect_exit 0 "a dry run with --memory and --memory-reservation" dry --memory 128m --memory-reservation 64m
+check "memory: limit, swap and reservation together" config_has \
+  'c["linux"]["resources"]["memory"] == {"limit": 128 << 20, "swap": 256 << 20, "reservation": 64 << 20}'
+check "nothing left after the dry runs" nothing_left
+
+# --- seen from inside ---
+# Lower than the caller's hard limits: root here lacks CAP_SYS_RESOURCE.
+expect_exit 0 "--ulimit nofile=100:200 nproc=50" run --ulimit nofile=100:200 --ulimit nproc=50 \
+  busybox:latest sh -c 'ulimit -Sn; ulimit -Hn; grep "Max processes" /proc/self/limits'
+check "nofile soft 100, hard 200" test "$(head -2 "$TEST_TMP/out" | tr '\n' ' ')" = "100 200 "
+check "nproc 50 soft and hard" out_matches "^Max processes +50 +50 "
+expect_exit 0 "without --ulimit" run busybox:latest sh -c 'ulimit -Sn'
+check "without --ulimit the caller's nofile is inherited" test "$(cat "$TEST_TMP/out")" = "$(ulimit -Sn)"
+
+expect_exit 0 "--oom-score-adj 500" run --oom-score-adj 500 busybox:latest cat /proc/self/oom_score_adj
+check "oom_score_adj is 500 inside" test "$(cat "$TEST_TMP/out")" = 500
+expect_exit 0 "without --oom-score-adj" run busybox:latest cat /proc/self/oom_score_adj
+check "without it, the score is not 500" test "$(cat "$TEST_TMP/out")" != 500
+
+host_forward=$(cat /proc/sys/net/ipv4/ip_forward)
+want=$((1 - host_forward))
+expect_exit 0 "--sysctl net.ipv4.ip_forward=$want" run --sysctl "net.ipv4.ip_forward=$want" \
+  busybox:latest cat /proc/sys/net/ipv4/ip_forward
+check "the run's own network namespace has ip_forward $want" test "$(cat "$TEST_TMP/out")" = "$want"
+check "the host's ip_forward is unchanged" test "$(cat /proc/sys/net/ipv4/ip_forward)" = "$host_forward"
+expect_exit 0 "--sysctl kernel.shmmax (ipc namespace)" run --sysctl kernel.shmmax=1048576 \
+  busybox:latest cat /proc/sys/kernel/shmmax
+check "the run's shmmax is 1048576" test "$(cat "$TEST_TMP/out")" = 1048576
+
+expect_exit 0 "--group-add 10 --group-add tester, as --user 1000" run --user 1000:1000 \
+  --group-add 10 --group-add tester busybox:latest sh -c 'grep ^Groups: /proc/self/status; touch /tmp/x; ls -n /tmp/x'
+check "the process has groups 10 and 1000" out_matches "^Groups:[[:space:]]+10 1000[[:space:]]*$"
+expect_exit 0 "without --group-add, as --user 1000:1000" run --user 1000:1000 busybox:latest grep ^Groups: /proc/self/status
+check "without it, no supplementary group" out_matches "^Groups:[[:space:]]*$"
+check "nothing left after the runs" nothing_left
+
+# --- -t sets TERM (through script(1): -t needs a terminal) ---
+tty_env() {
+  script -qec "$OCIRUN run --unsafe-no-cgroup $* busybox:latest env" /dev/null </dev/null 2>&1 |
+    tr -d '\r' >"$TEST_TMP/out"
+}
+tty_env -t
+check "-t: TERM=xterm" out_has_line TERM=xterm
+tty_env -t -e TERM=vt100
+check "-t -e TERM=vt100: the user's TERM, once" \
+  eval '[ "$(grep -c "^TERM=" "$TEST_TMP/out")" = 1 ] && out_has_line TERM=vt100'
+expect_exit 0 "without -t" env TERM=screen "$OCIRUN" run --unsafe-no-cgroup busybox:latest env
+check "without -t: no TERM (the caller's is not taken)" eval '! out_matches "^TERM="'
+check "nothing left after the terminals" nothing_left
+
+tap_done
