@@ -131,4 +131,74 @@ expect_exit 0 "without -t" env TERM=screen "$OCIRUN" run --unsafe-no-cgroup busy
 check "without -t: no TERM (the caller's is not taken)" eval '! out_matches "^TERM="'
 check "nothing left after the terminals" nothing_left
 
+# --- --shm-size: the run's own /dev/shm, of that size, nosuid,nodev,noexec ---
+refused "--shm-size not a size" "--shm-size 'big': invalid size" --shm-size big
+shm_probe='df -k /dev/shm | awk "NR == 2 { print \$2 }"; grep " /dev/shm " /proc/self/mounts'
+expect_exit 0 "--shm-size 1g" run --shm-size 1g busybox:latest sh -c "$shm_probe"
+check "/dev/shm is 1 GiB (1048576 KiB)" test "$(head -1 "$TEST_TMP/out")" = 1048576
+check "/dev/shm is a tmpfs, nosuid,nodev,noexec" \
+  eval 'out_matches "^shm /dev/shm tmpfs .*nosuid" && out_matches "^shm /dev/shm tmpfs .*nodev" && out_matches "^shm /dev/shm tmpfs .*noexec"'
+expect_exit 0 "without --shm-size" run busybox:latest sh -c "$shm_probe"
+check "without it, /dev/shm is docker's 64 MiB" test "$(head -1 "$TEST_TMP/out")" = 65536
+expect_exit 0 "a run's /dev/shm is its own" run --shm-size 8m busybox:latest sh -c 'echo x >/dev/shm/ocirun-shm-probe.'$$
+check "nothing the run wrote in its /dev/shm is in the host's" test ! -e "/dev/shm/ocirun-shm-probe.$$"
+
+# --- --device: the node asked for, its one rule, and nothing else ---
+mkfifo "$TEST_TMP/fifo"
+: >"$TEST_TMP/file"
+ln -s /dev/zero "$TEST_TMP/zero-link"
+ln -s "$TEST_TMP/file" "$TEST_TMP/file-link"
+refused "--device of a regular file" "is not a character or block device" --device /etc/passwd
+refused "--device of a directory" "/dev is not a character or block device" --device /dev:/dev/x
+refused "--device of a FIFO" "is not a character or block device" --device "$TEST_TMP/fifo:/dev/f"
+refused "--device through a symlink to a file" "is not a character or block device" --device "$TEST_TMP/file-link:/dev/f"
+refused "--device of a missing path" "open /dev/ocirun-no-such-device" --device /dev/ocirun-no-such-device
+refused "--device relative" "must be absolute" --device dev/zero
+refused "--device relative in the container" "must be absolute" --device /dev/zero:dev/z
+refused "--device with '..' in the container" "without '..'" --device /dev/zero:/dev/../etc/z
+refused "--device onto the root" "not the root" --device /dev/zero:/
+refused "--device with bad permissions" "PERMS is a combination of r, w and m" --device /dev/zero:/dev/z:rwx
+refused "--device with a restriction and no device program" "no device program" --unsafe-no-cgroup \
+  --device /dev/zero:/dev/z:r
+refused "--device-cgroup-rule of an unknown type" "--device-cgroup-rule 'x 1:3 rwm'" --device-cgroup-rule 'x 1:3 rwm'
+refused "--device-cgroup-rule without a minor" "'TYPE MAJOR:MINOR PERMS'" --device-cgroup-rule 'c 1 rwm'
+refused "--device-cgroup-rule without permissions" "'TYPE MAJOR:MINOR PERMS'" --device-cgroup-rule 'c 1:3'
+refused "--device-cgroup-rule with bad permissions" "'TYPE MAJOR:MINOR PERMS'" --device-cgroup-rule 'c 1:3 rwq'
+refused "--device-cgroup-rule without a device program" "no device program" --unsafe-no-cgroup \
+  --device-cgroup-rule 'c 1:3 rwm'
+
+# Symlinks are followed once, when the option is read; what the plan makes
+# is a node of that number (never the path again).
+expect_exit 0 "a dry run of --device through a symlink, --device-cgroup-rule" dry \
+  --device "$TEST_TMP/zero-link:/dev/given:r" --device-cgroup-rule 'c 10:237 rw' --device-cgroup-rule 'b *:* m'
+check "the node is the link's target, 1:5, with its mode and owner" config_has \
+  'c["linux"]["devices"] == [{"path": "/dev/given", "type": "c", "major": 1, "minor": 5,
+ "fileMode": 0o'"$(stat -c %a /dev/zero)"', "uid": 0, "gid": 0}]'
+check "the allow rules are the device's (r) and the two rules, after docker's list" config_has \
+  'c["linux"]["resources"]["devices"][-3:] == [
+ {"allow": True, "type": "c", "major": 1, "minor": 5, "access": "r"},
+ {"allow": True, "type": "c", "major": 10, "minor": 237, "access": "rw"},
+ {"allow": True, "type": "b", "access": "m"}]'
+check "the plan makes /dev/given as c 1:5 (a node, not a bind of the path)" \
+  out_matches "make-device +/dev/given .* c 1:5 "
+check "the plan's device program allows c 10:237 rw" out_matches "^  allow c 10:237 +rw "
+expect_exit 0 "a dry run without --device" dry
+check "without them: no linux.devices, docker's rules only" config_has \
+  '"devices" not in c["linux"] and len(c["linux"]["resources"]["devices"]) == 13'
+check "without them: the plan makes no device" eval '! out_matches "make-device"'
+
+# dev_mounts: the mounts of the run that are not nodev (where a node can be
+# opened at all), one mount point a line.
+dev_mounts='awk "\$6 !~ /(^|,)nodev(,|$)/ { print \$5 }" /proc/self/mountinfo | sort'
+expect_exit 0 "the mounts that allow devices, without --device" run busybox:latest sh -c "$dev_mounts"
+cp "$TEST_TMP/out" "$TEST_TMP/dev-mounts-default"
+check "control: the default devices are such mounts (/dev/null among them)" out_has_line /dev/null
+expect_exit 0 "--device $TEST_TMP/zero-link:/dev/given" run --device "$TEST_TMP/zero-link:/dev/given" \
+  busybox:latest sh -c "$dev_mounts; echo; head -c 4 /dev/given | od -An -tx1; ls -l /dev/given"
+check "--device adds exactly one mount that allows devices: /dev/given" \
+  test "$(sed '/^$/,$d' "$TEST_TMP/out" | diff "$TEST_TMP/dev-mounts-default" - | grep '^[<>]')" = "> /dev/given"
+check "the node reads as /dev/zero" out_matches "^ 00 00 00 00$"
+check "the node is a character device 1, 5" out_matches "^crw.* 1, +5 .*/dev/given$"
+check "nothing left after the devices" nothing_left
+
 tap_done

@@ -45,7 +45,20 @@ static void usage_resources(FILE *out)
         "  -l, --label KEY[=VALUE]     metadata: the configuration's annotations (in the\n"
         "                              container state hooks see); changes nothing else\n"
         "  -t                          also sets TERM=xterm unless -e or the image sets\n"
-        "                              TERM\n",
+        "                              TERM\n"
+        "      --shm-size BYTES        size of the run's own /dev/shm tmpfs (units b, k,\n"
+        "                              m, g; default 64m; nosuid, nodev, noexec)\n"
+        "      --device HOST[:CONTAINER][:PERMS]\n"
+        "                              a host device node (character or block; HOST\n"
+        "                              opened once, symlinks followed then; its number is\n"
+        "                              what is used) made at CONTAINER (default HOST) with\n"
+        "                              one allow rule, PERMS of r, w, m (default rwm;\n"
+        "                              other than rwm needs the device program: root with\n"
+        "                              a cgroup); nothing else opens\n"
+        "      --device-cgroup-rule 'TYPE MAJOR:MINOR PERMS'\n"
+        "                              one more allow rule ('c 1:3 rwm', 'b *:* m', 'a');\n"
+        "                              opens only nodes the run has (every mount it can\n"
+        "                              write is nodev); root with a cgroup only\n",
         out);
 }
 

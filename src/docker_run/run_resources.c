@@ -12,8 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "oci/cleanup.h"
+#include "oci/in_root.h"
 #include "oci/size.h"
 
 /* docker refuses a reservation below 6 MiB, as it does a limit */
@@ -54,6 +59,10 @@ static void strv_clear(char ***v, size_t *n)
 
 void run_resources_clear(struct run_resources *r)
 {
+  for (size_t i = 0; i < r->n_devices; i++)
+    free(r->devices[i].path);
+  free(r->devices);
+  free(r->device_rules);
   free(r->ulimits);
   free(r->cpuset_cpus);
   free(r->cpuset_mems);
@@ -256,6 +265,155 @@ static int parse_key_value(const char *option, const char *text, bool value_need
   return strv_push(v, n, text, option, err);
 }
 
+/* A combination of r, w and m, each once, into access (4 bytes). */
+static int parse_access(const char *text, char *access)
+{
+  bool r = false, w = false, m = false;
+
+  if (text[0] == '\0')
+    return -1;
+  for (const char *c = text; *c != '\0'; c++) {
+    bool *seen = *c == 'r' ? &r : *c == 'w' ? &w : *c == 'm' ? &m : NULL;
+
+    if (seen == NULL || *seen)
+      return -1;
+    *seen = true;
+  }
+  snprintf(access, 4, "%s%s%s", r ? "r" : "", w ? "w" : "", m ? "m" : "");
+  return 0;
+}
+
+/* HOST[:CONTAINER][:PERMS], docker's syntax (HOST:PERMS too). HOST is
+ * opened once, symlinks followed then, and what is recorded is that
+ * node's type and number: the runtime makes (or, rootless, binds and
+ * checks) a node of that number, never the path again, so a path swapped
+ * afterwards changes nothing. Anything but a character or block device is
+ * refused. */
+static int parse_device(const char *text, struct run_resources *r, oci_error_t *err)
+{
+  cleanup_free char *copy = strdup(text);
+  cleanup_free char *normal = NULL;
+  cleanup_close int fd = -1;
+  char *host, *container = NULL, *perms = NULL;
+  struct run_device device = {0};
+  struct run_device *grown;
+  struct stat st;
+  size_t size;
+
+  if (copy == NULL)
+    return oci_error_errno(err, "run: allocate --device");
+  host = copy;
+  if ((container = strchr(host, ':')) != NULL) {
+    *container++ = '\0';
+    if ((perms = strchr(container, ':')) != NULL)
+      *perms++ = '\0';
+    else if (strchr(container, '/') == NULL) /* HOST:PERMS */
+      perms = steal_pointer(&container);
+  }
+  if (host[0] != '/' || (container != NULL && container[0] != '/'))
+    return oci_error_set(err, 0, "--device '%s': HOST and CONTAINER must be absolute paths", text);
+  if (parse_access(perms != NULL ? perms : "rwm", device.access) < 0)
+    return oci_error_set(err, 0, "--device '%s': PERMS is a combination of r, w and m", text);
+  fd = open(host, O_PATH | O_CLOEXEC);
+  if (fd < 0)
+    return oci_error_errno(err, "--device '%s': open %s", text, host);
+  if (fstat(fd, &st) < 0)
+    return oci_error_errno(err, "--device '%s': fstat %s", text, host);
+  if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode))
+    return oci_error_set(err, 0, "--device '%s': %s is not a character or block device", text,
+                         host);
+  size = strlen(container != NULL ? container : host) + 2;
+  normal = malloc(size);
+  if (normal == NULL)
+    return oci_error_errno(err, "run: allocate --device");
+  if (in_root_path_normalize(container != NULL ? container : host, 0, normal, size) !=
+      IN_ROOT_PATH_NORMAL)
+    return oci_error_set(err, 0,
+                         "--device '%s': the path in the container must be absolute, without "
+                         "'..', and not the root",
+                         text);
+  device.type = S_ISCHR(st.st_mode) ? 'c' : 'b';
+  device.major = major(st.st_rdev);
+  device.minor = minor(st.st_rdev);
+  device.mode = st.st_mode & 0777;
+  device.uid = st.st_uid;
+  device.gid = st.st_gid;
+  grown = reallocarray(r->devices, r->n_devices + 1, sizeof(*grown));
+  if (grown == NULL)
+    return oci_error_errno(err, "run: allocate --device");
+  r->devices = grown;
+  device.path = steal_pointer(&normal);
+  r->devices[r->n_devices++] = device;
+  return 0;
+}
+
+/* MAJOR or MINOR: a number, or '*' for any (-1). */
+static const char *parse_device_number(const char *p, int64_t *out)
+{
+  char *end;
+  unsigned long value;
+
+  if (*p == '*') {
+    *out = -1;
+    return p + 1;
+  }
+  if (!isdigit((unsigned char)*p))
+    return NULL;
+  errno = 0;
+  value = strtoul(p, &end, 10);
+  if (errno != 0 || value > 0xfffff)
+    return NULL;
+  *out = (int64_t)value;
+  return end;
+}
+
+/* docker's 'TYPE MAJOR:MINOR PERMS' ('c 1:3 rwm', 'b *:* m', 'a'): one
+ * more allow rule. It opens no node by itself: every mount the workload
+ * can write is nodev, so only nodes the run was given can be opened. */
+static int parse_device_cgroup_rule(const char *text, struct run_resources *r, oci_error_t *err)
+{
+  struct run_device_rule rule = {.major = -1, .minor = -1};
+  struct run_device_rule *grown;
+  const char *p = text;
+
+  if (strchr("abc", text[0]) == NULL || text[0] == '\0')
+    goto bad;
+  rule.type = text[0];
+  p++;
+  if (rule.type == 'a' && *p == '\0') {
+    strcpy(rule.access, "rwm");
+  } else {
+    if (*p++ != ' ' || (p = parse_device_number(p, &rule.major)) == NULL || *p++ != ':' ||
+        (p = parse_device_number(p, &rule.minor)) == NULL || *p++ != ' ' ||
+        parse_access(p, rule.access) < 0)
+      goto bad;
+  }
+  grown = reallocarray(r->device_rules, r->n_device_rules + 1, sizeof(*grown));
+  if (grown == NULL)
+    return oci_error_errno(err, "run: allocate --device-cgroup-rule");
+  r->device_rules = grown;
+  r->device_rules[r->n_device_rules++] = rule;
+  return 0;
+bad:
+  return oci_error_set(err, 0,
+                       "--device-cgroup-rule '%s': 'TYPE MAJOR:MINOR PERMS' is expected (TYPE a, "
+                       "b or c; MAJOR and MINOR numbers or '*'; PERMS of r, w and m)",
+                       text);
+}
+
+static int parse_shm_size(const char *text, struct run_resources *r, oci_error_t *err)
+{
+  int64_t bytes;
+
+  if (oci_size_parse(text, &bytes) < 0 || bytes < 1)
+    return oci_error_set(err, 0,
+                         "--shm-size '%s': invalid size: a positive number with an optional unit "
+                         "b, k, m or g is expected",
+                         text);
+  r->shm_size = (uint64_t)bytes;
+  return 0;
+}
+
 int run_resources_apply(int c, const char *arg, struct run_resources *r, oci_error_t *err)
 {
   switch (c) {
@@ -279,6 +437,12 @@ int run_resources_apply(int c, const char *arg, struct run_resources *r, oci_err
     return strv_push(&r->group_add, &r->n_group_add, arg, "--group-add", err);
   case RUN_RESOURCES_OPT_LABEL:
     return parse_key_value("--label", arg, false, &r->labels, &r->n_labels, err);
+  case RUN_RESOURCES_OPT_SHM_SIZE:
+    return parse_shm_size(arg, r, err);
+  case RUN_RESOURCES_OPT_DEVICE:
+    return parse_device(arg, r, err);
+  case RUN_RESOURCES_OPT_DEVICE_CGROUP_RULE:
+    return parse_device_cgroup_rule(arg, r, err);
   }
   return oci_error_set(err, 0, "run: internal error: option %d has no handler", c);
 }
@@ -461,11 +625,123 @@ static int string_map_json(char *const *entries, size_t n, cJSON *parent, const 
   return 0;
 }
 
-int run_resources_spec(const struct run_resources *r, bool tty, cJSON *document, oci_error_t *err)
+/* --shm-size: the size of the run's own /dev/shm tmpfs (run_spec.c's
+ * mount, nosuid,noexec,nodev), the other options as they are. */
+static int shm_json(const struct run_resources *r, cJSON *document, oci_error_t *err)
+{
+  cJSON *mount, *options, *option;
+  char size[40];
+
+  if (r->shm_size == 0)
+    return 0;
+  cJSON_ArrayForEach(mount, cJSON_GetObjectItemCaseSensitive(document, "mounts"))
+  {
+    cJSON *destination = cJSON_GetObjectItemCaseSensitive(mount, "destination");
+
+    if (cJSON_IsString(destination) && strcmp(destination->valuestring, "/dev/shm") == 0)
+      break;
+  }
+  options = cJSON_GetObjectItemCaseSensitive(mount, "options");
+  if (mount == NULL || options == NULL)
+    return oci_error_set(err, 0, "--shm-size: the run has no /dev/shm mount to size");
+  snprintf(size, sizeof(size), "size=%" PRIu64, r->shm_size);
+  cJSON_ArrayForEach(option, options)
+  {
+    if (cJSON_IsString(option) && strncmp(option->valuestring, "size=", 5) == 0)
+      return cJSON_SetValuestring(option, size) == NULL ? no_memory(err) : 0;
+  }
+  option = cJSON_CreateString(size);
+  if (option == NULL || !cJSON_AddItemToArray(options, option)) {
+    cJSON_Delete(option);
+    return no_memory(err);
+  }
+  return 0;
+}
+
+/* {"allow": true, "type", "major", "minor", "access"}; -1: any (absent). */
+static int push_allow_rule(cJSON *rules, char type, int64_t major, int64_t minor,
+                           const char *access, oci_error_t *err)
+{
+  char type_text[2] = {type, '\0'};
+  cJSON *rule = cJSON_CreateObject();
+
+  if (rule == NULL || !cJSON_AddItemToArray(rules, rule)) {
+    cJSON_Delete(rule);
+    return no_memory(err);
+  }
+  if (cJSON_AddBoolToObject(rule, "allow", true) == NULL ||
+      set_string(rule, "type", type_text, err) < 0 ||
+      (major >= 0 && set_number(rule, "major", (double)major, err) < 0) ||
+      (minor >= 0 && set_number(rule, "minor", (double)minor, err) < 0) ||
+      set_string(rule, "access", access, err) < 0)
+    return no_memory(err);
+  return 0;
+}
+
+/* --device: the node (linux.devices) and its one allow rule, after
+ * run_spec.c's deny-all and docker's defaults; --device-cgroup-rule: its
+ * allow rules after those. */
+static int devices_json(const struct run_resources *r, bool device_program, cJSON *document,
+                        oci_error_t *err)
+{
+  cJSON *linux_object, *resources, *rules, *nodes = NULL;
+
+  if (r->n_devices == 0 && r->n_device_rules == 0)
+    return 0;
+  /* a rule is the device program's: without one (rootless, or
+   * --unsafe-no-cgroup) it would say what is not enforced */
+  for (size_t i = 0; !device_program && i < r->n_devices; i++) {
+    if (strcmp(r->devices[i].access, "rwm") != 0)
+      return oci_error_set(err, 0,
+                           "--device %s:%s: no device program (rootless or --unsafe-no-cgroup) "
+                           "to restrict it to '%s': give rwm or run with a cgroup as root",
+                           r->devices[i].path, r->devices[i].access, r->devices[i].access);
+  }
+  if (!device_program && r->n_device_rules > 0)
+    return oci_error_set(err, 0,
+                         "--device-cgroup-rule: no device program (rootless or "
+                         "--unsafe-no-cgroup) to add it to");
+  if ((linux_object = child_object(document, "linux", err)) == NULL ||
+      (resources = child_object(linux_object, "resources", err)) == NULL)
+    return -1;
+  rules = cJSON_GetObjectItemCaseSensitive(resources, "devices");
+  if (rules == NULL && (rules = cJSON_AddArrayToObject(resources, "devices")) == NULL)
+    return no_memory(err);
+  if (r->n_devices > 0 && (nodes = cJSON_AddArrayToObject(linux_object, "devices")) == NULL)
+    return no_memory(err);
+  for (size_t i = 0; i < r->n_devices; i++) {
+    const struct run_device *d = &r->devices[i];
+    char type[2] = {d->type, '\0'};
+    cJSON *node = cJSON_CreateObject();
+
+    if (node == NULL || !cJSON_AddItemToArray(nodes, node)) {
+      cJSON_Delete(node);
+      return no_memory(err);
+    }
+    if (set_string(node, "path", d->path, err) < 0 || set_string(node, "type", type, err) < 0 ||
+        set_number(node, "major", (double)d->major, err) < 0 ||
+        set_number(node, "minor", (double)d->minor, err) < 0 ||
+        set_number(node, "fileMode", d->mode, err) < 0 ||
+        set_number(node, "uid", d->uid, err) < 0 || set_number(node, "gid", d->gid, err) < 0 ||
+        push_allow_rule(rules, d->type, d->major, d->minor, d->access, err) < 0)
+      return -1;
+  }
+  for (size_t i = 0; i < r->n_device_rules; i++) {
+    const struct run_device_rule *rule = &r->device_rules[i];
+
+    if (push_allow_rule(rules, rule->type, rule->major, rule->minor, rule->access, err) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+int run_resources_spec(const struct run_resources *r, bool tty, bool device_program,
+                       cJSON *document, oci_error_t *err)
 {
   cJSON *linux_object;
 
-  if (process_json(r, tty, document, err) < 0 || resources_json(r, document, err) < 0)
+  if (process_json(r, tty, document, err) < 0 || resources_json(r, document, err) < 0 ||
+      shm_json(r, document, err) < 0 || devices_json(r, device_program, document, err) < 0)
     return -1;
   if (r->n_sysctl > 0) {
     linux_object = child_object(document, "linux", err);

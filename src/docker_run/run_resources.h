@@ -1,6 +1,7 @@
 /* docker run's resource and process settings (--ulimit, --cpuset-cpus,
  * --cpu-shares, --memory-reservation, --oom-score-adj, --sysctl,
- * --group-add, --label, -t's TERM): parsed into struct run_resources, then
+ * --group-add, --label, -t's TERM, --shm-size, --device,
+ * --device-cgroup-rule): parsed into struct run_resources, then
  * written into the configuration run_spec.c built, each as the OCI property
  * the runtime already implements. Nothing is written for an option not
  * given. */
@@ -23,6 +24,24 @@ struct run_ulimit {
   uint64_t soft, hard;
 };
 
+/* --device: the host's node as it was when the option was read (its path
+ * resolved once, by the fd opened then), made at path in the container. */
+struct run_device {
+  char *path; /* in the container */
+  char type;  /* 'c' or 'b' */
+  int64_t major, minor;
+  unsigned mode; /* the host node's permission bits */
+  unsigned uid, gid;
+  char access[4]; /* a combination of r, w, m */
+};
+
+/* --device-cgroup-rule: one more allow rule of the slice's device program. */
+struct run_device_rule {
+  char type;            /* 'a', 'c' or 'b' */
+  int64_t major, minor; /* -1: any */
+  char access[4];
+};
+
 struct run_resources {
   struct run_ulimit *ulimits;
   size_t n_ulimits;
@@ -38,6 +57,11 @@ struct run_resources {
   size_t n_group_add;
   char **labels; /* "KEY=VALUE" in order, NULL-terminated */
   size_t n_labels;
+  uint64_t shm_size; /* 0: the default /dev/shm (64m) */
+  struct run_device *devices;
+  size_t n_devices;
+  struct run_device_rule *device_rules;
+  size_t n_device_rules;
 };
 
 /* Option ids of this block, apart from run_config.c's own. */
@@ -52,6 +76,9 @@ enum {
   RUN_RESOURCES_OPT_SYSCTL,
   RUN_RESOURCES_OPT_GROUP_ADD,
   RUN_RESOURCES_OPT_LABEL,
+  RUN_RESOURCES_OPT_SHM_SIZE,
+  RUN_RESOURCES_OPT_DEVICE,
+  RUN_RESOURCES_OPT_DEVICE_CGROUP_RULE,
   RUN_RESOURCES_OPT_LAST,
 };
 
@@ -65,6 +92,9 @@ enum {
       {"oom-score-adj", required_argument, NULL, RUN_RESOURCES_OPT_OOM_SCORE_ADJ},                 \
       {"sysctl", required_argument, NULL, RUN_RESOURCES_OPT_SYSCTL},                               \
       {"group-add", required_argument, NULL, RUN_RESOURCES_OPT_GROUP_ADD},                         \
+      {"shm-size", required_argument, NULL, RUN_RESOURCES_OPT_SHM_SIZE},                           \
+      {"device", required_argument, NULL, RUN_RESOURCES_OPT_DEVICE},                               \
+      {"device-cgroup-rule", required_argument, NULL, RUN_RESOURCES_OPT_DEVICE_CGROUP_RULE},       \
   {                                                                                                \
     "label", required_argument, NULL, RUN_RESOURCES_OPT_LABEL                                      \
   }
@@ -89,7 +119,10 @@ int run_resources_check(const struct run_resources *r, int64_t memory_bytes, boo
 int run_resources_add_groups(const struct run_resources *r, int rootfs_fd,
                              const struct userns_map *map, struct run_user *user, oci_error_t *err);
 /* The rest into the built configuration: process.rlimits, oomScoreAdj,
- * TERM (tty), linux.resources.cpu and memory, linux.sysctl, annotations. */
-int run_resources_spec(const struct run_resources *r, bool tty, cJSON *document, oci_error_t *err);
+ * TERM (tty), linux.resources.cpu and memory, linux.sysctl, annotations,
+ * /dev/shm's size, linux.devices and their allow rules. device_program:
+ * the run has one (a slice, not rootless) to hold the rules. */
+int run_resources_spec(const struct run_resources *r, bool tty, bool device_program,
+                       cJSON *document, oci_error_t *err);
 
 #endif

@@ -776,7 +776,8 @@ int run_spec_build(const struct run_spec_input *in, cJSON **config, oci_error_t 
       add_string(document, "hostname", hostname, err) < 0 ||
       add_item(document, "mounts", mounts_json(in->config, in->rootless, err), err) < 0 ||
       add_item(document, "linux", linux_json(in, process.caps, err), err) < 0 ||
-      run_resources_spec(&in->config->resources, in->config->tty, document, err) < 0)
+      run_resources_spec(&in->config->resources, in->config->tty,
+                         !in->rootless && !in->config->unsafe_no_cgroup, document, err) < 0)
     goto out;
   *config = steal_pointer(&document);
   ret = 0;
