@@ -201,4 +201,41 @@ check "the node reads as /dev/zero" out_matches "^ 00 00 00 00$"
 check "the node is a character device 1, 5" out_matches "^crw.* 1, +5 .*/dev/given$"
 check "nothing left after the devices" nothing_left
 
+# --- --stop-signal, --stop-timeout: at the deadline the signal first, then
+# SIGKILL after the grace period (docker's order) ---
+refused "--stop-signal CHLD (the init reaps on it)" "SIGCHLD cannot stop the workload" --stop-signal CHLD
+refused "--stop-signal unknown" "--stop-signal 'NOPE': a signal name" --stop-signal NOPE
+refused "--stop-timeout -1 (docker's no limit)" "would let the workload outlive the deadline" --stop-timeout -1
+refused "--stop-timeout not whole seconds" "--stop-timeout '1.5': whole seconds" --stop-timeout 1.5
+expect_exit 0 "a dry run with --stop-signal SIGUSR1" dry --stop-signal SIGUSR1
+check "the plan says: the signal, then SIGKILL after docker's 10 s" \
+  out_has_line "at the deadline: signal 10 (USR1), then SIGKILL after 10 s"
+expect_exit 0 "a dry run with --stop-timeout 3 (as JSON)" "$OCIRUN" --log-format json run --dry-run \
+  --stop-timeout 3 busybox:latest true
+check "the JSON plan: SIGTERM (docker's default), SIGKILL after 3 s" python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["plan"]
+sys.exit(0 if p["at_deadline"] == {"stop_signal": 15, "kill_after_seconds": 3} else 1)' "$TEST_TMP/out"
+expect_exit 0 "a dry run without them (as JSON)" "$OCIRUN" --log-format json run --dry-run busybox:latest true
+check "without them: no at_deadline" python3 -c 'import json, sys
+sys.exit(0 if "at_deadline" not in json.load(open(sys.argv[1]))["plan"] else 1)' "$TEST_TMP/out"
+
+# A workload that traps the signal, and one that ignores it. Its children
+# are in its process group: the init passes the signal to the whole group.
+trapper='trap "echo got-\$0; exit 7" TERM USR1; echo ready; sleep 1000 & wait'
+timed() { local start=$(date +%s%N); "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"; status=$?; took_ms=$((($(date +%s%N) - start) / 1000000)); }
+timed run --timeout 2 busybox:latest sh -c "$trapper" TERM
+check "control: without a stop signal the deadline kills at once (124, no trap ran, ${took_ms} ms)" \
+  eval '[ $status -eq 124 ] && ! out_has_literal got- && [ $took_ms -lt 6000 ]'
+timed run --timeout 2 --stop-timeout 5 busybox:latest sh -c "$trapper" TERM
+check "--stop-timeout 5: SIGTERM first, the trap runs, the run ends then (124, ${took_ms} ms)" \
+  eval '[ $status -eq 124 ] && out_has_line got-TERM && [ $took_ms -lt 6500 ]'
+check "and ocirun says the deadline passed" err_has_literal "timed out"
+timed run --timeout 2 --stop-signal USR1 --stop-timeout 5 busybox:latest sh -c "$trapper" USR1
+check "--stop-signal USR1: the workload gets USR1 (${took_ms} ms)" \
+  eval '[ $status -eq 124 ] && out_has_line got-USR1 && [ $took_ms -lt 6500 ]'
+timed run --timeout 2 --stop-signal TERM --stop-timeout 3 busybox:latest sh -c 'trap "" TERM; echo ready; sleep 1000'
+check "a workload that ignores the signal is killed after the grace period (124, ${took_ms} ms: 5 s at least)" \
+  eval '[ $status -eq 124 ] && [ $took_ms -ge 5000 ] && [ $took_ms -lt 12000 ]'
+check "nothing left after the stops" nothing_left
+
 tap_done

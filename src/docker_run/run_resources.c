@@ -9,6 +9,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +45,14 @@ static const struct {
 
 #define N_OF(array) (sizeof(array) / sizeof((array)[0]))
 
+/* docker's stop-timeout default, the grace period of `docker stop` */
+#define STOP_TIMEOUT_DEFAULT 10
+/* a day: a grace period past the longest deadline anyone means */
+#define STOP_TIMEOUT_MAX 86400
+
 void run_resources_init(struct run_resources *r)
 {
-  *r = (struct run_resources){.memory_reservation = -1};
+  *r = (struct run_resources){.memory_reservation = -1, .stop_timeout = -1};
 }
 
 static void strv_clear(char ***v, size_t *n)
@@ -414,6 +421,55 @@ static int parse_shm_size(const char *text, struct run_resources *r, oci_error_t
   return 0;
 }
 
+/* docker's spellings: a number, NAME or SIGNAME (any case). SIGCHLD is
+ * refused: ocirun's init reaps on it and passes it on to nobody. */
+static int parse_stop_signal(const char *text, struct run_resources *r, oci_error_t *err)
+{
+  const char *name = strncasecmp(text, "SIG", 3) == 0 ? text + 3 : text;
+  long long number;
+  int sig = 0;
+
+  if (parse_integer(text, 1, SIGRTMAX, &number) == 0)
+    sig = (int)number;
+  for (int s = 1; sig == 0 && name[0] != '\0' && s < SIGRTMIN; s++) {
+    if (sigabbrev_np(s) != NULL && strcasecmp(sigabbrev_np(s), name) == 0)
+      sig = s;
+  }
+  if (sig == 0)
+    return oci_error_set(err, 0,
+                         "--stop-signal '%s': a signal name (TERM, SIGINT) or number is "
+                         "expected",
+                         text);
+  if (sig == SIGCHLD || sig == SIGSTOP)
+    return oci_error_set(err, 0,
+                         "--stop-signal '%s': %s cannot stop the workload (ocirun's init %s it)",
+                         text, sig == SIGCHLD ? "SIGCHLD" : "SIGSTOP",
+                         sig == SIGCHLD ? "reaps on" : "would be stopped by");
+  r->stop_signal = sig;
+  return 0;
+}
+
+static int parse_stop_timeout(const char *text, struct run_resources *r, oci_error_t *err)
+{
+  long long seconds;
+
+  if (parse_integer(text, 0, STOP_TIMEOUT_MAX, &seconds) < 0)
+    return oci_error_set(err, 0,
+                         "--stop-timeout '%s': whole seconds from 0 to %d are expected (docker's "
+                         "-1, no limit, would let the workload outlive the deadline)",
+                         text, STOP_TIMEOUT_MAX);
+  r->stop_timeout = (double)seconds;
+  return 0;
+}
+
+void run_resources_stop(const struct run_resources *r, int *stop_signal, double *grace_seconds)
+{
+  bool asked = r->stop_signal != 0 || r->stop_timeout >= 0;
+
+  *stop_signal = !asked ? 0 : r->stop_signal != 0 ? r->stop_signal : SIGTERM;
+  *grace_seconds = !asked ? 0 : r->stop_timeout >= 0 ? r->stop_timeout : STOP_TIMEOUT_DEFAULT;
+}
+
 int run_resources_apply(int c, const char *arg, struct run_resources *r, oci_error_t *err)
 {
   switch (c) {
@@ -443,6 +499,10 @@ int run_resources_apply(int c, const char *arg, struct run_resources *r, oci_err
     return parse_device(arg, r, err);
   case RUN_RESOURCES_OPT_DEVICE_CGROUP_RULE:
     return parse_device_cgroup_rule(arg, r, err);
+  case RUN_RESOURCES_OPT_STOP_SIGNAL:
+    return parse_stop_signal(arg, r, err);
+  case RUN_RESOURCES_OPT_STOP_TIMEOUT:
+    return parse_stop_timeout(arg, r, err);
   }
   return oci_error_set(err, 0, "run: internal error: option %d has no handler", c);
 }

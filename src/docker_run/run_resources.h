@@ -62,6 +62,8 @@ struct run_resources {
   size_t n_devices;
   struct run_device_rule *device_rules;
   size_t n_device_rules;
+  int stop_signal;     /* 0: unset (at the deadline SIGKILL at once) */
+  double stop_timeout; /* seconds; -1: unset */
 };
 
 /* Option ids of this block, apart from run_config.c's own. */
@@ -79,6 +81,8 @@ enum {
   RUN_RESOURCES_OPT_SHM_SIZE,
   RUN_RESOURCES_OPT_DEVICE,
   RUN_RESOURCES_OPT_DEVICE_CGROUP_RULE,
+  RUN_RESOURCES_OPT_STOP_SIGNAL,
+  RUN_RESOURCES_OPT_STOP_TIMEOUT,
   RUN_RESOURCES_OPT_LAST,
 };
 
@@ -95,6 +99,8 @@ enum {
       {"shm-size", required_argument, NULL, RUN_RESOURCES_OPT_SHM_SIZE},                           \
       {"device", required_argument, NULL, RUN_RESOURCES_OPT_DEVICE},                               \
       {"device-cgroup-rule", required_argument, NULL, RUN_RESOURCES_OPT_DEVICE_CGROUP_RULE},       \
+      {"stop-signal", required_argument, NULL, RUN_RESOURCES_OPT_STOP_SIGNAL},                     \
+      {"stop-timeout", required_argument, NULL, RUN_RESOURCES_OPT_STOP_TIMEOUT},                   \
   {                                                                                                \
     "label", required_argument, NULL, RUN_RESOURCES_OPT_LABEL                                      \
   }
@@ -112,6 +118,11 @@ int run_resources_apply(int c, const char *arg, struct run_resources *r, oci_err
  * (memory_bytes, -1: unset), and no cgroup setting with --unsafe-no-cgroup. */
 int run_resources_check(const struct run_resources *r, int64_t memory_bytes, bool unsafe_no_cgroup,
                         oci_error_t *err);
+
+/* At the deadline (runtime_options): the stop signal, 0 for SIGKILL at
+ * once, and the grace period before SIGKILL; docker's defaults (SIGTERM,
+ * 10 s) for the one not given when the other is. */
+void run_resources_stop(const struct run_resources *r, int *stop_signal, double *grace_seconds);
 
 /* --group-add into the resolved user's supplementary groups (names looked
  * up in the image's /etc/group by rootfs_fd), before the rootless check of
