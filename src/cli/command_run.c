@@ -58,7 +58,17 @@ static void usage_resources(FILE *out)
         "      --device-cgroup-rule 'TYPE MAJOR:MINOR PERMS'\n"
         "                              one more allow rule ('c 1:3 rwm', 'b *:* m', 'a');\n"
         "                              opens only nodes the run has (every mount it can\n"
-        "                              write is nodev); root with a cgroup only\n",
+        "                              write is nodev); root with a cgroup only\n"
+        "      --stop-signal SIGNAL    at the --timeout deadline, this signal first (TERM,\n"
+        "                              SIGUSR1, 15; docker's default TERM), to the\n"
+        "                              workload's process group; SIGKILL after\n"
+        "                              --stop-timeout\n"
+        "      --stop-timeout SECONDS  the grace period before SIGKILL (docker's default 10);\n"
+        "                              without either option the deadline kills at once\n"
+        "      --init                  accepted: every run's pid 1 is already ocirun's own\n"
+        "                              init (as docker's --init is docker-init): it reaps\n"
+        "                              orphans, passes signals on to the workload's process\n"
+        "                              group and returns the workload's exit status\n",
         out);
 }
 

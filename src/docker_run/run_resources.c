@@ -503,6 +503,10 @@ int run_resources_apply(int c, const char *arg, struct run_resources *r, oci_err
     return parse_stop_signal(arg, r, err);
   case RUN_RESOURCES_OPT_STOP_TIMEOUT:
     return parse_stop_timeout(arg, r, err);
+  case RUN_RESOURCES_OPT_INIT:
+    /* docker's --init: ocirun's own init is pid 1 of every run already
+     * (runtime/exec_stub/init.c); the flag only says so */
+    return 0;
   }
   return oci_error_set(err, 0, "run: internal error: option %d has no handler", c);
 }

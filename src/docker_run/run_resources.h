@@ -83,6 +83,7 @@ enum {
   RUN_RESOURCES_OPT_DEVICE_CGROUP_RULE,
   RUN_RESOURCES_OPT_STOP_SIGNAL,
   RUN_RESOURCES_OPT_STOP_TIMEOUT,
+  RUN_RESOURCES_OPT_INIT,
   RUN_RESOURCES_OPT_LAST,
 };
 
@@ -101,6 +102,7 @@ enum {
       {"device-cgroup-rule", required_argument, NULL, RUN_RESOURCES_OPT_DEVICE_CGROUP_RULE},       \
       {"stop-signal", required_argument, NULL, RUN_RESOURCES_OPT_STOP_SIGNAL},                     \
       {"stop-timeout", required_argument, NULL, RUN_RESOURCES_OPT_STOP_TIMEOUT},                   \
+      {"init", no_argument, NULL, RUN_RESOURCES_OPT_INIT},                                         \
   {                                                                                                \
     "label", required_argument, NULL, RUN_RESOURCES_OPT_LABEL                                      \
   }
