@@ -167,7 +167,10 @@ int command_run(int argc, char **argv, const struct global_options *global)
   struct oci_image *image = NULL;
   cleanup_free char *rootfs = NULL;
   cleanup_close int rootfs_hold_fd = -1; /* the rootfs stays in use until the run is over */
-  struct oci_unpack_options unpack = {.events = NULL, .hold_fd = &rootfs_hold_fd};
+  /* progress on a terminal once the unpack takes over a second (not -q) */
+  struct oci_unpack_options unpack = {.events = global->quiet ? NULL : log_event_sink(),
+                                      .progress_after_ms = 1000,
+                                      .hold_fd = &rootfs_hold_fd};
   struct run_io io = {.stdin_fd = -1,
                       .stdout_fd = STDOUT_FILENO,
                       .stderr_fd = STDERR_FILENO,
