@@ -232,15 +232,23 @@ static int parse_cpu_shares(const char *text, struct run_resources *r, oci_error
   return 0;
 }
 
+/* A size in docker's units (oci/size.h), at least a byte. */
+static int parse_size(const char *option, const char *text, int64_t *bytes, oci_error_t *err)
+{
+  if (oci_size_parse(text, bytes) < 0 || *bytes < 1)
+    return oci_error_set(err, 0,
+                         "%s '%s': invalid size: a positive number with an optional unit b, k, m "
+                         "or g is expected",
+                         option, text);
+  return 0;
+}
+
 static int parse_memory_reservation(const char *text, struct run_resources *r, oci_error_t *err)
 {
   int64_t bytes;
 
-  if (oci_size_parse(text, &bytes) < 0 || bytes < 1)
-    return oci_error_set(err, 0,
-                         "--memory-reservation '%s': invalid size: a positive number with an "
-                         "optional unit b, k, m or g is expected",
-                         text);
+  if (parse_size("--memory-reservation", text, &bytes, err) < 0)
+    return -1;
   if (bytes < MEMORY_RESERVATION_MINIMUM)
     return oci_error_set(
         err, 0, "--memory-reservation '%s': the minimum memory reservation allowed is 6m", text);
@@ -408,19 +416,6 @@ bad:
                        text);
 }
 
-static int parse_shm_size(const char *text, struct run_resources *r, oci_error_t *err)
-{
-  int64_t bytes;
-
-  if (oci_size_parse(text, &bytes) < 0 || bytes < 1)
-    return oci_error_set(err, 0,
-                         "--shm-size '%s': invalid size: a positive number with an optional unit "
-                         "b, k, m or g is expected",
-                         text);
-  r->shm_size = (uint64_t)bytes;
-  return 0;
-}
-
 /* docker's spellings: a number, NAME or SIGNAME (any case). SIGCHLD is
  * refused: ocirun's init reaps on it and passes it on to nobody. */
 static int parse_stop_signal(const char *text, struct run_resources *r, oci_error_t *err)
@@ -493,8 +488,14 @@ int run_resources_apply(int c, const char *arg, struct run_resources *r, oci_err
     return strv_push(&r->group_add, &r->n_group_add, arg, "--group-add", err);
   case RUN_RESOURCES_OPT_LABEL:
     return parse_key_value("--label", arg, false, &r->labels, &r->n_labels, err);
-  case RUN_RESOURCES_OPT_SHM_SIZE:
-    return parse_shm_size(arg, r, err);
+  case RUN_RESOURCES_OPT_SHM_SIZE: {
+    int64_t bytes;
+
+    if (parse_size("--shm-size", arg, &bytes, err) < 0)
+      return -1;
+    r->shm_size = (uint64_t)bytes;
+    return 0;
+  }
   case RUN_RESOURCES_OPT_DEVICE:
     return parse_device(arg, r, err);
   case RUN_RESOURCES_OPT_DEVICE_CGROUP_RULE:
@@ -582,6 +583,19 @@ static int set_string(cJSON *object, const char *key, const char *value, oci_err
   return cJSON_AddStringToObject(object, key, value) == NULL ? no_memory(err) : 0;
 }
 
+/* A new object at the end of array, NULL (err set) when out of memory. */
+static cJSON *push_object(cJSON *array, oci_error_t *err)
+{
+  cJSON *object = cJSON_CreateObject();
+
+  if (object == NULL || !cJSON_AddItemToArray(array, object)) {
+    cJSON_Delete(object);
+    no_memory(err);
+    return NULL;
+  }
+  return object;
+}
+
 static int rlimits_json(const struct run_resources *r, cJSON *process, oci_error_t *err)
 {
   cJSON *array;
@@ -592,12 +606,10 @@ static int rlimits_json(const struct run_resources *r, cJSON *process, oci_error
   if (array == NULL)
     return no_memory(err);
   for (size_t i = 0; i < r->n_ulimits; i++) {
-    cJSON *limit = cJSON_CreateObject();
+    cJSON *limit = push_object(array, err);
 
-    if (limit == NULL || !cJSON_AddItemToArray(array, limit)) {
-      cJSON_Delete(limit);
-      return no_memory(err);
-    }
+    if (limit == NULL)
+      return -1;
     if (set_string(limit, "type", r->ulimits[i].type, err) < 0 ||
         set_number(limit, "soft", (double)r->ulimits[i].soft, err) < 0 ||
         set_number(limit, "hard", (double)r->ulimits[i].hard, err) < 0)
@@ -727,12 +739,10 @@ static int push_allow_rule(cJSON *rules, char type, int64_t major, int64_t minor
                            const char *access, oci_error_t *err)
 {
   char type_text[2] = {type, '\0'};
-  cJSON *rule = cJSON_CreateObject();
+  cJSON *rule = push_object(rules, err);
 
-  if (rule == NULL || !cJSON_AddItemToArray(rules, rule)) {
-    cJSON_Delete(rule);
-    return no_memory(err);
-  }
+  if (rule == NULL)
+    return -1;
   if (cJSON_AddBoolToObject(rule, "allow", true) == NULL ||
       set_string(rule, "type", type_text, err) < 0 ||
       (major >= 0 && set_number(rule, "major", (double)major, err) < 0) ||
@@ -776,12 +786,10 @@ static int devices_json(const struct run_resources *r, bool device_program, cJSO
   for (size_t i = 0; i < r->n_devices; i++) {
     const struct run_device *d = &r->devices[i];
     char type[2] = {d->type, '\0'};
-    cJSON *node = cJSON_CreateObject();
+    cJSON *node = push_object(nodes, err);
 
-    if (node == NULL || !cJSON_AddItemToArray(nodes, node)) {
-      cJSON_Delete(node);
-      return no_memory(err);
-    }
+    if (node == NULL)
+      return -1;
     if (set_string(node, "path", d->path, err) < 0 || set_string(node, "type", type, err) < 0 ||
         set_number(node, "major", (double)d->major, err) < 0 ||
         set_number(node, "minor", (double)d->minor, err) < 0 ||
