@@ -57,6 +57,9 @@ struct oci_image {
 struct oci_unpack_options {
   /* where the unpack's progress goes (oci/progress.h); NULL: nowhere */
   const struct oci_event_sink *events;
+  /* progress only once the unpack has taken this long (0: from the start):
+   * `run` waits about a second, so a quick unpack prints nothing */
+  int64_t progress_after_ms;
   int *hold_fd; /* when set: gets an fd that keeps the rootfs in use (and
                    `image rm` refusing to remove it) until it is closed */
 };

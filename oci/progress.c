@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
-void progress_init(struct progress *progress, const struct oci_event_sink *events)
+void progress_init(struct progress *progress, const struct oci_event_sink *events, int64_t after_ms)
 {
   memset(progress, 0, sizeof(*progress));
   progress->events = events;
+  progress->after_ms = after_ms;
+  progress->started_ms = oci_monotonic_ms();
 }
 
 void progress_layer_begin(struct progress *progress, size_t index, size_t count, const char *digest,
@@ -22,6 +24,7 @@ void progress_layer_begin(struct progress *progress, size_t index, size_t count,
   progress->total = total;
   progress->done = 0;
   progress->last_shown_ms = 0;
+  progress->layer_shown = false;
 }
 
 /* what: "layer" while it goes, "layer-end" once; detail: "DONE TOTAL",
@@ -40,13 +43,17 @@ void progress_layer_advance(struct progress *progress, size_t bytes)
   if (progress->events == NULL)
     return;
   now_ms = oci_monotonic_ms();
-  if (now_ms - progress->last_shown_ms < 100)
+  if (now_ms - progress->last_shown_ms < 100 || now_ms - progress->started_ms < progress->after_ms)
     return;
   progress->last_shown_ms = now_ms;
+  progress->layer_shown = true;
   progress_emit(progress, "layer");
 }
 
 void progress_layer_end(struct progress *progress)
 {
+  if (progress->after_ms > 0 && !progress->layer_shown &&
+      oci_monotonic_ms() - progress->started_ms < progress->after_ms)
+    return;
   progress_emit(progress, "layer-end");
 }

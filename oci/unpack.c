@@ -161,7 +161,8 @@ static int image_build_rootfs(int root_fd, const struct oci_image *image, const 
     deferred_modes_free(rootless_modes);
     return -1;
   }
-  progress_init(&progress, options != NULL ? options->events : NULL);
+  progress_init(&progress, options != NULL ? options->events : NULL,
+                options != NULL ? options->progress_after_ms : 0);
   for (size_t i = 0; i < image->n_layers; i++) {
     int status;
 

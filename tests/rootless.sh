@@ -126,6 +126,14 @@ check "--dry-run shows the user namespace" out_has_literal "user namespace: uid 
 check "--dry-run shows the writable layer on disk, in the user's store" \
   out_has_literal "writable layer: on disk in $store/run/"
 
+# --- docker's options that need what a rootless run has not ---
+expect_exit 125 "rootless without a range: --group-add is refused" run --group-add 10 busybox:latest true
+check "... not dropped: the run cannot have supplementary groups" err_has_literal "cannot have supplementary groups"
+expect_exit 125 "rootless: --device with PERMS other than rwm is refused" run --device /dev/zero:/dev/z:r busybox:latest true
+check "... there is no device program to restrict it" err_has_literal "no device program"
+expect_exit 125 "rootless: --device-cgroup-rule is refused" run --device-cgroup-rule 'c 1:3 rwm' busybox:latest true
+check "... naming the missing device program" err_has_literal "--device-cgroup-rule: no device program"
+
 # --- the default store of an ordinary user is under its home ---
 expect_exit 0 "image ls with no --root or OCIRUN_ROOT" setpriv --reuid=$USER_ID --regid=$USER_ID \
   --clear-groups env -i PATH="$PATH" HOME="$TEST_TMP/home" "$OCIRUN" image ls

@@ -299,4 +299,53 @@ rm -rf "$cache"/*
 script -qec "'$OCIRUN' --quiet image unpack multilayer:latest" /dev/null >"$TEST_TMP/progress-quiet" 2>&1
 check "--quiet silences progress on a terminal" bash -c '! grep -q "$0" "$1"' "layer 1/3" "$TEST_TMP/progress-quiet"
 
+# `run`: progress only once its unpack took over a second. A slow unpack is
+# made by strace delaying the first reads 200 ms each; a quick one is the
+# same unpack without it.
+"$OCIRUN" image import "oci:$TEST_IMAGES/busybox:busybox:latest" >/dev/null 2>&1
+slow="strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_exit=200000:when=1..20"
+run_bb() { echo "'$OCIRUN' $* run --unsafe-no-cgroup busybox:latest true"; }
+if command -v strace >/dev/null; then
+  rm -rf "$cache"/*
+  script -qec "$slow $(run_bb)" /dev/null </dev/null >"$TEST_TMP/run-slow-tty" 2>&1
+  check "run: a slow unpack shows its progress on a terminal" grep -q "layer 1/1 sha256:" "$TEST_TMP/run-slow-tty"
+  rm -rf "$cache"/*
+  eval "$slow $(run_bb)" </dev/null >/dev/null 2>"$TEST_TMP/run-slow-pipe"
+  check "run: a slow unpack shows nothing when stderr is not a terminal" \
+    bash -c '! grep -q "layer 1/1" "$0"' "$TEST_TMP/run-slow-pipe"
+  rm -rf "$cache"/*
+  script -qec "$slow $(run_bb --quiet)" /dev/null </dev/null >"$TEST_TMP/run-slow-quiet" 2>&1
+  check "run: -q silences a slow unpack's progress on a terminal" \
+    bash -c '! grep -q "layer 1/1" "$0"' "$TEST_TMP/run-slow-quiet"
+  rm -rf "$cache"/*
+  eval "$slow '$OCIRUN' --log-format json run --unsafe-no-cgroup busybox:latest true" </dev/null \
+    >/dev/null 2>"$TEST_TMP/run-slow.json"
+  check "run: control: a slow unpack's JSON log reports the layer unpacked" \
+    grep -q '"layer unpacked"' "$TEST_TMP/run-slow.json"
+else
+  skip "run's progress: no strace to make a slow unpack"
+  skip "run's progress: no strace to make a slow unpack"
+  skip "run's progress: no strace to make a slow unpack"
+  skip "run's progress: no strace to make a slow unpack"
+fi
+# A quick unpack: the run's own phase times (JSON log, monotonic) say how
+# long its unpack took; under a second, no layer's progress is reported.
+rm -rf "$cache"/*
+"$OCIRUN" --log-format json --debug run --unsafe-no-cgroup busybox:latest true >/dev/null 2>"$TEST_TMP/run-quick.json"
+unpack_ms=$(python3 -c 'import json, sys
+t = {}
+for line in open(sys.argv[1]):
+    try: e = json.loads(line)
+    except ValueError: continue
+    if e.get("event") == "phase": t[e["what"]] = e["monotonic_ns"]
+print((t["unpack-cache"] - t["image"]) // 1000000)' "$TEST_TMP/run-quick.json" 2>/dev/null)
+if [ -z "$unpack_ms" ]; then
+  not_ok "run: the quick unpack's phases are in the JSON log"
+elif [ "$unpack_ms" -lt 900 ]; then
+  check "run: a quick unpack ($unpack_ms ms) reports no progress" \
+    bash -c '! grep -q "layer unpacked" "$0"' "$TEST_TMP/run-quick.json"
+else
+  skip "run: the machine is too loaded for a quick unpack ($unpack_ms ms)"
+fi
+
 tap_done

@@ -15,6 +15,63 @@
 #include "docker_run/docker_run.h"
 #include "runtime/console.h"
 
+/* docker run's resource and process settings (docker_run/run_resources.c) */
+static void usage_resources(FILE *out)
+{
+  fputs("\n"
+        "Resources and process settings (docker's names and units; each is in the\n"
+        "configuration --dry-run prints only when given):\n"
+        "      --ulimit NAME=SOFT[:HARD]\n"
+        "                              a resource limit (process.rlimits): core, cpu, data,\n"
+        "                              fsize, locks, memlock, msgqueue, nice, nofile, nproc,\n"
+        "                              rss, rtprio, rttime, sigpending, stack; HARD defaults\n"
+        "                              to SOFT; -1 or unlimited: no limit; units as\n"
+        "                              setrlimit(2) counts them (bytes, seconds, files)\n"
+        "      --cpuset-cpus LIST      CPUs the run may use, e.g. 0-3,8 (cpuset.cpus)\n"
+        "      --cpuset-mems LIST      memory nodes the run may use (cpuset.mems)\n"
+        "      --cpu-shares N          relative CPU weight, 2..262144, default 1024;\n"
+        "                              written as cpu.weight the way crun maps it\n"
+        "                              (1024 -> 100, the default weight)\n"
+        "      --memory-reservation BYTES\n"
+        "                              soft memory limit (memory.low; units b, k, m, g;\n"
+        "                              at least 6m, at most --memory)\n"
+        "      --oom-score-adj N       the OOM killer's score adjustment, -1000..1000\n"
+        "                              (lowering it needs CAP_SYS_RESOURCE)\n"
+        "      --sysctl KEY=VALUE      a kernel setting of the run's own namespaces only\n"
+        "                              (net.*, kernel.shm*, kernel.msg*, kernel.sem,\n"
+        "                              fs.mqueue.*, kernel.hostname...); others refused\n"
+        "      --group-add GROUP       a supplementary group: a gid or a name from the\n"
+        "                              image's /etc/group\n"
+        "  -l, --label KEY[=VALUE]     metadata: the configuration's annotations (in the\n"
+        "                              container state hooks see); changes nothing else\n"
+        "  -t                          also sets TERM=xterm unless -e or the image sets\n"
+        "                              TERM\n"
+        "      --shm-size BYTES        size of the run's own /dev/shm tmpfs (units b, k,\n"
+        "                              m, g; default 64m; nosuid, nodev, noexec)\n"
+        "      --device HOST[:CONTAINER][:PERMS]\n"
+        "                              a host device node (character or block; HOST\n"
+        "                              opened once, symlinks followed then; its number is\n"
+        "                              what is used) made at CONTAINER (default HOST) with\n"
+        "                              one allow rule, PERMS of r, w, m (default rwm;\n"
+        "                              other than rwm needs the device program: root with\n"
+        "                              a cgroup); nothing else opens\n"
+        "      --device-cgroup-rule 'TYPE MAJOR:MINOR PERMS'\n"
+        "                              one more allow rule ('c 1:3 rwm', 'b *:* m', 'a');\n"
+        "                              opens only nodes the run has (every mount it can\n"
+        "                              write is nodev); root with a cgroup only\n"
+        "      --stop-signal SIGNAL    at the --timeout deadline, this signal first (TERM,\n"
+        "                              SIGUSR1, 15; docker's default TERM), to the\n"
+        "                              workload's process group; SIGKILL after\n"
+        "                              --stop-timeout\n"
+        "      --stop-timeout SECONDS  the grace period before SIGKILL (docker's default 10);\n"
+        "                              without either option the deadline kills at once\n"
+        "      --init                  accepted: every run's pid 1 is already ocirun's own\n"
+        "                              init (as docker's --init is docker-init): it reaps\n"
+        "                              orphans, passes signals on to the workload's process\n"
+        "                              group and returns the workload's exit status\n",
+        out);
+}
+
 static void usage(FILE *out)
 {
   fprintf(out,
@@ -87,19 +144,20 @@ static void usage(FILE *out)
           "                              with --memory, --cpus, --pids-limit), a warning on\n"
           "                              every use\n"
           "      --rm                    accepted; always the case\n"
-          "      --help                  this help\n"
-          "\n"
-          "Rootless: run by an ordinary user, the run gets a user namespace in which\n"
-          "the caller is root (other ids only from the caller's /etc/subuid and\n"
-          "/etc/subgid ranges, through newuidmap/newgidmap), and its slice goes in a\n"
-          "cgroup subtree delegated to the caller; without one it is refused.\n"
-          "\n"
-          "Exit status: the command's own; 128+N when killed by signal N; 124 when the\n"
-          "--timeout deadline killed it; 137 also when the writable layer on disk went\n"
-          "past its --storage-opt size (stderr says so); 130, 143, 129, 131 when ocirun got\n"
-          "SIGINT, SIGTERM, SIGHUP, SIGQUIT; 125 when ocirun failed (nothing ran); 126\n"
-          "when the command cannot be executed; 127 when it is not found.\n",
+          "      --help                  this help\n",
           "/sys/fs/cgroup/ocirun");
+  usage_resources(out);
+  fprintf(out, "\n"
+               "Rootless: run by an ordinary user, the run gets a user namespace in which\n"
+               "the caller is root (other ids only from the caller's /etc/subuid and\n"
+               "/etc/subgid ranges, through newuidmap/newgidmap), and its slice goes in a\n"
+               "cgroup subtree delegated to the caller; without one it is refused.\n"
+               "\n"
+               "Exit status: the command's own; 128+N when killed by signal N; 124 when the\n"
+               "--timeout deadline killed it; 137 also when the writable layer on disk went\n"
+               "past its --storage-opt size (stderr says so); 130, 143, 129, 131 when ocirun got\n"
+               "SIGINT, SIGTERM, SIGHUP, SIGQUIT; 125 when ocirun failed (nothing ran); 126\n"
+               "when the command cannot be executed; 127 when it is not found.\n");
 }
 
 int command_run(int argc, char **argv, const struct global_options *global)
@@ -109,7 +167,10 @@ int command_run(int argc, char **argv, const struct global_options *global)
   struct oci_image *image = NULL;
   cleanup_free char *rootfs = NULL;
   cleanup_close int rootfs_hold_fd = -1; /* the rootfs stays in use until the run is over */
-  struct oci_unpack_options unpack = {.events = NULL, .hold_fd = &rootfs_hold_fd};
+  /* progress on a terminal once the unpack takes over a second (not -q) */
+  struct oci_unpack_options unpack = {.events = global->quiet ? NULL : log_event_sink(),
+                                      .progress_after_ms = 1000,
+                                      .hold_fd = &rootfs_hold_fd};
   struct run_io io = {.stdin_fd = -1,
                       .stdout_fd = STDOUT_FILENO,
                       .stderr_fd = STDERR_FILENO,

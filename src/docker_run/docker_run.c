@@ -168,6 +168,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
       .mount_names = mount_names,
       .config_json = config_json,
   };
+  run_resources_stop(&config->resources, &options.stop_signal, &options.stop_timeout_seconds);
   /* $ROOT's run folder, opened once for the run (its record, its run dir). */
   if (state_root_open(&state, state_root, STATE_RUN, false, err) < 0)
     return oci_error_wrap(err, "run");

@@ -67,6 +67,7 @@ void run_config_init(struct run_config *config)
       .pids_limit = -1,
       .timeout_seconds = 30,
   };
+  run_resources_init(&config->resources);
 }
 
 void run_config_clear(struct run_config *config)
@@ -92,6 +93,7 @@ void run_config_clear(struct run_config *config)
     free(config->command);
   }
   free(config->cgroup_parent);
+  run_resources_clear(&config->resources);
   run_config_init(config);
 }
 
@@ -473,6 +475,9 @@ static int check_combination(struct run_config *config, oci_error_t *err)
                          "--pids-limit: remove those options or run on a cgroup v2 host");
   if (config->unsafe_no_cgroup && config->cgroup_parent != NULL)
     return oci_error_set(err, 0, "--unsafe-no-cgroup and --cgroup-parent contradict each other");
+  if (run_resources_check(&config->resources, config->memory_bytes, config->unsafe_no_cgroup, err) <
+      0)
+    return -1;
   if (config->seccomp_unconfined && config->seccomp_profile_path != NULL)
     return oci_error_set(err, 0, "--security-opt: seccomp given twice");
   if (config->name == NULL)
@@ -504,6 +509,10 @@ static int parse_cgroup_parent(const char *text, struct run_config *config, oci_
 /* One option and its argument into config; the switch is the option table. */
 static int apply_option(int c, const char *arg, struct run_config *config, oci_error_t *err)
 {
+  if (c == 'l') /* docker's -l, --label */
+    c = RUN_RESOURCES_OPT_LABEL;
+  if (run_resources_option(c))
+    return run_resources_apply(c, arg, &config->resources, err);
   switch (c) {
   case OPT_NAME:
     /* docker's container name rule, which is every name's under $ROOT */
@@ -624,6 +633,7 @@ int run_options_parse(int argc, char **argv, struct run_config *config, int *nex
       {"unsafe-no-cgroup", no_argument, NULL, OPT_UNSAFE_NO_CGROUP},
       {"rm", no_argument, NULL, OPT_RM},
       {"help", no_argument, NULL, OPT_HELP},
+      RUN_RESOURCES_OPTIONS,
       {NULL, 0, NULL, 0},
   };
   int c;
@@ -631,7 +641,7 @@ int run_options_parse(int argc, char **argv, struct run_config *config, int *nex
   optind = 0;
   /* '+': stop at IMAGE; what follows belongs to the command. docker's -h
    * (hostname) is not taken, so -h cannot be mistaken for help. */
-  while ((c = options_next(argc, argv, "+m:u:e:w:it", options, err)) != -1) {
+  while ((c = options_next(argc, argv, "+m:u:e:w:itl:", options, err)) != -1) {
     if (c == '?') {
       oci_error_t refusal = steal_pointer(err);
       oci_error_set(err, 0, "run: %s (see 'ocirun run --help')", refusal->message);

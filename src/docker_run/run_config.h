@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "docker_run/run_resources.h"
 #include "oci/error.h"
 
 struct tmpfs_mount {
@@ -62,6 +63,8 @@ struct run_config {
   /* --unsafe-no-cgroup: development hosts without cgroup v2 controllers.
    * Loud, recorded in every output, never a passing probe. */
   bool unsafe_no_cgroup;
+  /* --ulimit, --cpuset-*, --cpu-shares, ... (run_resources.h) */
+  struct run_resources resources;
   /* Not a flag: the caller's one decision (cli/ocirun.h global_options). */
   bool rootless;
 };

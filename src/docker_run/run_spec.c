@@ -409,6 +409,8 @@ static int resolve_process(const struct run_spec_input *in, const char *hostname
 
   if (user_resolve(in->rootfs_fd, user_spec, user_source, &out->user, err) < 0)
     return -1;
+  if (run_resources_add_groups(&config->resources, in->rootfs_fd, in->map, &out->user, err) < 0)
+    return -1;
   if (in->rootless && check_user_mapped(in->map, &out->user, user_source, err) < 0)
     return -1;
   out->cwd = config->workdir != NULL ? config->workdir
@@ -773,7 +775,9 @@ int run_spec_build(const struct run_spec_input *in, cJSON **config, oci_error_t 
       add_item(document, "root", root_json(in, err), err) < 0 ||
       add_string(document, "hostname", hostname, err) < 0 ||
       add_item(document, "mounts", mounts_json(in->config, in->rootless, err), err) < 0 ||
-      add_item(document, "linux", linux_json(in, process.caps, err), err) < 0)
+      add_item(document, "linux", linux_json(in, process.caps, err), err) < 0 ||
+      run_resources_spec(&in->config->resources, in->config->tty,
+                         !in->rootless && !in->config->unsafe_no_cgroup, document, err) < 0)
     goto out;
   *config = steal_pointer(&document);
   ret = 0;

@@ -162,8 +162,11 @@ int report_failure(const struct child_report *report, struct run_result *result,
 /* supervise.c */
 int init_outcome(int status_fd, struct run_result *result, oci_error_t *err);
 void watch_report(int pidfd, struct child_watch *watch);
-int wait_for_child(int pidfd, int signal_fd, double timeout_seconds, struct child_watch *watch,
-                   struct stdio_relay *relay, struct run_result *result, oci_error_t *err);
+/* options: the deadline (timeout_seconds) and what happens at it
+ * (stop_signal, stop_timeout_seconds) */
+int wait_for_child(int pidfd, int signal_fd, const struct runtime_options *options,
+                   struct child_watch *watch, struct stdio_relay *relay, struct run_result *result,
+                   oci_error_t *err);
 
 /* run.c */
 void keep_first_error(oci_error_t *err, oci_error_t *one);

@@ -357,7 +357,19 @@ cJSON *runtime_plan_json(const struct runtime_plan *plan)
                         launch->supervised && plan->options.timeout_seconds > 0
                             ? cJSON_CreateNumber(plan->options.timeout_seconds)
                             : cJSON_CreateNull());
-  if (!complete(object, 25)) {
+  /* docker's --stop-signal/--stop-timeout: only when given */
+  bool stop = launch->supervised && plan->options.timeout_seconds > 0 && plan->options.stop_signal;
+  if (stop) {
+    cJSON *at_deadline = cJSON_AddObjectToObject(object, "at_deadline");
+
+    if (cJSON_AddNumberToObject(at_deadline, "stop_signal", plan->options.stop_signal) == NULL ||
+        cJSON_AddNumberToObject(at_deadline, "kill_after_seconds",
+                                plan->options.stop_timeout_seconds) == NULL) {
+      cJSON_Delete(object);
+      return NULL;
+    }
+  }
+  if (!complete(object, stop ? 26 : 25)) {
     cJSON_Delete(object);
     return NULL;
   }

@@ -118,4 +118,8 @@ void runtime_plan_print(const struct runtime_plan *plan, FILE *out)
     fprintf(out, "  %s\n", *e);
   if (launch->supervised && launch->options->timeout_seconds > 0)
     fprintf(out, "timeout: %g s\n", launch->options->timeout_seconds);
+  if (launch->supervised && launch->options->timeout_seconds > 0 && launch->options->stop_signal)
+    fprintf(out, "at the deadline: signal %d (%s), then SIGKILL after %g s\n",
+            launch->options->stop_signal, sigabbrev_np(launch->options->stop_signal),
+            launch->options->stop_timeout_seconds);
 }

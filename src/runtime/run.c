@@ -170,8 +170,7 @@ static int start_and_wait(struct launch *launch, struct run_resources *res, cons
   watch.cgroup_fd = cgroup_fd;
   watch.init = launch->init;
   watch.layer = &res->layer;
-  if (wait_for_child(child.pidfd, signal_fd, launch->options->timeout_seconds, &watch, relay,
-                     result, err) < 0) {
+  if (wait_for_child(child.pidfd, signal_fd, launch->options, &watch, relay, result, err) < 0) {
     spawned_kill(&child);
     close(child.pidfd);
     close(child.go_fd);

@@ -31,11 +31,16 @@ struct runtime_options {
   /* runtime_run: --root as the caller opened it once (state/root.h), with
    * its run folder (made when missing): the record and the run dir */
   struct state_root *state;
-  const char *id;             /* the container's name (ocirun run's --name) */
-  const char *bundle;         /* absolute; root.path is relative to it; NULL for ocirun run */
-  struct mount_root root;     /* how the root is made; root_fd -1: opened from the bundle */
-  bool rootless;              /* decided once, by the caller: ocirun runs without privilege */
-  double timeout_seconds;     /* runtime_run only; 0: none */
+  const char *id;         /* the container's name (ocirun run's --name) */
+  const char *bundle;     /* absolute; root.path is relative to it; NULL for ocirun run */
+  struct mount_root root; /* how the root is made; root_fd -1: opened from the bundle */
+  bool rootless;          /* decided once, by the caller: ocirun runs without privilege */
+  double timeout_seconds; /* runtime_run only; 0: none */
+  /* runtime_run, at the deadline: stop_signal to the workload first (0:
+   * none, SIGKILL at once), SIGKILL stop_timeout_seconds later (docker's
+   * --stop-signal and --stop-timeout, docker's order) */
+  int stop_signal;
+  double stop_timeout_seconds;
   bool unsafe_no_cgroup;      /* loud development opt-out: no slice, no limits, no device program */
   const char *seccomp_origin; /* names linux.seccomp in messages and the plan */
   /* create with process.terminal: a unix socket the pty's master is sent

@@ -241,14 +241,19 @@ void watch_report(int pidfd, struct child_watch *watch)
 /* Waits for pid 1 under the deadline while relaying stdio, then drains
  * what pid 1 and its namespace left in the output pipes; kills pid 1 (and
  * with it every process of its pid namespace) on expiry or on a signal to
- * ocirun. The relay never blocks on a pipe or socket, so a caller that stops
- * reading cannot hold off the deadline or a signal. */
-int wait_for_child(int pidfd, int signal_fd, double timeout_seconds, struct child_watch *watch,
-                   struct stdio_relay *relay, struct run_result *result, oci_error_t *err)
+ * ocirun. At the deadline, with a stop signal, docker's order: the signal
+ * first (to pid 1, which passes it to the workload's process group), then
+ * SIGKILL once the grace period is over. The relay never blocks on a pipe
+ * or socket, so a caller that stops reading cannot hold off the deadline
+ * or a signal. */
+int wait_for_child(int pidfd, int signal_fd, const struct runtime_options *options,
+                   struct child_watch *watch, struct stdio_relay *relay, struct run_result *result,
+                   oci_error_t *err)
 {
   /* no --timeout (0): no deadline */
-  int64_t deadline =
-      timeout_seconds > 0 ? oci_monotonic_ms() + (int64_t)(timeout_seconds * 1000) : INT64_MAX;
+  int64_t deadline = options->timeout_seconds > 0
+                         ? oci_monotonic_ms() + (int64_t)(options->timeout_seconds * 1000)
+                         : INT64_MAX;
   siginfo_t info = {0};
   struct supervision supervision = {
       .what = "run", .pidfd = pidfd, .signal_fd = signal_fd, .relay = relay};
@@ -263,6 +268,14 @@ int wait_for_child(int pidfd, int signal_fd, double timeout_seconds, struct chil
     if (supervision.exited && !stdio_relay_output_open(relay))
       break;
     remaining = deadline - oci_monotonic_ms();
+    if (remaining <= 0 && !result->timed_out && options->stop_signal != 0 && !supervision.exited) {
+      result->timed_out = true;
+      if (pidfd_send_signal(pidfd, options->stop_signal, NULL, 0) < 0 && errno != ESRCH)
+        return oci_error_errno(err, "run: send the stop signal %d to the container's pid 1",
+                               options->stop_signal);
+      deadline = oci_monotonic_ms() + (int64_t)(options->stop_timeout_seconds * 1000);
+      continue;
+    }
     if (remaining <= 0) {
       result->timed_out = true;
       break;

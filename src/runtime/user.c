@@ -229,6 +229,23 @@ out:
   return ret;
 }
 
+int user_group_resolve(int rootfs_fd, const char *group, const char *option, gid_t *gid,
+                       oci_error_t *err)
+{
+  unsigned long id;
+  bool found = false;
+
+  if (parse_id(group, &id)) {
+    *gid = (gid_t)id;
+    return 0;
+  }
+  if (scan_groups(rootfs_fd, group, gid, &found, NULL, NULL, err) < 0)
+    return -1;
+  if (!found)
+    return oci_error_set(err, 0, "%s '%s': no such group in the image's /etc/group", option, group);
+  return 0;
+}
+
 void user_clear(struct run_user *user)
 {
   free(user->groups);

@@ -20,6 +20,9 @@ struct run_user {
  * where spec came from, for messages ("--user" or "image config user"). */
 int user_resolve(int rootfs_fd, const char *spec, const char *option, struct run_user *out,
                  oci_error_t *err);
+/* A group as a gid: a number, or a name of the image's /etc/group. */
+int user_group_resolve(int rootfs_fd, const char *group, const char *option, gid_t *gid,
+                       oci_error_t *err);
 void user_clear(struct run_user *user);
 /* Inside the container (its root is the process's "/", after pivot_root
  * or an exec's setns): when *envp has no HOME, *envp becomes a copy with

@@ -6,6 +6,7 @@
 # --cap-add SYS_ADMIN: the default mounts are all nodev, the host side of this
 # is tests/escape-devices.sh). Positive controls: the node opens on the guest
 # itself, and in the same run with --unsafe-no-cgroup (no device program).
+# docker's --device and --device-cgroup-rule open exactly what they name.
 . "$top_srcdir/tests/lib.sh"
 
 run() { "$OCIRUN" run "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"; }
@@ -57,6 +58,56 @@ if out_matches "^open null 0 " && out_matches "^open zero 0 " && out_matches "^o
   ok "allowed devices still open: null, zero, urandom, ptmx, and pts (136:*) passes the program"
 else
   not_ok "allowed devices still open: null, zero, urandom, ptmx, pts"
+  show
+fi
+
+# --- --device: the node asked for opens as asked; no other device does ---
+# loop-control (10:237, not in docker's list) opened for reading and for
+# writing; root passes its mode either way, so a refusal is the program's.
+if [ -c /dev/loop-control ]; then
+  lc='(exec 3</dev/lc) 2>/tmp/e; echo "read $? $(cat /tmp/e)"; (exec 3>/dev/lc) 2>/tmp/e; echo "write $? $(cat /tmp/e)"'
+  run --device /dev/loop-control:/dev/lc busybox:latest sh -c "$lc"
+  if out_matches "^read 0 " && out_matches "^write 0 "; then
+    ok "control: --device /dev/loop-control:/dev/lc opens for reading and writing (rwm)"
+  else
+    not_ok "control: --device /dev/loop-control:/dev/lc opens for reading and writing"
+    show
+  fi
+  run --device /dev/loop-control:/dev/lc:r busybox:latest sh -c "$lc"
+  if out_matches "^read 0 " && out_matches "^write [1-9][0-9]* .*Operation not permitted"; then
+    ok "--device ...:r: the node opens for reading, writing it fails with EPERM (the program)"
+  else
+    not_ok "--device ...:r: the node opens for reading, writing it fails with EPERM"
+    show
+  fi
+  run busybox:latest sh -c "mknod /dev/lc c 10 237 2>&1; $lc"
+  if out_matches "^read [1-9]" && out_matches "^write [1-9]"; then
+    ok "control: without --device, a loop-control node does not open"
+  else
+    not_ok "control: without --device, a loop-control node does not open"
+    show
+  fi
+else
+  skip "the guest has no /dev/loop-control"
+fi
+# The attack beside a --device: every node but the one given still fails.
+run --cap-add SYS_ADMIN --device /dev/zero:/dev/given busybox:latest sh -c "$attack"
+for d in kmsg loop0 kvm; do
+  if out_matches "^made .*/m/$d$" && out_matches "^open $d [1-9][0-9]* .*Operation not permitted"; then
+    ok "with --device /dev/zero:/dev/given, a $d node made by the workload still fails with EPERM"
+  else
+    not_ok "with --device /dev/zero:/dev/given, a $d node made by the workload still fails with EPERM"
+    show
+  fi
+done
+# --device-cgroup-rule opens exactly its numbers: kmsg (1:11) for writing,
+# loop0 and kvm still not.
+run --cap-add SYS_ADMIN --device-cgroup-rule 'c 1:11 w' busybox:latest sh -c "$attack"
+if out_matches "^open kmsg 0 " && out_matches "^open loop0 [1-9][0-9]* .*Operation not permitted" &&
+  out_matches "^open kvm [1-9][0-9]* .*Operation not permitted"; then
+  ok "--device-cgroup-rule 'c 1:11 w': the workload's kmsg node opens, loop0 and kvm do not"
+else
+  not_ok "--device-cgroup-rule 'c 1:11 w': the workload's kmsg node opens, loop0 and kvm do not"
   show
 fi
 

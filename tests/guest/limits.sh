@@ -1,6 +1,7 @@
 #!/bin/bash
 # In the guest: what `ocirun run` enforces through its cgroup v2 slice
-# (memory with OOM report, pids, cpu throttling, defaults), the deadline, and
+# (memory with OOM report, pids, cpu throttling, defaults, docker's cpuset,
+# cpu-shares and memory-reservation), the deadline, and
 # the rest of the boundary in a cgroup v2 kernel (tmpfs, read-only root,
 # caps, no-new-privileges, seccomp, network, hostname). After every case
 # nothing may be left: no slice, no process, no run record.
@@ -42,6 +43,21 @@ verdict "limits: --memory alone allows as much swap again (docker)" [ "$(cat "$T
 run --memory 64m --memory-swap -1 "$img" cat /sys/fs/cgroup/memory.swap.max
 verdict "limits: --memory-swap -1 is unlimited swap" [ "$(cat "$TEST_TMP/out")" = max ]
 guest_left_behind "limits"
+
+# --- docker's cgroup settings, read back from inside (the run's cgroup
+# namespace shows its own slice); without them the kernel's defaults ---
+cg_files="cpuset.cpus cpuset.mems cpu.weight memory.low"
+run "$img" sh -c "cd /sys/fs/cgroup && for f in $cg_files; do echo \"\$f=\$(cat \$f)\"; done"
+verdict "resources: without options cpuset.cpus and .mems empty, cpu.weight 100, memory.low 0" \
+  [ "$(tr '\n' ' ' <"$TEST_TMP/out")" = "cpuset.cpus= cpuset.mems= cpu.weight=100 memory.low=0 " ]
+run --cpuset-cpus 0 --cpuset-mems 0 --cpu-shares 512 --memory-reservation 64m "$img" \
+  sh -c "cd /sys/fs/cgroup && for f in $cg_files; do echo \"\$f=\$(cat \$f)\"; done"
+verdict "resources: --cpuset-cpus 0 --cpuset-mems 0 --cpu-shares 512 (weight 59, crun's) --memory-reservation 64m" \
+  [ "$(tr '\n' ' ' <"$TEST_TMP/out")" = "cpuset.cpus=0 cpuset.mems=0 cpu.weight=59 memory.low=67108864 " ]
+sed 's/^/# /' "$TEST_TMP/out" "$TEST_TMP/err"
+run --cpu-shares 1024 "$img" cat /sys/fs/cgroup/cpu.weight
+verdict "resources: --cpu-shares 1024, docker's default, is cpu.weight 100, the kernel's" [ "$(cat "$TEST_TMP/out")" = 100 ]
+guest_left_behind "resources"
 
 # --- memory: 200 MiB under 128m without swap is OOM-killed and said so ---
 run --memory 128m --memory-swap 128m "$img" dd if=/dev/zero of=/dev/null bs=200M count=1

@@ -142,13 +142,20 @@ static void test_cpu(void)
 
   r.cpu_shares_set = true;
   r.cpu_shares = 1024;
-  is_str(build(&r), "cpu.weight=39", "cpu.shares 1024 -> cpu.weight 39 (1 + (s-2)*9999/262142)");
+  is_str(build(&r), "cpu.weight=100",
+         "cpu.shares 1024 (the default) -> cpu.weight 100 (the default)");
   r.cpu_shares = 2;
   is_str(build(&r), "cpu.weight=1", "cpu.shares 2 -> cpu.weight 1");
   r.cpu_shares = 262144;
   is_str(build(&r), "cpu.weight=10000", "cpu.shares 262144 -> cpu.weight 10000");
   r.cpu_shares = 512;
-  is_str(build(&r), "cpu.weight=20", "cpu.shares 512 -> cpu.weight 20");
+  is_str(build(&r), "cpu.weight=59", "cpu.shares 512 -> cpu.weight 59 (crun's mapping)");
+  r.cpu_shares = 3;
+  is_str(build(&r), "cpu.weight=2", "cpu.shares 3 -> cpu.weight 2");
+  r.cpu_shares = 262143;
+  is_str(build(&r), "cpu.weight=10000", "cpu.shares 262143 -> cpu.weight 10000");
+  r.cpu_shares = 10000;
+  is_str(build(&r), "cpu.weight=627", "cpu.shares 10000 -> cpu.weight 627");
   r.cpu_shares = 1;
   ok(refused(&r, "linux.resources.cpu.shares", "2..262144"), "cpu.shares 1 is refused");
   r.cpu_shares = 262145;
@@ -212,7 +219,7 @@ static void test_cpu_idle(void)
      "cpu.idle 1 with cpu.shares is refused (the kernel refuses an idle group's weight)");
   r.cpu_idle = 0;
   r.cpu_quota = -1;
-  is_str(build(&r), "cpu.idle=0;cpu.weight=39", "cpu.idle 0 before cpu.weight");
+  is_str(build(&r), "cpu.idle=0;cpu.weight=100", "cpu.idle 0 before cpu.weight");
   is_str(if_present_files(&r), "cpu.idle", "cpu.idle 0 is skipped where the kernel has no file");
 }
 
@@ -396,7 +403,7 @@ static void test_all_and_print(void)
   r.n_unified = 1;
   is_str(build(&r),
          "cpuset.cpus=0;memory.low=524288;memory.max=1048576;memory.swap.max=1048576;"
-         "cpu.weight=39;cpu.max=20000 100000;pids.max=10;io.max=8:0 rbps=1\n8:1 rbps=2",
+         "cpu.weight=100;cpu.max=20000 100000;pids.max=10;io.max=8:0 rbps=1\n8:1 rbps=2",
          "everything at once, in a fixed order, unified last");
   if (cgroup_limits_build(&r, &limits, &err) < 0)
     return;
@@ -654,7 +661,7 @@ static int kernel_main(void)
   is_str(read_at(path, "memory.swap.max"), "0", "kernel: memory.swap.max (swap == limit)");
   is_str(read_at(path, "pids.max"), "10", "kernel: pids.max");
   is_str(read_at(path, "cpuset.cpus"), "0", "kernel: cpuset.cpus");
-  is_str(read_at(path, "cpu.weight"), "39", "kernel: cpu.weight");
+  is_str(read_at(path, "cpu.weight"), "100", "kernel: cpu.weight");
   is_str(read_at(path, "memory.oom.group"), "1", "kernel: unified memory.oom.group");
   ok(strstr(read_at(parent, "cgroup.subtree_control"), "cpuset") != NULL &&
          strstr(read_at(base, "cgroup.subtree_control"), "cpuset") != NULL,

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -108,10 +109,9 @@ static void last_if_present(struct cgroup_limits *limits)
   limits->items[limits->n - 1].if_present = true;
 }
 
-/* A cgroup v1 weight (min..max) mapped linearly onto the v2 weights
- * cpu.weight and io.weight (1..10000): the conversion runc, crun and
- * systemd have used, so a configuration gets the same weight from any of
- * them. */
+/* A cgroup v1 weight (min..max) mapped linearly onto the v2 weight
+ * io.weight (1..10000): the conversion runc, crun and systemd have used, so
+ * a configuration gets the same weight from any of them. */
 #define V2_WEIGHT_MAX 10000
 
 static uint64_t v2_weight(uint64_t v1, uint64_t min, uint64_t max)
@@ -122,6 +122,23 @@ static uint64_t v2_weight(uint64_t v1, uint64_t min, uint64_t max)
 /* cpu.shares: v1's 2..262144, default 1024 */
 #define CPU_SHARES_MIN 2
 #define CPU_SHARES_MAX 262144
+
+/* cpu.shares as cpu.weight (1..10000, default 100) as crun maps it (and
+ * runc since 1.3): 10 to the power of a quadratic in log2(shares) through
+ * (2, 1), (1024, 100) and (262144, 10000), rounded up. The linear mapping
+ * made docker's default 1024 a weight of 39, below every default-weight
+ * group beside it; this keeps the default the default. */
+static uint64_t cpu_weight_from_shares(uint64_t shares)
+{
+  double x;
+
+  if (shares <= CPU_SHARES_MIN)
+    return 1;
+  if (shares >= CPU_SHARES_MAX)
+    return V2_WEIGHT_MAX;
+  x = log2((double)shares);
+  return (uint64_t)ceil(pow(10, (x * x + 125 * x) / 612.0 - 7.0 / 34.0));
+}
 
 /* cpu.quota and cpu.period as cpu.max. */
 static int add_cpu_max(struct cgroup_limits *limits, const struct spec_resources *r,
@@ -194,8 +211,7 @@ static int add_cpu(struct cgroup_limits *limits, const struct spec_resources *r,
     if (r->cpu_shares < CPU_SHARES_MIN || r->cpu_shares > CPU_SHARES_MAX)
       return oci_error_set(err, 0, "linux.resources.cpu.shares: %" PRIu64 " is outside %d..%d",
                            r->cpu_shares, CPU_SHARES_MIN, CPU_SHARES_MAX);
-    if (add_limit(limits, err, "cpu.weight", "%" PRIu64,
-                  v2_weight(r->cpu_shares, CPU_SHARES_MIN, CPU_SHARES_MAX)) < 0)
+    if (add_limit(limits, err, "cpu.weight", "%" PRIu64, cpu_weight_from_shares(r->cpu_shares)) < 0)
       return -1;
   }
   return add_cpu_max_and_burst(limits, r, err);
