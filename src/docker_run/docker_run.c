@@ -100,6 +100,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   struct runtime_options options;
   cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   cleanup_free const char **mount_names = NULL;
+  cleanup_free int *source_fds = NULL;
   cleanup_free char *config_json = NULL;
   cleanup_runtime_plan struct runtime_plan *plan = NULL;
   int ret;
@@ -142,12 +143,18 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   }
   files[0] = (struct mount_file){"/etc/hostname", hostname_file};
   files[1] = (struct mount_file){"/etc/hosts", RUN_SPEC_ETC_HOSTS};
-  /* --tmpfs mounts come last: messages name the flag */
+  /* The options' mounts come last: messages name the flag; a bind's
+   * source is the fd opened when the option was parsed. */
   mount_names = calloc(spec.n_mounts + 1, sizeof(*mount_names));
-  if (mount_names == NULL)
+  source_fds = malloc((spec.n_mounts + 1) * sizeof(*source_fds));
+  if (mount_names == NULL || source_fds == NULL)
     return oci_error_errno(err, "run: allocate");
-  for (size_t i = spec.n_mounts - config->n_tmpfs; i < spec.n_mounts; i++)
-    mount_names[i] = "--tmpfs";
+  for (size_t i = 0; i < spec.n_mounts; i++) {
+    size_t first = spec.n_mounts - config->n_mounts;
+
+    mount_names[i] = i >= first ? config->mounts[i - first].option : NULL;
+    source_fds[i] = i >= first ? config->mounts[i - first].source_fd : -1;
+  }
   options = (struct runtime_options){
       .state_root = state_root,
       .id = config->name,
@@ -159,7 +166,8 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
                 * files of the image run without their privilege) */
                .read_only_nosuid = config->read_only,
                .files = files,
-               .n_files = sizeof(files) / sizeof(files[0])},
+               .n_files = sizeof(files) / sizeof(files[0]),
+               .source_fds = source_fds},
       .rootless = rootless,
       .timeout_seconds = config->timeout_seconds,
       .unsafe_no_cgroup = config->unsafe_no_cgroup,

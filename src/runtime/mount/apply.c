@@ -383,6 +383,11 @@ static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
                          op->source);
   if (op->idmap != NULL)
     return attach_bind(op, op->idmap_fd, root_fd, err);
+  /* a held source was cloned by the parent (mount/held_bind.c) */
+  if (op->source_fd >= 0 && op->clone_fd < 0)
+    return oci_error_set(err, 0, "%s: the bind of %s was not made", mount_op_label(op), op->source);
+  if (op->source_fd >= 0)
+    return attach_bind(op, op->clone_fd, root_fd, err);
   source_fd = open(op->source, O_PATH | O_CLOEXEC);
   if (source_fd < 0)
     return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);

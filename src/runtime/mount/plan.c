@@ -102,6 +102,8 @@ static void free_op(struct mount_op *op)
   free(op->idmap);
   if (op->idmap_fd >= 0)
     close(op->idmap_fd);
+  if (op->clone_fd >= 0)
+    close(op->clone_fd);
 }
 
 /* Appends one operation; strings are copied (NULL stays NULL). The op is
@@ -111,8 +113,13 @@ static struct mount_op *add_op(struct mount_plan *plan, enum mount_op_kind kind,
                                const char *data, oci_error_t *err)
 {
   struct mount_op *grown = reallocarray(plan->ops, plan->n_ops + 1, sizeof(*grown));
-  struct mount_op op = {
-      .kind = kind, .fstype = fstype, .attr = attr, .mount_index = -1, .idmap_fd = -1};
+  struct mount_op op = {.kind = kind,
+                        .fstype = fstype,
+                        .attr = attr,
+                        .mount_index = -1,
+                        .idmap_fd = -1,
+                        .source_fd = -1,
+                        .clone_fd = -1};
 
   if (grown == NULL) {
     oci_error_errno(err, "mount plan: allocate");
@@ -401,6 +408,26 @@ static int plan_idmap(struct mount_plan *plan, struct mount_op *op, const struct
   return 0;
 }
 
+/* A bind whose source the front end opened: that fd is what is bound. */
+static int plan_held_source(const struct mount_plan *plan, struct mount_op *op,
+                            const struct mount_root *root, oci_error_t *err)
+{
+  size_t n = 0;
+
+  if (root->source_fds == NULL || root->source_fds[op->mount_index] < 0)
+    return 0;
+  if (op->kind != MOUNT_OP_BIND || op->idmap != NULL)
+    return oci_error_set(err, 0, "mount plan: mounts[%d]: a held source is for a plain bind",
+                         op->mount_index);
+  for (size_t i = 0; i < plan->n_ops; i++)
+    n += plan->ops[i].source_fd >= 0;
+  if (n >= MOUNT_PLAN_MAX_HELD_BINDS)
+    return oci_error_set(err, 0, "mount plan: more than %d binds of host paths",
+                         MOUNT_PLAN_MAX_HELD_BINDS);
+  op->source_fd = root->source_fds[op->mount_index];
+  return 0;
+}
+
 static int add_spec_mount(struct mount_plan *plan, const struct spec *spec, size_t index,
                           const struct mount_root *root, oci_error_t *err)
 {
@@ -467,7 +494,7 @@ static int add_spec_mount(struct mount_plan *plan, const struct spec *spec, size
                          index);
   op->copy_up = m->tmpcopyup;
   op->mount_index = (int)index;
-  if (plan_idmap(plan, op, spec, index, err) < 0)
+  if (plan_idmap(plan, op, spec, index, err) < 0 || plan_held_source(plan, op, root, err) < 0)
     return -1;
   return set_what(op, err, "config.json: mounts[%zu]", index);
 }
