@@ -1,0 +1,171 @@
+#!/bin/bash
+# Escape classes of -v/--volume and --mount binds, each with a positive
+# control that shows the hole is real before showing it closed:
+#  - the host source swapped for a symlink after it was parsed (ocirun is
+#    held by strace at its open_tree while the path is swapped): the bind
+#    is of the object opened then, not of the path looked up again;
+#  - a target through an image symlink into /proc, into /dev, or out of
+#    the root: refused, or made inside the root, never on the host;
+#  - '..' and relative sources: refused;
+#  - a read-only bind whose submounts stay writable: every submount is
+#    read-only too (control: a plain ro remount on the host shows the hole);
+#  - nosuid and nodev on every bind (control: the host's own node opens).
+# Host test: --unsafe-no-cgroup, as tests/run-host.sh.
+. "$top_srcdir/tests/lib.sh"
+
+root_with_busybox "escape-volumes"
+
+run() { timeout 60 "$OCIRUN" run --unsafe-no-cgroup "$@"; }
+refused() {
+  local what=$1 re=$2
+  shift 2
+  expect_exit 125 "$what: refused" run "$@"
+  err_matches "$re" && ok "$what: the message says why" ||
+    { not_ok "$what: the message matches /$re/"; sed 's/^/# err: /' "$TEST_TMP/err" | head -5; }
+}
+H=$TEST_TMP/host
+mkdir -p "$H/real" "$H/evil"
+echo real >"$H/real/marker"
+echo evil >"$H/evil/marker"
+
+# ====================================================================
+# The source swapped for a symlink after it was parsed
+# ====================================================================
+NR_OPENAT=257 # x86_64
+if command -v strace >/dev/null && [ "$(uname -m)" = x86_64 ]; then
+  ln -s real "$H/link"
+  # strace holds ocirun 3 s on entry to the openat right after the one
+  # that opened the source while parsing the options: the earliest point
+  # after it, before anything is planned or cloned. A runtime that looked
+  # the path up again later (the parent before it clones, or the child)
+  # would bind "evil". Which openat that is, a first traced run counts.
+  timeout 60 strace -qq -o "$TEST_TMP/openats" -e trace=openat \
+    "$OCIRUN" run --unsafe-no-cgroup -v "$H/link/:/data" busybox:latest true >/dev/null 2>&1
+  n=$(grep -n "\"$H/link/\"" "$TEST_TMP/openats" | head -n 1 | cut -d: -f1)
+  [ -n "$n" ] && ok "control: the source is opened once, by openat number $n" ||
+    not_ok "control: the source is opened by an openat"
+  timeout 60 strace -qq -o /dev/null -e trace=openat \
+    -e inject=openat:delay_enter=3000000:when=$((${n:-0} + 1)) \
+    "$OCIRUN" run --unsafe-no-cgroup -v "$H/link/:/data" busybox:latest cat /data/marker \
+    >"$TEST_TMP/swap.out" 2>"$TEST_TMP/swap.err" &
+  tracer=$!
+  held=
+  for _ in $(seq 100); do
+    for pid in $(pgrep -f "ocirun run --unsafe-no-cgroup -v $H/link/:/data"); do
+      [ "$(cut -d' ' -f1 "/proc/$pid/syscall" 2>/dev/null)" = "$NR_OPENAT" ] && held=$pid
+    done
+    [ -n "$held" ] && break
+    sleep 0.05
+  done
+  [ -n "$held" ] && for fd in /proc/"$held"/fd/*; do readlink "$fd"; done | grep -qx "$H/real" &&
+    ok "control: ocirun is held with the source open ($H/real)" ||
+    not_ok "control: ocirun is held with the source open"
+  rm "$H/link" && ln -s evil "$H/link"
+  wait $tracer
+  [ "$(cat "$H/link/marker")" = evil ] && ok "control: the path now leads to the attacker's directory" ||
+    not_ok "control: the path now leads to the attacker's directory"
+  expect_exit 0 "control: a run started after the swap binds the attacker's directory" \
+    run -v "$H/link/:/data" busybox:latest cat /data/marker
+  out_has_line evil && ok "control: it reads 'evil'" || not_ok "control: it reads 'evil'"
+  grep -qx real "$TEST_TMP/swap.out" && ok "the held run bound the directory opened when parsed ('real')" ||
+    { not_ok "the held run bound the directory opened when parsed"; sed 's/^/# /' "$TEST_TMP/swap.out" "$TEST_TMP/swap.err" | head; }
+  rm "$H/link"
+else
+  skip "strace (and x86_64) needed to hold ocirun while the source is swapped"
+fi
+
+# ====================================================================
+# A target through an image symlink: into /proc, into /dev, out of the root
+# ====================================================================
+OUTSIDE=/tmp/ocirun-escape-volumes-$$
+# climb and abs lead to $OUTSIDE, which the image has too; dangling to
+# $OUTSIDE-dangling, which it has not.
+busybox_variant links '{}' \
+  data symlink /proc/sys 0 \
+  devlink symlink /dev 0 \
+  climb symlink "../../../../../../..$OUTSIDE" 0 \
+  abs symlink "$OUTSIDE" 0 \
+  dangling symlink "/../../../../..$OUTSIDE-dangling" 0 \
+  "${OUTSIDE#/}/in-the-image" file "" 0644 || not_ok "build the links image"
+expect_exit 0 "control: the image's /data leads to procfs" run busybox:links cat /data/kernel/ostype
+out_has_line Linux && ok "control: /data/kernel/ostype is the kernel's" || not_ok "control: /data/kernel/ostype is the kernel's"
+refused "-v onto /data (a link to /proc/sys)" "procfs" -v "$H/real:/data" busybox:links true
+refused "-v onto /data/kernel (inside procfs)" "procfs" -v "$H/real:/data/kernel" busybox:links true
+refused "-v onto /devlink/x (a link to /dev)" "/dev" -v "$H/real:/devlink/x" busybox:links true
+# control: a resolver that follows the image's links on the host (joining
+# strings) creates the target on the host
+rootfs=$(timeout 60 "$OCIRUN" image unpack busybox:links 2>/dev/null | tail -n 1)
+mkdir -p "$(readlink -m "$rootfs/dangling")/sub"
+[ -d "$OUTSIDE-dangling/sub" ] && ok "control: mkdir -p along the image's link lands on the host" ||
+  not_ok "control: mkdir -p along the image's link lands on the host"
+rm -rf "$OUTSIDE-dangling"
+for link in climb abs; do
+  expect_exit 0 "-v onto /$link/sub runs" run -v "$H/real:/$link/sub" busybox:links cat "$OUTSIDE/sub/marker"
+  out_has_line real && [ ! -e "$OUTSIDE" ] && ok "/$link/sub: made and bound inside the root, nothing on the host" ||
+    { not_ok "/$link/sub: made and bound inside the root, nothing on the host"; show; ls -la "$OUTSIDE" 2>&1 | sed 's/^/# /'; }
+done
+run -v "$H/real:/dangling/sub" busybox:links true >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+rc=$?
+{ [ "$rc" -eq 0 ] || [ "$rc" -eq 125 ]; } && [ ! -e "$OUTSIDE-dangling" ] &&
+  ok "/dangling/sub: bound inside or refused (exit $rc), nothing on the host" ||
+  { not_ok "/dangling/sub: bound inside or refused (exit $rc), nothing on the host"; show; }
+rm -rf "$OUTSIDE" "$OUTSIDE-dangling"
+
+# ====================================================================
+# '..' and relative sources
+# ====================================================================
+expect_exit 0 "control: the clean absolute source binds" run -v "$H/real:/d" busybox:latest cat /d/marker
+cd "$H" || exit 1 # where ./real would lead
+refused "a relative source ./real" "relative" -v ./real:/d busybox:latest true
+refused "a relative source real/." "relative" -v real/.:/d busybox:latest true
+cd / || exit 1
+refused "a '..' source" "'\.\.'" -v "$H/evil/../real:/d" busybox:latest true
+refused "a trailing '..' source" "'\.\.'" -v "$H/real/..:/d" busybox:latest true
+refused "a '..' --mount source" "'\.\.'" --mount "type=bind,source=$H/evil/../real,target=/d" busybox:latest true
+refused "a relative --mount source" "relative" --mount "type=bind,source=real,target=/d" busybox:latest true
+
+# ====================================================================
+# Read-only all the way down
+# ====================================================================
+mkdir -p "$H/tree/sub" "$H/control"
+mount -t tmpfs -o size=1m tmpfs "$H/tree/sub"
+# the hole: a bind made read-only at the top only
+mount --rbind "$H/tree" "$H/control" && mount -o remount,bind,ro "$H/control"
+touch "$H/control/top" 2>/dev/null && not_ok "control: the top of a plain ro bind is read-only" ||
+  ok "control: the top of a plain ro bind is read-only"
+touch "$H/control/sub/hole" 2>/dev/null && ok "control: its submount stays writable (the hole)" ||
+  not_ok "control: its submount stays writable (the hole)"
+umount -R "$H/control"
+rm -f "$H/tree/sub/hole"
+for ro in "-v $H/tree:/t:ro" "--mount type=bind,source=$H/tree,target=/t,readonly" \
+  "--mount type=bind,source=$H/tree,target=/t,readonly,bind-recursive=readonly"; do
+  # shellcheck disable=SC2086 # the option and its value are two words
+  expect_exit 0 "$ro runs" run $ro busybox:latest sh -c \
+    'touch /t/top 2>&1; touch /t/sub/x 2>&1; grep -E " /t(/sub)? " /proc/self/mountinfo'
+  [ "$(grep -c "Read-only file system" "$TEST_TMP/out")" = 2 ] && [ ! -e "$H/tree/sub/x" ] &&
+    ok "$ro: the top and the submount refuse writes" || { not_ok "$ro: the top and the submount refuse writes"; show; }
+  [ "$(grep -cE " /t(/sub)? ro,nosuid,nodev" "$TEST_TMP/out")" = 2 ] && ok "$ro: both mounts ro,nosuid,nodev" ||
+    { not_ok "$ro: both mounts ro,nosuid,nodev"; show; }
+done
+expect_exit 0 "bind-recursive=disabled: the submount is not bound at all" \
+  run --mount "type=bind,source=$H/tree,target=/t,readonly,bind-recursive=disabled" busybox:latest \
+  sh -c 'grep -c " /t/sub " /proc/self/mountinfo; touch /t/sub/x 2>&1; true'
+out_has_line 0 && out_has_literal "Read-only file system" && [ ! -e "$H/tree/sub/x" ] &&
+  ok "bind-recursive=disabled: no submount, and the directory under it read-only" ||
+  { not_ok "bind-recursive=disabled: no submount"; show; }
+umount "$H/tree/sub"
+
+# ====================================================================
+# nosuid and nodev on every bind
+# ====================================================================
+mknod "$H/real/null" c 1 3
+echo x >"$H/real/null" && ok "control: the host's node under the source opens" ||
+  not_ok "control: the host's node under the source opens"
+expect_exit 0 "a device node under a bind" run -v "$H/real:/d" busybox:latest \
+  sh -c '{ echo x >/d/null; } 2>&1; grep " /d " /proc/self/mountinfo'
+out_matches "Permission denied" && ok "nodev: the node cannot be opened inside" || { not_ok "nodev: the node cannot be opened inside"; show; }
+out_matches " /d rw,nosuid,nodev" && ok "the bind is nosuid,nodev" || { not_ok "the bind is nosuid,nodev"; show; }
+rm "$H/real/null"
+check "nothing left" nothing_left
+
+tap_done
