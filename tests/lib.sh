@@ -418,3 +418,12 @@ for layer in manifest["layers"]:
     tarfile.open(fileobj=io.BytesIO(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)).extractall(rootfs)
 PY
 }
+# run_refused WHAT ERE ARGS...: `ocirun run --unsafe-no-cgroup ARGS` (a host
+# run, within 60 s) exits 125 with a message matching ERE.
+run_refused() {
+  local what=$1 re=$2
+  shift 2
+  expect_exit 125 "$what: refused" timeout 60 "$OCIRUN" run --unsafe-no-cgroup "$@"
+  err_matches "$re" && ok "$what: the message says why" ||
+    { not_ok "$what: the message matches /$re/"; sed 's/^/# err: /' "$TEST_TMP/err" | head -5; }
+}

@@ -9,14 +9,6 @@
 root_with_busybox "run-volumes"
 
 run() { timeout 60 "$OCIRUN" run --unsafe-no-cgroup "$@"; }
-# refused WHAT REGEX ARGS...: `ocirun run ARGS` exits 125 naming why.
-refused() {
-  local what=$1 re=$2
-  shift 2
-  expect_exit 125 "$what: refused" run "$@"
-  err_matches "$re" && ok "$what: the message names it" ||
-    { not_ok "$what: the message matches /$re/"; sed 's/^/# err: /' "$TEST_TMP/err" | head -5; }
-}
 
 SRC=$TEST_TMP/host-src OUT=$TEST_TMP/host-out
 mkdir -p "$SRC" "$OUT"
@@ -54,22 +46,22 @@ out_matches " /scratch .*nosuid,nodev,noexec.* tmpfs .*size=2048k" && out_has_li
   ok "a 2 MiB tmpfs, noexec,nosuid,nodev, mode 700" || { not_ok "a 2 MiB tmpfs, noexec,nosuid,nodev, mode 700"; show; }
 
 # --- a missing source: refused, named, never created (docker's --mount rule) ---
-refused "-v of a missing source" "--volume '$TEST_TMP/missing:/m'.*$TEST_TMP/missing does not exist" \
+run_refused "-v of a missing source" "--volume '$TEST_TMP/missing:/m'.*$TEST_TMP/missing does not exist" \
   -v "$TEST_TMP/missing:/m" busybox:latest true
-refused "--mount of a missing source" "--mount '.*$TEST_TMP/missing does not exist" \
+run_refused "--mount of a missing source" "--mount '.*$TEST_TMP/missing does not exist" \
   --mount "type=bind,source=$TEST_TMP/missing,target=/m" busybox:latest true
 [ ! -e "$TEST_TMP/missing" ] && ok "the missing source was not created" || not_ok "the missing source was not created"
 
 # --- bad syntax names the option ---
-refused "-v without a target" "--volume '$SRC'.*SRC:DST" -v "$SRC" busybox:latest true
-refused "-v with an unknown option" "--volume .*unknown option 'rx'" -v "$SRC:/d:rx" busybox:latest true
-refused "-v of a named volume" "--volume 'data:/d'.*named volume" -v data:/d busybox:latest true
-refused "--mount with an unknown field" "--mount .*unknown field 'size'" \
+run_refused "-v without a target" "--volume '$SRC'.*SRC:DST" -v "$SRC" busybox:latest true
+run_refused "-v with an unknown option" "--volume .*unknown option 'rx'" -v "$SRC:/d:rx" busybox:latest true
+run_refused "-v of a named volume" "--volume 'data:/d'.*named volume" -v data:/d busybox:latest true
+run_refused "--mount with an unknown field" "--mount .*unknown field 'size'" \
   --mount "type=bind,source=$SRC,target=/d,size=1" busybox:latest true
-refused "--mount with an unknown type" "--mount .*type 'nfs'" --mount type=nfs,target=/d busybox:latest true
-refused "--mount without a target" "--mount .*target=PATH is required" \
+run_refused "--mount with an unknown type" "--mount .*type 'nfs'" --mount type=nfs,target=/d busybox:latest true
+run_refused "--mount without a target" "--mount .*target=PATH is required" \
   --mount "type=bind,source=$SRC" busybox:latest true
-refused "a target in /proc" "--volume .*/proc/sys.*refused" -v "$SRC:/proc/sys" busybox:latest true
+run_refused "a target in /proc" "--volume .*/proc/sys.*refused" -v "$SRC:/proc/sys" busybox:latest true
 check "nothing left after the refusals" nothing_left
 
 # --- the hidden cost: every added mount shown, none that was not asked for ---
