@@ -9,7 +9,8 @@
 #  - '..' and relative sources: refused;
 #  - a read-only bind whose submounts stay writable: every submount is
 #    read-only too (control: a plain ro remount on the host shows the hole);
-#  - nosuid and nodev on every bind (control: the host's own node opens).
+#  - nosuid and nodev on every bind (control: the host's own node opens);
+#  - a volume name with path characters: refused, nothing made anywhere.
 # Host test: --unsafe-no-cgroup, as tests/run-host.sh.
 . "$top_srcdir/tests/lib.sh"
 
@@ -159,6 +160,24 @@ expect_exit 0 "a device node under a bind" run -v "$H/real:/d" busybox:latest \
 out_matches "Permission denied" && ok "nodev: the node cannot be opened inside" || { not_ok "nodev: the node cannot be opened inside"; show; }
 out_matches " /d rw,nosuid,nodev" && ok "the bind is nosuid,nodev" || { not_ok "the bind is nosuid,nodev"; show; }
 rm "$H/real/null"
+# ====================================================================
+# A volume name with path characters
+# ====================================================================
+# control: joined as a string, such a name leads out of ROOT/volumes
+[ "$(readlink -m "$OCIRUN_ROOT/volumes/../../escaped")" = "$(dirname "$OCIRUN_ROOT")/escaped" ] &&
+  ok "control: ROOT/volumes/../../escaped is outside ROOT" || not_ok "control: ROOT/volumes/../../escaped is outside ROOT"
+for name in ../../escaped .. . a/b /abs .hidden "$(printf 'nl\nx')" ""; do
+  expect_exit 1 "volume create '$name' is refused" timeout 20 "$OCIRUN" volume create "$name"
+  err_matches "invalid volume name" && ok "'$name': the message names the rule" ||
+    { not_ok "'$name': the message names the rule"; show; }
+  expect_exit 1 "volume rm '$name' is refused" timeout 20 "$OCIRUN" volume rm "$name"
+done
+run_refused "--mount type=volume,source=../../escaped" "invalid volume name" \
+  --mount type=volume,source=../../escaped,target=/d busybox:latest true
+run_refused "-v ../../escaped:/d (relative, not a name)" "relative" -v ../../escaped:/d busybox:latest true
+[ ! -e "$(dirname "$OCIRUN_ROOT")/escaped" ] && [ -z "$(ls -A "$OCIRUN_ROOT/volumes" 2>/dev/null)" ] &&
+  ok "nothing was made, in ROOT/volumes or outside it" || not_ok "nothing was made, in ROOT/volumes or outside it"
+
 check "nothing left" nothing_left
 
 tap_done

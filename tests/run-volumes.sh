@@ -1,8 +1,10 @@
 #!/bin/bash
 # `ocirun run -v/--volume` and `--mount`: host paths in and out of a run, a
 # read-only bind refusing writes, a tmpfs through --mount, refusals that
-# name the option and what was typed (a missing source, bad syntax), and
-# --dry-run showing every added mount and none that was not asked for.
+# name the option and what was typed (a missing source, bad syntax),
+# --dry-run showing every added mount and none that was not asked for, and
+# named volumes (`ocirun volume`, -v NAME:/path, the first use's copy, rm
+# refused while a run uses one).
 # Host test: --unsafe-no-cgroup, as tests/run-host.sh.
 . "$top_srcdir/tests/lib.sh"
 
@@ -55,7 +57,6 @@ run_refused "--mount of a missing source" "--mount '.*$TEST_TMP/missing does not
 # --- bad syntax names the option ---
 run_refused "-v without a target" "--volume '$SRC'.*SRC:DST" -v "$SRC" busybox:latest true
 run_refused "-v with an unknown option" "--volume .*unknown option 'rx'" -v "$SRC:/d:rx" busybox:latest true
-run_refused "-v of a named volume" "--volume 'data:/d'.*named volume" -v data:/d busybox:latest true
 run_refused "--mount with an unknown field" "--mount .*unknown field 'size'" \
   --mount "type=bind,source=$SRC,target=/d,size=1" busybox:latest true
 run_refused "--mount with an unknown type" "--mount .*type 'nfs'" --mount type=nfs,target=/d busybox:latest true
@@ -88,5 +89,48 @@ expect_exit 0 "--dry-run without mount options" run --dry-run busybox:latest tru
 ! out_matches "^[0-9]+ +bind " && ! out_has_literal '"type":	"bind"' &&
   ok "no bind in the plan or the configuration when none is asked" ||
   { not_ok "no bind when none is asked"; grep -n bind "$TEST_TMP/out" | sed 's/^/# /' | head; }
+
+# --- named volumes ---
+vol() { timeout 60 "$OCIRUN" volume "$@"; }
+expect_exit 0 "volume create" vol create cache
+out_has_line cache && [ -d "$OCIRUN_ROOT/volumes/cache/_data" ] && ok "made under ROOT/volumes/cache/_data" ||
+  not_ok "made under ROOT/volumes/cache/_data"
+expect_exit 0 "volume create of an existing one is no error" vol create cache
+expect_exit 0 "-v cache:/data writes into the volume" run -v cache:/data busybox:latest sh -c 'echo kept >/data/f'
+expect_exit 0 "a second run reads it" run -v cache:/d2 busybox:latest cat /d2/f
+out_has_line kept && ok "the volume's content outlives the run" || not_ok "the volume's content outlives the run"
+expect_exit 0 "first use of a new volume at /etc" run -v fresh:/etc busybox:latest cat /etc/passwd
+out_matches "^root:" && ok "a new volume starts with the image's content at its target" ||
+  not_ok "a new volume starts with the image's content at its target"
+[ -e "$OCIRUN_ROOT/volumes/fresh/_data/passwd" ] && ok "the copy is in the volume" || not_ok "the copy is in the volume"
+expect_exit 0 "nocopy: a new volume at /etc stays empty" \
+  run --mount type=volume,source=bare,target=/etc,volume-nocopy busybox:latest ls -A /etc
+[ ! -s "$TEST_TMP/out" ] && ok "nocopy: nothing copied" || { not_ok "nocopy: nothing copied"; show; }
+expect_exit 0 "a used volume is not filled again" run -v cache:/etc busybox:latest ls -A /etc
+out_has_line f && ! out_has_line passwd && ok "cache keeps only its own file" || { not_ok "cache keeps only its own file"; show; }
+expect_exit 0 "volume ls" vol ls -q
+out_has_line cache && out_has_line fresh && out_has_line bare && ok "ls names the three" || not_ok "ls names the three"
+expect_exit 0 "volume inspect" vol inspect cache
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[0]["Name"]=="cache" and d[0]["Mountpoint"].endswith("/volumes/cache/_data")' \
+  "$TEST_TMP/out" && ok "inspect: Name and Mountpoint" || not_ok "inspect: Name and Mountpoint"
+expect_exit 1 "inspect of a missing volume fails" vol inspect nothing-here
+expect_exit 0 "--dry-run with a new volume" run --dry-run -v ghost:/g busybox:latest true
+out_matches "^[0-9]+ +bind +/g +$OCIRUN_ROOT/volumes/ghost/_data " && [ ! -e "$OCIRUN_ROOT/volumes/ghost" ] &&
+  ok "the plan shows the volume's path; nothing is made" || not_ok "the plan shows the volume's path; nothing is made"
+# rm and prune leave a volume a live run uses
+timeout 60 "$OCIRUN" run --unsafe-no-cgroup -v cache:/data busybox:latest sh -c 'touch /data/running; sleep 5' >/dev/null 2>&1 &
+runner=$!
+for _ in $(seq 100); do [ -e "$OCIRUN_ROOT/volumes/cache/_data/running" ] && break; sleep 0.05; done
+expect_exit 1 "volume rm of a volume in use is refused" vol rm cache
+err_has_literal "in use by a live run" && [ -d "$OCIRUN_ROOT/volumes/cache/_data" ] &&
+  ok "refused naming why; the volume is there" || { not_ok "refused naming why; the volume is there"; show; }
+expect_exit 0 "volume prune while cache is in use" vol prune
+[ -d "$OCIRUN_ROOT/volumes/cache/_data" ] && [ ! -e "$OCIRUN_ROOT/volumes/fresh" ] &&
+  ok "prune removed the unused, kept the one in use" || not_ok "prune removed the unused, kept the one in use"
+wait $runner
+expect_exit 0 "volume rm once the run is over" vol rm cache
+[ ! -e "$OCIRUN_ROOT/volumes/cache" ] && ok "the volume is gone" || not_ok "the volume is gone"
+expect_exit 1 "volume rm of a missing volume fails" vol rm cache
+err_has_literal "no such volume" && ok "naming it" || not_ok "naming it"
 
 tap_done

@@ -16,6 +16,7 @@
 enum run_mount_kind {
   RUN_MOUNT_TMPFS,
   RUN_MOUNT_BIND,
+  RUN_MOUNT_VOLUME, /* a named volume: a bind of $ROOT/volumes/NAME/_data (docker_run/volumes.h) */
 };
 
 struct run_mount {
@@ -34,6 +35,11 @@ struct run_mount {
   bool read_only;          /* recursively: every submount too */
   bool recursive;          /* rbind (docker's default), else the top mount alone */
   const char *propagation; /* "rprivate" (default), "private", "rslave", ... */
+  /* volume: its name (source and source_fd are set when the run opens
+   * it), and whether a first use leaves out the image's content at the
+   * target (docker's nocopy); otherwise an empty volume starts with it */
+  char *volume;
+  bool no_copy;
 };
 
 struct run_config {

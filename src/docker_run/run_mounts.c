@@ -7,9 +7,11 @@
  * ocirun follows --mount for both). It is opened here (O_PATH), once: the
  * runtime clones that very object (open_tree on the fd) and attaches it,
  * so a component of the path swapped for a symlink afterwards changes
- * nothing. The target is a path inside the container in its one normal
- * form; where it lands in the image's tree is checked when it is mounted
- * (runtime/mount/landing.c). */
+ * nothing. A -v source that is a name ([a-zA-Z0-9][a-zA-Z0-9_.-]*), or
+ * --mount type=volume, is a named volume: only its name is kept here; the
+ * run opens it (docker_run/volumes.c). The target is a path inside the
+ * container in its one normal form; where it lands in the image's tree is
+ * checked when it is mounted (runtime/mount/landing.c). */
 #include "config.h"
 
 #include "docker_run/run_mounts.h"
@@ -26,6 +28,7 @@
 #include "oci/cleanup.h"
 #include "oci/in_root.h"
 #include "oci/size.h"
+#include "runtime/state/root.h"
 
 /* docker's propagation modes; rprivate is its default for a bind */
 static const char *const propagations[] = {"rprivate", "private", "rslave",
@@ -82,6 +85,7 @@ fail:
   free(mount->path);
   free(mount->options);
   free(mount->source);
+  free(mount->volume);
   if (mount->source_fd >= 0)
     close(mount->source_fd);
   return -1;
@@ -285,6 +289,26 @@ static int add_bind(struct run_config *config, const char *text, const char *sou
   return add_mount(config, text, mount, err);
 }
 
+/* A named volume's fields: its name (the rule of every name under $ROOT)
+ * and target; the run opens it. Takes *mount (freed on failure). */
+static int add_volume(struct run_config *config, const char *text, const char *name,
+                      const char *target, struct run_mount *mount, oci_error_t *err)
+{
+  if (state_name_check("volume name", name, err) < 0)
+    return oci_error_wrap(err, "%s '%s': ", mount->option, text);
+  if (normalize_target(mount->option, target, text, &mount->path, err) < 0 ||
+      check_bind_target(mount->option, text, mount->path, err) < 0) {
+    free(mount->path);
+    return -1;
+  }
+  mount->volume = strdup(name);
+  if (mount->volume == NULL) {
+    free(mount->path);
+    return oci_error_errno(err, "run: allocate %s", mount->option);
+  }
+  return add_mount(config, text, mount, err);
+}
+
 static struct run_mount bind_defaults(const char *option)
 {
   return (struct run_mount){.kind = RUN_MOUNT_BIND,
@@ -327,13 +351,12 @@ int run_mount_parse_volume(const char *text, struct run_config *config, oci_erro
   if (options != NULL && strchr(options, ':') != NULL)
     return oci_error_set(err, 0, "--volume '%s': expected SRC:DST[:OPTS] (too many ':')", text);
   if (source[0] != '/' && looks_like_volume_name(source))
-    return oci_error_set(err, 0,
-                         "--volume '%s': '%s' would be a named volume, which ocirun does not "
-                         "support yet: give an absolute host path",
-                         text, source);
+    mount.kind = RUN_MOUNT_VOLUME;
   for (char *save = NULL, *w = options != NULL ? strtok_r(options, ",", &save) : NULL; w != NULL;
        w = strtok_r(NULL, ",", &save)) {
-    if (strcmp(w, "ro") == 0 || strcmp(w, "readonly") == 0)
+    if (strcmp(w, "nocopy") == 0 && mount.kind == RUN_MOUNT_VOLUME)
+      mount.no_copy = true;
+    else if (strcmp(w, "ro") == 0 || strcmp(w, "readonly") == 0)
       mount.read_only = true;
     else if (strcmp(w, "rw") == 0)
       mount.read_only = false;
@@ -342,9 +365,12 @@ int run_mount_parse_volume(const char *text, struct run_config *config, oci_erro
     else
       return oci_error_set(err, 0,
                            "--volume '%s': unknown option '%s' (known: ro, readonly, rw, "
-                           "rprivate, private, rslave, slave, rshared, shared)",
+                           "rprivate, private, rslave, slave, rshared, shared; nocopy for a "
+                           "named volume)",
                            text, w);
   }
+  if (mount.kind == RUN_MOUNT_VOLUME)
+    return add_volume(config, text, source, target, &mount, err);
   return add_bind(config, text, source, target, &mount, err);
 }
 
@@ -356,6 +382,7 @@ struct mount_fields {
   const char *read_only; /* NULL: not given; "": given without a value */
   const char *propagation, *recursive;
   const char *tmpfs_size, *tmpfs_mode;
+  const char *no_copy; /* NULL: not given; "": given without a value */
 };
 
 static int take_field(const char *text, char *field, struct mount_fields *f, oci_error_t *err)
@@ -376,6 +403,7 @@ static int take_field(const char *text, char *field, struct mount_fields *f, oci
       {"bind-recursive", offsetof(struct mount_fields, recursive)},
       {"tmpfs-size", offsetof(struct mount_fields, tmpfs_size)},
       {"tmpfs-mode", offsetof(struct mount_fields, tmpfs_mode)},
+      {"volume-nocopy", offsetof(struct mount_fields, no_copy)},
   };
   char *eq = strchr(field, '=');
   const char *value = "";
@@ -387,7 +415,8 @@ static int take_field(const char *text, char *field, struct mount_fields *f, oci
   for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
     if (strcmp(field, keys[i].key) != 0)
       continue;
-    if (eq == NULL && keys[i].offset != offsetof(struct mount_fields, read_only))
+    if (eq == NULL && keys[i].offset != offsetof(struct mount_fields, read_only) &&
+        keys[i].offset != offsetof(struct mount_fields, no_copy))
       return oci_error_set(err, 0, "--mount '%s': '%s' needs a value (%s=VALUE)", text, field,
                            field);
     *(const char **)((char *)f + keys[i].offset) = value;
@@ -395,13 +424,13 @@ static int take_field(const char *text, char *field, struct mount_fields *f, oci
   }
   if (strncmp(field, "volume-", 7) == 0)
     return oci_error_set(err, 0,
-                         "--mount '%s': '%s' is for a named volume, which ocirun does not "
-                         "support yet",
+                         "--mount '%s': '%s' is not supported (a volume's driver, options and "
+                         "labels are docker's local driver's only)",
                          text, field);
   return oci_error_set(err, 0,
                        "--mount '%s': unknown field '%s' (known: type, source, src, target, "
                        "destination, dst, readonly, ro, bind-propagation, bind-recursive, "
-                       "tmpfs-size, tmpfs-mode)",
+                       "tmpfs-size, tmpfs-mode, volume-nocopy)",
                        text, field);
 }
 
@@ -422,8 +451,10 @@ static int mount_bind(const char *text, const struct mount_fields *f, struct run
 {
   struct run_mount mount = bind_defaults("--mount");
 
-  if (f->tmpfs_size != NULL || f->tmpfs_mode != NULL)
-    return oci_error_set(err, 0, "--mount '%s': tmpfs-size and tmpfs-mode are for type=tmpfs",
+  if (f->tmpfs_size != NULL || f->tmpfs_mode != NULL || f->no_copy != NULL)
+    return oci_error_set(err, 0,
+                         "--mount '%s': tmpfs-size and tmpfs-mode are for type=tmpfs, "
+                         "volume-nocopy for type=volume",
                          text);
   if (f->source == NULL)
     return oci_error_set(err, 0, "--mount '%s': a bind needs source=HOST-PATH", text);
@@ -459,6 +490,34 @@ static int mount_bind(const char *text, const struct mount_fields *f, struct run
                            text, f->recursive);
   }
   return add_bind(config, text, f->source, f->target, &mount, err);
+}
+
+static int mount_volume(const char *text, const struct mount_fields *f, struct run_config *config,
+                        oci_error_t *err)
+{
+  struct run_mount mount = bind_defaults("--mount");
+
+  mount.kind = RUN_MOUNT_VOLUME;
+  if (f->tmpfs_size != NULL || f->tmpfs_mode != NULL || f->recursive != NULL)
+    return oci_error_set(err, 0,
+                         "--mount '%s': tmpfs-size, tmpfs-mode and bind-recursive are not for "
+                         "type=volume",
+                         text);
+  if (f->source == NULL)
+    return oci_error_set(err, 0,
+                         "--mount '%s': a volume needs source=NAME (an anonymous volume is not "
+                         "supported)",
+                         text);
+  if ((f->read_only != NULL && read_only_value(text, f->read_only, &mount.read_only, err) < 0) ||
+      (f->no_copy != NULL && read_only_value(text, f->no_copy, &mount.no_copy, err) < 0))
+    return -1;
+  if (f->propagation != NULL) {
+    mount.propagation = propagation_named(f->propagation);
+    if (mount.propagation == NULL)
+      return oci_error_set(err, 0, "--mount '%s': bind-propagation '%s' is not known", text,
+                           f->propagation);
+  }
+  return add_volume(config, text, f->source, f->target, &mount, err);
 }
 
 static int mount_tmpfs(const char *text, const struct mount_fields *f, struct run_config *config,
@@ -506,18 +565,15 @@ int run_mount_parse_mount(const char *text, struct run_config *config, oci_error
   if (f.target == NULL)
     return oci_error_set(err, 0, "--mount '%s': target=PATH is required", text);
   if (f.type == NULL)
-    return oci_error_set(err, 0,
-                         "--mount '%s': type= is required (bind or tmpfs; docker's default, a "
-                         "named volume, is not supported yet)",
-                         text);
+    return oci_error_set(err, 0, "--mount '%s': type= is required (bind, volume or tmpfs)", text);
   if (strcmp(f.type, "bind") == 0)
     return mount_bind(text, &f, config, err);
   if (strcmp(f.type, "tmpfs") == 0)
     return mount_tmpfs(text, &f, config, err);
   if (strcmp(f.type, "volume") == 0)
-    return oci_error_set(err, 0, "--mount '%s': type=volume (a named volume) is not supported yet",
-                         text);
-  return oci_error_set(err, 0, "--mount '%s': type '%s' is not one of bind, tmpfs", text, f.type);
+    return mount_volume(text, &f, config, err);
+  return oci_error_set(err, 0, "--mount '%s': type '%s' is not one of bind, volume, tmpfs", text,
+                       f.type);
 }
 
 void run_mounts_clear(struct run_config *config)
@@ -528,6 +584,7 @@ void run_mounts_clear(struct run_config *config)
     free(m->path);
     free(m->options);
     free(m->source);
+    free(m->volume);
     if (m->source_fd >= 0)
       close(m->source_fd);
   }

@@ -10,9 +10,10 @@
 
 /* --tmpfs PATH[:OPTS] */
 int run_mount_parse_tmpfs(const char *text, struct run_config *config, oci_error_t *err);
-/* -v/--volume SRC:DST[:OPTS]: SRC an absolute host path that exists */
+/* -v/--volume SRC:DST[:OPTS]: SRC an absolute host path that exists, or
+ * a volume's name */
 int run_mount_parse_volume(const char *text, struct run_config *config, oci_error_t *err);
-/* --mount type=bind|tmpfs,KEY=VALUE,... */
+/* --mount type=bind|volume|tmpfs,KEY=VALUE,... */
 int run_mount_parse_mount(const char *text, struct run_config *config, oci_error_t *err);
 /* Frees the mounts and closes their sources. */
 void run_mounts_clear(struct run_config *config);

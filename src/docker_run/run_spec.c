@@ -531,7 +531,8 @@ static cJSON *tmpfs_json(const struct run_mount *mount, oci_error_t *err)
   return mount_json(mount->path, "tmpfs", "tmpfs", options, err);
 }
 
-/* -v/--volume and --mount type=bind: always nosuid and nodev (a setuid
+/* -v/--volume and --mount type=bind or volume (a volume's source is its
+ * _data, set when the run opened it): always nosuid and nodev (a setuid
  * file or a device node of the host's tree is no more than a file inside),
  * read-only with every submount when ro (rbind,ro is read-only down the
  * tree: mount/plan.c), docker's rprivate unless another propagation is
@@ -544,8 +545,12 @@ static cJSON *bind_json(const struct run_mount *mount, bool rootless, oci_error_
   /* The parent clones the source (open_tree), which takes CAP_SYS_ADMIN
    * over the host's mount namespace. */
   if (rootless) {
-    oci_error_set(err, 0, "%s %s: a bind of a host path is not supported rootless yet",
+    oci_error_set(err, 0, "%s %s: a bind of a host path or a volume is not supported rootless yet",
                   mount->option, mount->path);
+    return NULL;
+  }
+  if (mount->source == NULL) {
+    oci_error_set(err, 0, "%s %s: the volume was not opened", mount->option, mount->path);
     return NULL;
   }
   snprintf(options, sizeof(options), "%s,%s,nosuid,nodev,%s", mount->recursive ? "rbind" : "bind",
@@ -578,7 +583,7 @@ static cJSON *mounts_json(const struct run_config *config, bool rootless, oci_er
   }
   for (size_t i = 0; i < config->n_mounts; i++) {
     const struct run_mount *m = &config->mounts[i];
-    cJSON *mount = m->kind == RUN_MOUNT_BIND ? bind_json(m, rootless, err) : tmpfs_json(m, err);
+    cJSON *mount = m->kind == RUN_MOUNT_TMPFS ? tmpfs_json(m, err) : bind_json(m, rootless, err);
 
     if (mount == NULL)
       return NULL;

@@ -93,7 +93,21 @@ int main(void)
   refused("a relative -v source", "-v", "./x:/data", "relative");
   refused("a relative --mount source", "--mount", "type=bind,source=x/y,target=/d", "relative");
   refused("a '..' source", "-v", "/tmp/../etc:/data", "'..'");
-  refused("a named volume", "-v", "cache:/data", "named volume");
+  is_int(parse(&c, msg, sizeof(msg), "-v", "cache:/data:ro,nocopy", "--mount",
+               "type=volume,source=v2,target=/v2,volume-nocopy=false", "img", NULL),
+         0, "-v NAME:/data and --mount type=volume parse (%s)", msg);
+  ok(c.n_mounts == 2 && c.mounts[0].kind == RUN_MOUNT_VOLUME && c.mounts[0].no_copy &&
+         c.mounts[0].read_only && strcmp(c.mounts[0].volume, "cache") == 0 &&
+         c.mounts[0].source_fd < 0,
+     "a named volume, ro, nocopy, opened only by the run");
+  ok(c.n_mounts == 2 && c.mounts[1].kind == RUN_MOUNT_VOLUME && !c.mounts[1].no_copy,
+     "volume-nocopy=false");
+  run_config_clear(&c);
+  refused("a volume name with '/'", "--mount", "type=volume,source=a/b,target=/d", "volume name");
+  refused("a volume name '..'", "--mount", "type=volume,source=..,target=/d", "volume name");
+  refused("a volume name starting with '.'", "--mount", "type=volume,source=.x,target=/d",
+          "volume name");
+  refused("nocopy on a bind", "-v", "/tmp:/d:nocopy", "nocopy");
   refused("DST alone", "-v", "/data", "SRC:DST");
   refused("too many ':'", "-v", "/a:/b:ro:x", "too many");
   refused("an unknown -v option", "-v", "/tmp:/data:bogus", "bogus");
@@ -107,7 +121,7 @@ int main(void)
           "colour");
   refused("--mount without type", "--mount", "source=/tmp,target=/d", "type=");
   refused("--mount without target", "--mount", "type=bind,source=/tmp", "target=");
-  refused("--mount type=volume", "--mount", "type=volume,source=v,target=/d", "volume");
+  refused("an anonymous --mount volume", "--mount", "type=volume,target=/d", "source=NAME");
   refused("bind-recursive=writable", "--mount",
           "type=bind,source=/tmp,target=/d,readonly,bind-recursive=writable", "writable");
   refused("a bad propagation", "--mount", "type=bind,source=/tmp,target=/d,bind-propagation=x",

@@ -72,7 +72,7 @@ struct mount_op {
   bool idmap_recursive;
   int idmap_fd;
   /* MOUNT_OP_BIND of a front end's host source it opened itself
-   * (mount_root.source_fds): that O_PATH fd (the front end's, not the
+   * (mount_root.sources; copy_up then from there too): that O_PATH fd (the front end's, not the
    * op's; -1: the source is opened by its path when applied), and the
    * detached clone of it the parent makes (mount_plan_open_held_binds; -1
    * until then), which the child attaches: the object opened, never the
@@ -119,6 +119,11 @@ enum root_layer {
                        bounded by its size= */
 };
 
+struct mount_source {
+  int fd;
+  bool copy_up;
+};
+
 struct mount_root {
   int root_fd;           /* the root tree, an O_PATH directory fd held by the parent */
   const char *root_path; /* the same, for messages and the printed plan */
@@ -140,8 +145,10 @@ struct mount_root {
   const char *bundle; /* relative bind sources are relative to it; NULL: refused */
   /* One per mounts[] entry (spec->n_mounts), NULL for none: a bind's
    * host source already opened (O_PATH) by the front end, which keeps it
-   * open until the run ends; -1 for an entry opened by its path. */
-  const int *source_fds;
+   * open until the run ends (fd -1 for an entry opened by its path), and
+   * whether an empty source starts with a copy of what the root holds at
+   * the target (a named volume's first use) */
+  const struct mount_source *sources;
 };
 
 /* The plan for spec (mounts, linux.devices, maskedPaths, readonlyPaths,
@@ -168,7 +175,7 @@ void mount_plan_print(const struct mount_plan *plan, FILE *out);
 int mount_plan_open_idmaps(struct mount_plan *plan, oci_error_t *err);
 /* In the parent, before clone3 (a mount of another mount namespace cannot
  * be cloned, and the child has its own): each bind of a held source
- * (mount_root.source_fds) cloned from that fd (open_tree
+ * (mount_root.sources) cloned from that fd (open_tree
  * OPEN_TREE_CLONE, with its submounts for rbind) with the op's attributes
  * (read-only set on every submount of an rbind); the child only attaches
  * it. Any failure fails the run. */

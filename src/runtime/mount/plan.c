@@ -414,7 +414,7 @@ static int plan_held_source(const struct mount_plan *plan, struct mount_op *op,
 {
   size_t n = 0;
 
-  if (root->source_fds == NULL || root->source_fds[op->mount_index] < 0)
+  if (root->sources == NULL || root->sources[op->mount_index].fd < 0)
     return 0;
   if (op->kind != MOUNT_OP_BIND || op->idmap != NULL)
     return oci_error_set(err, 0, "mount plan: mounts[%d]: a held source is for a plain bind",
@@ -424,7 +424,8 @@ static int plan_held_source(const struct mount_plan *plan, struct mount_op *op,
   if (n >= MOUNT_PLAN_MAX_HELD_BINDS)
     return oci_error_set(err, 0, "mount plan: more than %d binds of host paths",
                          MOUNT_PLAN_MAX_HELD_BINDS);
-  op->source_fd = root->source_fds[op->mount_index];
+  op->source_fd = root->sources[op->mount_index].fd;
+  op->copy_up = root->sources[op->mount_index].copy_up;
   return 0;
 }
 
