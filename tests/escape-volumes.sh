@@ -26,21 +26,26 @@ echo evil >"$H/evil/marker"
 # The source swapped for a symlink after it was parsed
 # ====================================================================
 NR_OPENAT=257 # x86_64
-if command -v strace >/dev/null && [ "$(uname -m)" = x86_64 ]; then
-  ln -s real "$H/link"
-  # strace holds ocirun 3 s on entry to the openat right after the one
-  # that opened the source while parsing the options: the earliest point
-  # after it, before anything is planned or cloned. A runtime that looked
-  # the path up again later (the parent before it clones, or the child)
-  # would bind "evil". Which openat that is, a first traced run counts.
+# swap_while_held WANT [PREFIX...]: `PREFIX ocirun run -v $H/link/:/data
+# ... cat /data/marker` with $H/link -> real, held by strace 3 s on entry
+# to the openat right after the one that opened the source while parsing
+# the options (the earliest point after it, before anything is planned or
+# cloned; which openat that is, a first traced run counts). The link is
+# swapped to evil meanwhile. A runtime that looked the path up again later
+# (the parent before it clones, or the child) would bind "evil". The run's
+# stdout and stderr are left in swap.out and swap.err; WANT names the case.
+swap_while_held() {
+  local want=$1 n held
+  shift
+  rm -f "$H/link" && ln -s real "$H/link"
   timeout 60 strace -qq -o "$TEST_TMP/openats" -e trace=openat \
-    "$OCIRUN" run --unsafe-no-cgroup -v "$H/link/:/data" busybox:latest true >/dev/null 2>&1
+    "$@" "$OCIRUN" run --unsafe-no-cgroup -v "$H/link/:/data" busybox:latest true >/dev/null 2>&1
   n=$(grep -n "\"$H/link/\"" "$TEST_TMP/openats" | head -n 1 | cut -d: -f1)
-  [ -n "$n" ] && ok "control: the source is opened once, by openat number $n" ||
-    not_ok "control: the source is opened by an openat"
+  [ -n "$n" ] && ok "$want: control: the source is opened once, by openat number $n" ||
+    not_ok "$want: control: the source is opened by an openat"
   timeout 60 strace -qq -o /dev/null -e trace=openat \
     -e inject=openat:delay_enter=3000000:when=$((${n:-0} + 1)) \
-    "$OCIRUN" run --unsafe-no-cgroup -v "$H/link/:/data" busybox:latest cat /data/marker \
+    "$@" "$OCIRUN" run --unsafe-no-cgroup -v "$H/link/:/data" busybox:latest cat /data/marker \
     >"$TEST_TMP/swap.out" 2>"$TEST_TMP/swap.err" &
   tracer=$!
   held=
@@ -52,18 +57,34 @@ if command -v strace >/dev/null && [ "$(uname -m)" = x86_64 ]; then
     sleep 0.05
   done
   [ -n "$held" ] && for fd in /proc/"$held"/fd/*; do readlink "$fd"; done | grep -qx "$H/real" &&
-    ok "control: ocirun is held with the source open ($H/real)" ||
-    not_ok "control: ocirun is held with the source open"
+    ok "$want: control: ocirun is held with the source open ($H/real)" ||
+    not_ok "$want: control: ocirun is held with the source open"
   rm "$H/link" && ln -s evil "$H/link"
   wait $tracer
-  [ "$(cat "$H/link/marker")" = evil ] && ok "control: the path now leads to the attacker's directory" ||
-    not_ok "control: the path now leads to the attacker's directory"
-  expect_exit 0 "control: a run started after the swap binds the attacker's directory" \
-    run -v "$H/link/:/data" busybox:latest cat /data/marker
-  out_has_line evil && ok "control: it reads 'evil'" || not_ok "control: it reads 'evil'"
-  grep -qx real "$TEST_TMP/swap.out" && ok "the held run bound the directory opened when parsed ('real')" ||
-    { not_ok "the held run bound the directory opened when parsed"; sed 's/^/# /' "$TEST_TMP/swap.out" "$TEST_TMP/swap.err" | head; }
+  swap_status=$?
+  [ "$(cat "$H/link/marker")" = evil ] && ok "$want: control: the path now leads to the attacker's directory" ||
+    not_ok "$want: control: the path now leads to the attacker's directory"
+  expect_exit 0 "$want: control: a run started after the swap binds the attacker's directory" \
+    "$@" timeout 60 "$OCIRUN" run --unsafe-no-cgroup -v "$H/link/:/data" busybox:latest cat /data/marker
+  out_has_line evil && ok "$want: control: it reads 'evil'" || not_ok "$want: control: it reads 'evil'"
   rm "$H/link"
+}
+if command -v strace >/dev/null && [ "$(uname -m)" = x86_64 ]; then
+  swap_while_held "root"
+  grep -qx real "$TEST_TMP/swap.out" && ok "root: the held run bound the directory opened when parsed ('real')" ||
+    { not_ok "root: the held run bound the directory opened when parsed"; sed 's/^/# /' "$TEST_TMP/swap.out" "$TEST_TMP/swap.err" | head; }
+  if command -v setpriv >/dev/null && rootless_store 4263; then
+    chmod 0755 "$H" "$H/real" "$H/evil" && chmod 0644 "$H/real/marker" "$H/evil/marker"
+    # rootless, the parent may not clone: the child opens the path again and
+    # must find the inode the options opened, else the run fails
+    swap_while_held "rootless" "${AS_USER[@]}"
+    [ "$swap_status" -eq 125 ] && grep -q "swapped meanwhile" "$TEST_TMP/swap.err" &&
+      ! grep -qx evil "$TEST_TMP/swap.out" &&
+      ok "rootless: the held run is refused (exit 125, swapped meanwhile), nothing bound" ||
+      { not_ok "rootless: the held run is refused, nothing bound (exit $swap_status)"; sed 's/^/# /' "$TEST_TMP/swap.out" "$TEST_TMP/swap.err" | head; }
+  else
+    skip "rootless swap: setpriv and a rootless store needed"
+  fi
 else
   skip "strace (and x86_64) needed to hold ocirun while the source is swapped"
 fi

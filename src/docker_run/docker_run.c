@@ -5,9 +5,11 @@
 #include "docker_run/docker_run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -206,16 +208,35 @@ static int run_with_mounts(const char *state_root, const struct oci_image *image
   return ret;
 }
 
+/* Rootless: a bind shows the caller only what the caller could read on
+ * the host (the source was opened O_PATH, which reads nothing): the
+ * source must be readable, and a directory searchable, by the caller. */
+static int check_readable(const struct run_mount *m, oci_error_t *err)
+{
+  struct stat st;
+
+  if (fstat(m->source_fd, &st) < 0)
+    return oci_error_errno(err, "%s %s: the host path %s", m->option, m->path, m->source);
+  if (faccessat(m->source_fd, "", R_OK | (S_ISDIR(st.st_mode) ? X_OK : 0),
+                AT_EMPTY_PATH | AT_EACCESS) < 0)
+    return oci_error_errno(err,
+                           "%s %s: rootless, the host path %s must be one the caller can read%s",
+                           m->option, m->path, m->source, S_ISDIR(st.st_mode) ? " and search" : "");
+  return 0;
+}
+
 /* The named volumes of the run opened (made on first use, as docker does)
  * and held for the whole run: each its lock and its _data, the source its
  * mount then has. With --dry-run nothing is made: a volume is shown by
- * its path. */
+ * its path. Rootless, every bind's source is checked readable. */
 static int open_volumes(const char *state_root, struct run_config *config, struct state_root *state,
                         struct volume_use *uses, oci_error_t *err)
 {
   for (size_t i = 0; i < config->n_mounts; i++) {
     struct run_mount *m = &config->mounts[i];
 
+    if (m->kind == RUN_MOUNT_BIND && config->rootless && check_readable(m, err) < 0)
+      return -1;
     if (m->kind != RUN_MOUNT_VOLUME)
       continue;
     if (config->rootless)

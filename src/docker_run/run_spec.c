@@ -538,17 +538,10 @@ static cJSON *tmpfs_json(const struct run_mount *mount, oci_error_t *err)
  * tree: mount/plan.c), docker's rprivate unless another propagation is
  * asked. The source is the path for the document; the runtime mounts the
  * fd opened when the option was parsed (mount_root.source_fds). */
-static cJSON *bind_json(const struct run_mount *mount, bool rootless, oci_error_t *err)
+static cJSON *bind_json(const struct run_mount *mount, oci_error_t *err)
 {
   char options[64];
 
-  /* The parent clones the source (open_tree), which takes CAP_SYS_ADMIN
-   * over the host's mount namespace. */
-  if (rootless) {
-    oci_error_set(err, 0, "%s %s: a bind of a host path or a volume is not supported rootless yet",
-                  mount->option, mount->path);
-    return NULL;
-  }
   if (mount->source == NULL) {
     oci_error_set(err, 0, "%s %s: the volume was not opened", mount->option, mount->path);
     return NULL;
@@ -583,7 +576,7 @@ static cJSON *mounts_json(const struct run_config *config, bool rootless, oci_er
   }
   for (size_t i = 0; i < config->n_mounts; i++) {
     const struct run_mount *m = &config->mounts[i];
-    cJSON *mount = m->kind == RUN_MOUNT_TMPFS ? tmpfs_json(m, err) : bind_json(m, rootless, err);
+    cJSON *mount = m->kind == RUN_MOUNT_TMPFS ? tmpfs_json(m, err) : bind_json(m, err);
 
     if (mount == NULL)
       return NULL;

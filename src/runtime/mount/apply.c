@@ -419,14 +419,26 @@ static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
                          op->source);
   if (op->idmap != NULL)
     return attach_bind(op, op->idmap_fd, root_fd, err);
-  /* a held source was cloned by the parent (mount/held_bind.c) */
-  if (op->source_fd >= 0 && op->clone_fd < 0)
-    return oci_error_set(err, 0, "%s: the bind of %s was not made", mount_op_label(op), op->source);
-  if (op->source_fd >= 0)
+  /* a held source was cloned by the parent (mount/held_bind.c), or,
+   * rootless, is opened again here and must be the inode held */
+  if (op->source_fd >= 0 && op->clone_fd >= 0)
     return attach_bind(op, op->clone_fd, root_fd, err);
+  if (op->source_fd >= 0 && !op->reopen_checked)
+    return oci_error_set(err, 0, "%s: the bind of %s was not made", mount_op_label(op), op->source);
   source_fd = open(op->source, O_PATH | O_CLOEXEC);
   if (source_fd < 0)
     return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
+  if (op->reopen_checked) {
+    struct stat st;
+
+    if (fstat(source_fd, &st) < 0)
+      return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
+    if (st.st_dev != op->source_dev || st.st_ino != op->source_ino)
+      return oci_error_set(err, ESTALE,
+                           "%s: the bind source %s is no longer what it was when it was given "
+                           "(swapped meanwhile): refused",
+                           mount_op_label(op), op->source);
+  }
   return bind_from(op, source_fd, root_fd, err);
 }
 

@@ -4,7 +4,10 @@
  * a namespace of its own, so the parent clones the very object the front
  * end opened (open_tree on its fd, never its path), with the op's
  * attributes, and the child attaches the detached mount (mount/apply.c).
- * A symlink swapped into the path since it was opened changes nothing. */
+ * A symlink swapped into the path since it was opened changes nothing.
+ * Rootless, the parent may not clone a mount of the host's namespace: the
+ * child opens the path again and binds it only if it is the inode the
+ * front end opened (mount/apply.c), so a swap fails the run instead. */
 #include "config.h"
 
 #include "runtime/mount/mount_plan.h"
@@ -13,13 +16,17 @@
 
 #include "runtime/mount/internal.h"
 
-int mount_plan_open_held_binds(struct mount_plan *plan, oci_error_t *err)
+int mount_plan_open_held_binds(struct mount_plan *plan, bool rootless, oci_error_t *err)
 {
   for (size_t i = 0; i < plan->n_ops; i++) {
     struct mount_op *op = &plan->ops[i];
 
     if (op->source_fd < 0 || op->clone_fd >= 0)
       continue;
+    if (rootless) {
+      op->reopen_checked = true;
+      continue;
+    }
     op->clone_fd = clone_bind_source(op, op->source_fd);
     if (op->clone_fd < 0)
       return oci_error_errno(err,

@@ -79,6 +79,13 @@ struct mount_op {
    * path looked up again. */
   int source_fd;
   int clone_fd;
+  /* ... the held source's identity, and rootless (the parent cannot clone
+   * a mount of the host's namespace): the child opens the path again in
+   * its copy of the host tree and binds it only if it is that inode
+   * (ESTALE otherwise: a path swapped meanwhile fails the run). */
+  dev_t source_dev;
+  ino_t source_ino;
+  bool reopen_checked;
 };
 
 /* At most this many idmapped mounts in a plan (their fds stay open in the
@@ -178,8 +185,9 @@ int mount_plan_open_idmaps(struct mount_plan *plan, oci_error_t *err);
  * (mount_root.sources) cloned from that fd (open_tree
  * OPEN_TREE_CLONE, with its submounts for rbind) with the op's attributes
  * (read-only set on every submount of an rbind); the child only attaches
- * it. Any failure fails the run. */
-int mount_plan_open_held_binds(struct mount_plan *plan, oci_error_t *err);
+ * it. Any failure fails the run. rootless: none is cloned (the parent may
+ * not); each is marked reopen_checked instead. */
+int mount_plan_open_held_binds(struct mount_plan *plan, bool rootless, oci_error_t *err);
 /* Those clones' fds (at most MOUNT_PLAN_MAX_HELD_BINDS), for the child to
  * keep open until the plan is applied; their number. */
 size_t mount_plan_held_bind_fds(const struct mount_plan *plan, int *fds);

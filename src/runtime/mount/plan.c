@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -412,6 +413,7 @@ static int plan_idmap(struct mount_plan *plan, struct mount_op *op, const struct
 static int plan_held_source(const struct mount_plan *plan, struct mount_op *op,
                             const struct mount_root *root, oci_error_t *err)
 {
+  struct stat st;
   size_t n = 0;
 
   if (root->sources == NULL || root->sources[op->mount_index].fd < 0)
@@ -424,6 +426,11 @@ static int plan_held_source(const struct mount_plan *plan, struct mount_op *op,
   if (n >= MOUNT_PLAN_MAX_HELD_BINDS)
     return oci_error_set(err, 0, "mount plan: more than %d binds of host paths",
                          MOUNT_PLAN_MAX_HELD_BINDS);
+  if (fstat(root->sources[op->mount_index].fd, &st) < 0)
+    return oci_error_errno(err, "mount plan: mounts[%d]: the held source %s", op->mount_index,
+                           op->source);
+  op->source_dev = st.st_dev;
+  op->source_ino = st.st_ino;
   op->source_fd = root->sources[op->mount_index].fd;
   op->copy_up = root->sources[op->mount_index].copy_up;
   return 0;
