@@ -199,6 +199,20 @@ run_refused "-v ../../escaped:/d (relative, not a name)" "relative" -v ../../esc
 [ ! -e "$(dirname "$OCIRUN_ROOT")/escaped" ] && [ -z "$(ls -A "$OCIRUN_ROOT/volumes" 2>/dev/null)" ] &&
   ok "nothing was made, in ROOT/volumes or outside it" || not_ok "nothing was made, in ROOT/volumes or outside it"
 
+# ROOT/volumes swapped for a symlink or made writable by others: refused
+# by the store's folder checks (another local user's redirection)
+rm -rf "$OCIRUN_ROOT/volumes" && mkdir -p "$H/elsewhere" && ln -s "$H/elsewhere" "$OCIRUN_ROOT/volumes"
+[ "$(readlink -f "$OCIRUN_ROOT/volumes")" = "$H/elsewhere" ] && ok "control: ROOT/volumes leads elsewhere" ||
+  not_ok "control: ROOT/volumes leads elsewhere"
+expect_exit 1 "volume create through a symlinked ROOT/volumes" timeout 20 "$OCIRUN" volume create x
+err_has_literal "is a symlink" && [ -z "$(ls -A "$H/elsewhere")" ] &&
+  ok "refused naming the symlink; nothing made where it leads" || { not_ok "refused naming the symlink"; show; }
+run_refused "-v NAME: through a symlinked ROOT/volumes" "is a symlink" -v x:/x busybox:latest true
+rm "$OCIRUN_ROOT/volumes" && mkdir -m 0777 "$OCIRUN_ROOT/volumes"
+expect_exit 1 "volume create in a ROOT/volumes others may write" timeout 20 "$OCIRUN" volume create x
+err_has_literal "group or others may write" && ok "refused naming the mode" || { not_ok "refused naming the mode"; show; }
+rmdir "$OCIRUN_ROOT/volumes"
+
 check "nothing left" nothing_left
 
 tap_done
