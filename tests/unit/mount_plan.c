@@ -3,9 +3,12 @@
  * refusals that name the config's property. Nothing is mounted. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -782,8 +785,10 @@ static void test_held_sources(void)
                      "{\"destination\": \"/data\", \"type\": \"bind\", \"source\": \"/srv\", "
                      "\"options\": [\"rbind\", \"ro\", \"nosuid\", \"nodev\", \"rprivate\"]},"
                      "{\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\"}]}";
-  struct mount_source sources[] = {{.fd = 9, .copy_up = true}, {.fd = -1}};
-  struct mount_source wrong[] = {{.fd = -1}, {.fd = 9}};
+  int held = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct mount_source sources[] = {{.fd = held, .copy_up = true}, {.fd = -1}};
+  struct mount_source wrong[] = {{.fd = -1}, {.fd = held}};
+  struct stat st;
   struct mount_root root = bind_root;
   uint64_t all = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
   cJSON *config = cJSON_Parse(json);
@@ -799,8 +804,11 @@ static void test_held_sources(void)
   root.sources = sources;
   is_int(build(&spec, &root, false, &plan, msg, sizeof(msg)), 0, "held sources: builds (%s)", msg);
   i = find(&plan, MOUNT_OP_BIND, "/data");
-  ok(i >= 0 && plan.ops[i].source_fd == 9 && plan.ops[i].copy_up && plan.ops[i].clone_fd == -1,
+  ok(i >= 0 && plan.ops[i].source_fd == held && plan.ops[i].copy_up && plan.ops[i].clone_fd == -1,
      "the bind takes the held fd and copy_up; the parent clones it later");
+  ok(i >= 0 && fstat(held, &st) == 0 && plan.ops[i].source_dev == st.st_dev &&
+         plan.ops[i].source_ino == st.st_ino && !plan.ops[i].reopen_checked,
+     "and its identity, for a rootless child to check the path against");
   ok(i >= 0 && (plan.ops[i].attr_rec & all) == all && (plan.ops[i].attr & all) == all,
      "rbind,ro,nosuid,nodev: read-only, nosuid and nodev on every mount of the tree");
   i = find(&plan, MOUNT_OP_FILESYSTEM, "/tmp");
@@ -811,6 +819,7 @@ static void test_held_sources(void)
          "a held source for a mount that is not a bind is refused");
   ok(strstr(msg, "mounts[1]") != NULL, "naming the entry (%s)", msg);
   spec_clear(&spec);
+  close(held);
 }
 
 int main(void)
