@@ -422,3 +422,29 @@ for layer in manifest["layers"]:
     tarfile.open(fileobj=io.BytesIO(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)).extractall(rootfs)
 PY
 }
+# run_refused WHAT ERE ARGS...: `ocirun run --unsafe-no-cgroup ARGS` (a host
+# run, within 60 s) exits 125 with a message matching ERE.
+run_refused() {
+  local what=$1 re=$2
+  shift 2
+  expect_exit 125 "$what: refused" timeout 60 "$OCIRUN" run --unsafe-no-cgroup "$@"
+  err_matches "$re" && ok "$what: the message says why" ||
+    { not_ok "$what: the message matches /$re/"; sed 's/^/# err: /' "$TEST_TMP/err" | head -5; }
+}
+# rootless_store UID: for an ordinary uid, a store under $TEST_TMP with the
+# busybox test image imported as that uid; then as_user COMMAND... runs
+# COMMAND as UID (no groups, a clean environment) on that store, and the
+# array AS_USER is that prefix (for a tool that runs the command itself).
+# Needs setpriv; returns 1 when the import fails.
+rootless_store() {
+  AS_USER=(setpriv --reuid="$1" --regid="$1" --clear-groups env -i PATH="$PATH"
+    HOME="$TEST_TMP/rootless-home" OCIRUN_ROOT="$TEST_TMP/rootless-store")
+  ROOTLESS_UID=$1
+  chmod 0755 "$TEST_TMP"
+  mkdir -p "$TEST_TMP/rootless-store" "$TEST_TMP/rootless-home"
+  chown "$ROOTLESS_UID:$ROOTLESS_UID" "$TEST_TMP/rootless-store" "$TEST_TMP/rootless-home"
+  rm -rf "$TEST_TMP/busybox-layout"
+  cp -r "$TEST_IMAGES/busybox" "$TEST_TMP/busybox-layout" && chmod -R a+rX "$TEST_TMP/busybox-layout"
+  as_user "$OCIRUN" image import "oci:$TEST_TMP/busybox-layout:busybox:latest" >/dev/null 2>&1
+}
+as_user() { "${AS_USER[@]}" "$@"; }

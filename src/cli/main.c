@@ -29,6 +29,7 @@ static const struct {
     {"seccomp-profile", command_seccomp_profile, "print the default seccomp profile (Docker JSON)",
      false},
     {"sweep", command_sweep, "clean up after runs whose runner crashed", false},
+    {"volume", command_volume, "manage named volumes: create, ls, inspect, rm, prune", false},
     /* The OCI runtime command line (runtime-spec runtime.md), as runc's
      * callers (podman's conmon, containerd's shim) drive it. */
     {"create", command_oci_create, "OCI: create a container from a bundle (runs nothing yet)",

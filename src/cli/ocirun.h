@@ -24,6 +24,7 @@ int command_probe(int argc, char **argv, const struct global_options *global);
 int command_compare(int argc, char **argv, const struct global_options *global);
 int command_seccomp_profile(int argc, char **argv, const struct global_options *global);
 int command_sweep(int argc, char **argv, const struct global_options *global);
+int command_volume(int argc, char **argv, const struct global_options *global);
 /* The OCI runtime verbs (cli/command_oci*.c). */
 int command_oci_create(int argc, char **argv, const struct global_options *global);
 int command_oci_start(int argc, char **argv, const struct global_options *global);

@@ -5,15 +5,18 @@
 #include "docker_run/docker_run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "oci/cleanup.h"
 #include "docker_run/run_spec.h"
+#include "docker_run/volumes.h"
 #include "runtime/cgroup/slice.h"
 #include "runtime/exit_codes.h"
 #include "runtime/plan.h"
@@ -84,9 +87,9 @@ static int print_plan(const cJSON *json, const struct runtime_plan *plan, const 
   return 0;
 }
 
-int docker_run(const char *state_root, const struct oci_image *image, const char *rootfs,
-               const struct run_config *config, const struct run_io *io, struct run_result *result,
-               oci_error_t *err)
+static int run_with_mounts(const char *state_root, const struct oci_image *image,
+                           const char *rootfs, const struct run_config *config,
+                           const struct run_io *io, struct run_result *result, oci_error_t *err)
 {
   bool rootless = config->rootless;
   cleanup_close int root_fd = -1;
@@ -100,6 +103,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   struct runtime_options options;
   cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   cleanup_free const char **mount_names = NULL;
+  cleanup_free struct mount_source *sources = NULL;
   cleanup_free char *config_json = NULL;
   cleanup_runtime_plan struct runtime_plan *plan = NULL;
   int ret;
@@ -142,12 +146,22 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   }
   files[0] = (struct mount_file){"/etc/hostname", hostname_file};
   files[1] = (struct mount_file){"/etc/hosts", RUN_SPEC_ETC_HOSTS};
-  /* --tmpfs mounts come last: messages name the flag */
+  /* The options' mounts come last: messages name the flag; a bind's
+   * source is the fd opened when the option was parsed, a volume's the
+   * one open_volumes opened, which an empty volume's first use fills. */
   mount_names = calloc(spec.n_mounts + 1, sizeof(*mount_names));
-  if (mount_names == NULL)
+  sources = malloc((spec.n_mounts + 1) * sizeof(*sources));
+  if (mount_names == NULL || sources == NULL)
     return oci_error_errno(err, "run: allocate");
-  for (size_t i = spec.n_mounts - config->n_tmpfs; i < spec.n_mounts; i++)
-    mount_names[i] = "--tmpfs";
+  for (size_t i = 0; i < spec.n_mounts; i++) {
+    size_t first = spec.n_mounts - config->n_mounts;
+    const struct run_mount *m = i >= first ? &config->mounts[i - first] : NULL;
+
+    mount_names[i] = m != NULL ? m->option : NULL;
+    sources[i] = (struct mount_source){.fd = m != NULL ? m->source_fd : -1,
+                                       .copy_up = m != NULL && m->kind == RUN_MOUNT_VOLUME &&
+                                                  !m->no_copy && !m->read_only};
+  }
   options = (struct runtime_options){
       .state_root = state_root,
       .id = config->name,
@@ -159,7 +173,8 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
                 * files of the image run without their privilege) */
                .read_only_nosuid = config->read_only,
                .files = files,
-               .n_files = sizeof(files) / sizeof(files[0])},
+               .n_files = sizeof(files) / sizeof(files[0]),
+               .sources = sources},
       .rootless = rootless,
       .timeout_seconds = config->timeout_seconds,
       .unsafe_no_cgroup = config->unsafe_no_cgroup,
@@ -191,5 +206,86 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
     ret = runtime_run(plan, io, result, err);
   }
   result->layer_fallback = options.root.layer_fallback;
+  return ret;
+}
+
+/* Rootless: a bind shows the caller only what the caller could read on
+ * the host (the source was opened O_PATH, which reads nothing): the
+ * source must be readable, and a directory searchable, by the caller. */
+static int check_readable(const struct run_mount *m, oci_error_t *err)
+{
+  struct stat st;
+
+  if (fstat(m->source_fd, &st) < 0)
+    return oci_error_errno(err, "%s %s: the host path %s", m->option, m->path, m->source);
+  if (faccessat(m->source_fd, "", R_OK | (S_ISDIR(st.st_mode) ? X_OK : 0),
+                AT_EMPTY_PATH | AT_EACCESS) < 0)
+    return oci_error_errno(err,
+                           "%s %s: rootless, the host path %s must be one the caller can read%s",
+                           m->option, m->path, m->source, S_ISDIR(st.st_mode) ? " and search" : "");
+  return 0;
+}
+
+/* The named volumes of the run opened (made on first use, as docker does)
+ * and held for the whole run: each its lock and its _data, the source its
+ * mount then has. With --dry-run nothing is made: a volume is shown by
+ * its path. Rootless, every bind's source is checked readable. */
+static int open_volumes(const char *state_root, struct run_config *config, struct state_root *state,
+                        struct volume_use *uses, oci_error_t *err)
+{
+  for (size_t i = 0; i < config->n_mounts; i++) {
+    struct run_mount *m = &config->mounts[i];
+
+    if (m->kind == RUN_MOUNT_BIND && config->rootless && check_readable(m, err) < 0)
+      return -1;
+    if (m->kind != RUN_MOUNT_VOLUME)
+      continue;
+    if (config->rootless)
+      return oci_error_set(err, 0, "%s %s: a volume is not supported rootless yet", m->option,
+                           m->path);
+    if (config->dry_run) {
+      if (asprintf(&uses[i].path, "%s/volumes/%s/_data", state_root, m->volume) < 0) {
+        uses[i].path = NULL;
+        return oci_error_errno(err, "run: allocate");
+      }
+    } else {
+      if (state->fd < 0 && state_root_open(state, state_root, STATE_VOLUMES, true, err) < 0)
+        return oci_error_wrap(err, "run: ");
+      if (volume_use(state, m->volume, &uses[i], err) < 0)
+        return oci_error_wrap(err, "%s: ", m->option);
+    }
+    m->source = uses[i].path;
+    m->source_fd = uses[i].data_fd;
+  }
+  return 0;
+}
+
+int docker_run(const char *state_root, const struct oci_image *image, const char *rootfs,
+               const struct run_config *config, const struct run_io *io, struct run_result *result,
+               oci_error_t *err)
+{
+  cleanup_state_root struct state_root state = STATE_ROOT_NONE;
+  cleanup_free struct volume_use *uses = NULL;
+  cleanup_free struct run_mount *mounts = NULL;
+  struct run_config resolved = *config;
+  int ret;
+
+  if (config->n_mounts == 0)
+    return run_with_mounts(state_root, image, rootfs, config, io, result, err);
+  /* a copy of the record, whose volumes get their sources; the strings
+   * stay the caller's */
+  mounts = calloc(config->n_mounts, sizeof(*mounts));
+  uses = calloc(config->n_mounts, sizeof(*uses));
+  if (mounts == NULL || uses == NULL)
+    return oci_error_errno(err, "run: allocate");
+  memcpy(mounts, config->mounts, config->n_mounts * sizeof(*mounts));
+  resolved.mounts = mounts;
+  for (size_t i = 0; i < config->n_mounts; i++)
+    uses[i] = (struct volume_use)VOLUME_USE_NONE;
+  ret = open_volumes(state_root, &resolved, &state, uses, err);
+  if (ret == 0)
+    ret = run_with_mounts(state_root, image, rootfs, &resolved, io, result, err);
+  for (size_t i = 0; i < config->n_mounts; i++)
+    volume_use_release(&uses[i]);
   return ret;
 }

@@ -14,15 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "docker_run/run_mounts.h"
 #include "runtime/capabilities.h"
 #include "runtime/state/root.h"
 #include "oci/cleanup.h"
 #include "oci/file_read.h"
-#include "oci/in_root.h"
 #include "oci/options.h"
 #include "oci/size.h"
 
@@ -46,6 +45,7 @@ enum {
   OPT_CAP_ADD,
   OPT_SECURITY_OPT,
   OPT_TMPFS,
+  OPT_MOUNT,
   OPT_ENV_FILE,
   OPT_HOSTNAME,
   OPT_ENTRYPOINT,
@@ -76,11 +76,7 @@ void run_config_clear(struct run_config *config)
   free(config->name);
   free(config->seccomp_profile_path);
   free(config->user);
-  for (size_t i = 0; i < config->n_tmpfs; i++) {
-    free(config->tmpfs[i].path);
-    free(config->tmpfs[i].options);
-  }
-  free(config->tmpfs);
+  run_mounts_clear(config);
   for (size_t i = 0; i < config->n_env; i++)
     free(config->env[i]);
   free(config->env);
@@ -234,115 +230,6 @@ static int parse_storage_opt(const char *text, struct run_config *config, oci_er
   if (parse_bytes("--storage-opt size=", text + 5, &size, err) < 0)
     return -1;
   config->storage_size = (uint64_t)size;
-  return 0;
-}
-
-/* One --tmpfs option word into the mount's fields. */
-static int apply_tmpfs_option(const char *spec, const char *word, struct tmpfs_mount *mount,
-                              oci_error_t *err)
-{
-  static const struct {
-    const char *name;
-    unsigned long set;
-    unsigned long clear;
-  } flags[] = {
-      {"noexec", MS_NOEXEC, 0}, {"exec", 0, MS_NOEXEC}, {"nosuid", MS_NOSUID, 0},
-      {"suid", 0, MS_NOSUID},   {"nodev", MS_NODEV, 0}, {"dev", 0, MS_NODEV},
-      {"ro", MS_RDONLY, 0},     {"rw", 0, MS_RDONLY},
-  };
-
-  for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-    if (strcmp(word, flags[i].name) == 0) {
-      mount->flags = (mount->flags | flags[i].set) & ~flags[i].clear;
-      return 0;
-    }
-  }
-  if (strncmp(word, "size=", 5) == 0) {
-    int64_t size;
-
-    if (parse_bytes("--tmpfs size=", word + 5, &size, err) < 0)
-      return oci_error_wrap(err, "--tmpfs '%s': ", spec);
-    mount->size_bytes = (uint64_t)size;
-    return 0;
-  }
-  if (strncmp(word, "mode=", 5) == 0) {
-    char *end;
-    unsigned long mode;
-
-    errno = 0;
-    mode = strtoul(word + 5, &end, 8);
-    if (errno != 0 || end == word + 5 || *end != '\0' || mode > 07777)
-      return oci_error_set(err, 0, "--tmpfs '%s': mode '%s' is not an octal mode", spec, word + 5);
-    mount->mode = (mode_t)mode;
-    return 0;
-  }
-  return oci_error_set(err, 0,
-                       "--tmpfs '%s': unknown option '%s' (known: size=, mode=, noexec, exec, "
-                       "nosuid, suid, nodev, dev, ro, rw)",
-                       spec, word);
-}
-
-/* A mount target in the container in its one normal form (oci/in_root.c):
- * absolute, no empty or "." component, no trailing '/'. ".." is refused (it
- * would be resolved against the image's symlinks), and so is the root in
- * any spelling ("//", "/.", "/./"). */
-static int normalize_target(const char *given, const char *spec, char **out, oci_error_t *err)
-{
-  size_t size = strlen(given) + 2;
-  cleanup_free char *normal = malloc(size);
-
-  if (normal == NULL)
-    return oci_error_errno(err, "run: allocate --tmpfs");
-  switch (in_root_path_normalize(given, 0, normal, size)) {
-  case IN_ROOT_PATH_NORMAL:
-    *out = steal_pointer(&normal);
-    return 0;
-  case IN_ROOT_PATH_EMPTY:
-  case IN_ROOT_PATH_NOT_ABSOLUTE:
-    return oci_error_set(err, 0, "--tmpfs '%s': the path must be absolute", spec);
-  case IN_ROOT_PATH_DOT_DOT:
-    return oci_error_set(err, 0, "--tmpfs '%s': '..' is not allowed in the path", spec);
-  case IN_ROOT_PATH_IS_ROOT:
-    return oci_error_set(err, 0, "--tmpfs '%s': cannot mount over the root", spec);
-  case IN_ROOT_PATH_TOO_LONG:
-    break;
-  }
-  return oci_error_set(err, ENAMETOOLONG, "--tmpfs '%s'", spec);
-}
-
-static int parse_tmpfs(const char *spec, struct run_config *config, oci_error_t *err)
-{
-  const char *colon = strchr(spec, ':');
-  size_t path_len = colon != NULL ? (size_t)(colon - spec) : strlen(spec);
-  /* docker's defaults for --tmpfs */
-  struct tmpfs_mount mount = {.mode = 01777, .flags = MS_NOEXEC | MS_NOSUID | MS_NODEV};
-  struct tmpfs_mount *grown;
-  cleanup_free char *given = strndup(spec, path_len);
-  cleanup_free char *path = NULL;
-  cleanup_free char *options = strdup(colon != NULL ? colon + 1 : "");
-
-  if (given == NULL || options == NULL)
-    return oci_error_errno(err, "run: strdup");
-  if (normalize_target(given, spec, &path, err) < 0)
-    return -1;
-  if (options[0] != '\0') {
-    cleanup_free char *words = strdup(options);
-    char *save = NULL;
-
-    if (words == NULL)
-      return oci_error_errno(err, "run: strdup");
-    for (char *w = strtok_r(words, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
-      if (apply_tmpfs_option(spec, w, &mount, err) < 0)
-        return -1;
-    }
-  }
-  grown = reallocarray(config->tmpfs, config->n_tmpfs + 1, sizeof(*grown));
-  if (grown == NULL)
-    return oci_error_errno(err, "run: allocate --tmpfs");
-  config->tmpfs = grown;
-  mount.path = steal_pointer(&path);
-  mount.options = steal_pointer(&options);
-  config->tmpfs[config->n_tmpfs++] = mount;
   return 0;
 }
 
@@ -562,7 +449,11 @@ static int apply_option(int c, const char *arg, struct run_config *config, oci_e
       return oci_error_set(err, 0, "--user '%s': expected UID[:GID] or NAME[:GROUP]", arg);
     return replace_string(&config->user, arg, err);
   case OPT_TMPFS:
-    return parse_tmpfs(arg, config, err);
+    return run_mount_parse_tmpfs(arg, config, err);
+  case 'v':
+    return run_mount_parse_volume(arg, config, err);
+  case OPT_MOUNT:
+    return run_mount_parse_mount(arg, config, err);
   case 'e':
     return add_env("--env", arg, config, err);
   case OPT_ENV_FILE:
@@ -620,6 +511,8 @@ int run_options_parse(int argc, char **argv, struct run_config *config, int *nex
       {"security-opt", required_argument, NULL, OPT_SECURITY_OPT},
       {"user", required_argument, NULL, 'u'},
       {"tmpfs", required_argument, NULL, OPT_TMPFS},
+      {"volume", required_argument, NULL, 'v'},
+      {"mount", required_argument, NULL, OPT_MOUNT},
       {"env", required_argument, NULL, 'e'},
       {"env-file", required_argument, NULL, OPT_ENV_FILE},
       {"workdir", required_argument, NULL, 'w'},
@@ -641,7 +534,7 @@ int run_options_parse(int argc, char **argv, struct run_config *config, int *nex
   optind = 0;
   /* '+': stop at IMAGE; what follows belongs to the command. docker's -h
    * (hostname) is not taken, so -h cannot be mistaken for help. */
-  while ((c = options_next(argc, argv, "+m:u:e:w:itl:", options, err)) != -1) {
+  while ((c = options_next(argc, argv, "+m:u:e:w:v:itl:", options, err)) != -1) {
     if (c == '?') {
       oci_error_t refusal = steal_pointer(err);
       oci_error_set(err, 0, "run: %s (see 'ocirun run --help')", refusal->message);

@@ -12,12 +12,35 @@
 #include "docker_run/run_resources.h"
 #include "oci/error.h"
 
-struct tmpfs_mount {
-  char *path;          /* absolute path inside the container */
-  uint64_t size_bytes; /* 0: kernel default */
-  mode_t mode;         /* 01777 unless mode= given */
-  unsigned long flags; /* MS_NOEXEC | MS_NOSUID | MS_NODEV | MS_RDONLY */
-  char *options;       /* as given, for printing */
+/* One mount the options add (--tmpfs, -v/--volume, --mount): a tmpfs or a
+ * bind of a host path, in the order given, after the run's own mounts. */
+enum run_mount_kind {
+  RUN_MOUNT_TMPFS,
+  RUN_MOUNT_BIND,
+  RUN_MOUNT_VOLUME, /* a named volume: a bind of $ROOT/volumes/NAME/_data (docker_run/volumes.h) */
+};
+
+struct run_mount {
+  enum run_mount_kind kind;
+  const char *option;  /* the flag it came from ("--tmpfs", "--volume", "--mount"), for messages */
+  char *path;          /* the target: absolute inside the container, in normal form */
+  uint64_t size_bytes; /* tmpfs: 0: kernel default */
+  mode_t mode;         /* tmpfs: 01777 unless mode= given */
+  unsigned long flags; /* tmpfs: MS_NOEXEC | MS_NOSUID | MS_NODEV | MS_RDONLY */
+  char *options;       /* tmpfs: as given, for printing */
+  /* bind: the host path as given (absolute, no ".."), and that path
+   * opened once (O_PATH) when the option was parsed: what is mounted is
+   * this object, never the path looked up again; -1 for a tmpfs. */
+  char *source;
+  int source_fd;
+  bool read_only;          /* recursively: every submount too */
+  bool recursive;          /* rbind (docker's default), else the top mount alone */
+  const char *propagation; /* "rprivate" (default), "private", "rslave", ... */
+  /* volume: its name (source and source_fd are set when the run opens
+   * it), and whether a first use leaves out the image's content at the
+   * target (docker's nocopy); otherwise an empty volume starts with it */
+  char *volume;
+  bool no_copy;
 };
 
 struct run_config {
@@ -43,8 +66,8 @@ struct run_config {
   bool seccomp_unconfined;
   char *seccomp_profile_path; /* NULL: built-in default */
   char *user;                 /* --user as given, NULL: image's */
-  struct tmpfs_mount *tmpfs;
-  size_t n_tmpfs;
+  struct run_mount *mounts;   /* --tmpfs, -v/--volume, --mount in order (run_mounts.c) */
+  size_t n_mounts;
   char **env; /* -e / --env-file in order, NULL-terminated */
   size_t n_env;
   char *workdir;

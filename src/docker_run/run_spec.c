@@ -504,22 +504,23 @@ static cJSON *mount_json(const char *destination, const char *type, const char *
 /* --tmpfs as docker mounts it; every mount the workload can write is nodev
  * (so also without a device cgroup): docker's "dev" is refused, not
  * ignored. */
-static cJSON *tmpfs_json(const struct tmpfs_mount *mount, oci_error_t *err)
+static cJSON *tmpfs_json(const struct run_mount *mount, oci_error_t *err)
 {
   char options[160];
   int used;
 
   if ((mount->flags & MS_NODEV) == 0) {
     oci_error_set(err, 0,
-                  "--tmpfs '%s': option 'dev' is not allowed: every mount the container can "
+                  "%s '%s': option 'dev' is not allowed: every mount the container can "
                   "write is nodev",
-                  mount->path);
+                  mount->option, mount->path);
     return NULL;
   }
   /* ocirun's /dev holds only what it puts there (issue 8, finding 6) */
   if ((strcmp(mount->path, "/dev") == 0 || strncmp(mount->path, "/dev/", 5) == 0) &&
       strcmp(mount->path, "/dev/shm") != 0 && strcmp(mount->path, "/dev/mqueue") != 0) {
-    oci_error_set(err, 0, "--tmpfs %s: the target is in ocirun's /dev tmpfs: refused", mount->path);
+    oci_error_set(err, 0, "%s %s: the target is in ocirun's /dev tmpfs: refused", mount->option,
+                  mount->path);
     return NULL;
   }
   used = snprintf(options, sizeof(options), "%s%s%snodev,mode=%o",
@@ -530,6 +531,26 @@ static cJSON *tmpfs_json(const struct tmpfs_mount *mount, oci_error_t *err)
     snprintf(options + used, sizeof(options) - (size_t)used, ",size=%llu",
              (unsigned long long)mount->size_bytes);
   return mount_json(mount->path, "tmpfs", "tmpfs", options, err);
+}
+
+/* -v/--volume and --mount type=bind or volume (a volume's source is its
+ * _data, set when the run opened it): always nosuid and nodev (a setuid
+ * file or a device node of the host's tree is no more than a file inside),
+ * read-only with every submount when ro (rbind,ro is read-only down the
+ * tree: mount/plan.c), docker's rprivate unless another propagation is
+ * asked. The source is the path for the document; the runtime mounts the
+ * fd opened when the option was parsed (mount_root.source_fds). */
+static cJSON *bind_json(const struct run_mount *mount, oci_error_t *err)
+{
+  char options[64];
+
+  if (mount->source == NULL) {
+    oci_error_set(err, 0, "%s %s: the volume was not opened", mount->option, mount->path);
+    return NULL;
+  }
+  snprintf(options, sizeof(options), "%s,%s,nosuid,nodev,%s", mount->recursive ? "rbind" : "bind",
+           mount->read_only ? "ro" : "rw", mount->propagation);
+  return mount_json(mount->path, "bind", mount->source, options, err);
 }
 
 static cJSON *mounts_json(const struct run_config *config, bool rootless, oci_error_t *err)
@@ -555,8 +576,9 @@ static cJSON *mounts_json(const struct run_config *config, bool rootless, oci_er
                   err) < 0)
       return NULL;
   }
-  for (size_t i = 0; i < config->n_tmpfs; i++) {
-    cJSON *mount = tmpfs_json(&config->tmpfs[i], err);
+  for (size_t i = 0; i < config->n_mounts; i++) {
+    const struct run_mount *m = &config->mounts[i];
+    cJSON *mount = m->kind == RUN_MOUNT_TMPFS ? tmpfs_json(m, err) : bind_json(m, err);
 
     if (mount == NULL)
       return NULL;

@@ -121,9 +121,9 @@ static int clean_state(struct steps *s, oci_error_t *err)
   /* the go and report pipes (CLOEXEC), the root tree until the mount plan
    * is applied (it may name it /proc/self/fd/N), the exec fifo, the console
    * socket, the init's status pipe, the namespaces to join; exec's: pid
-   * 1's pidfd, the cgroup, the pid pipe; the idmapped binds the parent
-   * made. A door's unused ones are -1. */
-  int keep[10 + SPEC_NS_COUNT + MOUNT_PLAN_MAX_IDMAPS];
+   * 1's pidfd, the cgroup, the pid pipe; the idmapped binds and the binds
+   * of held sources the parent made. A door's unused ones are -1. */
+  int keep[10 + SPEC_NS_COUNT + MOUNT_PLAN_MAX_IDMAPS + MOUNT_PLAN_MAX_HELD_BINDS];
   size_t n_keep = 0;
   struct clean_state state;
 
@@ -140,6 +140,7 @@ static int clean_state(struct steps *s, oci_error_t *err)
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
     keep[n_keep++] = launch->join_fd[ns];
   n_keep += mount_plan_idmap_fds(&launch->plan, keep + n_keep);
+  n_keep += mount_plan_held_bind_fds(&launch->plan, keep + n_keep);
   clean_state_init(&state, s->door, &launch->spec->process, launch->supervised);
   memcpy(state.stdio, launch->stdio, sizeof(state.stdio));
   state.keep = keep;

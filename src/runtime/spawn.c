@@ -66,8 +66,10 @@ int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *child, oci
   int saved;
 
   *child = (struct spawned){.pid = -1, .pidfd = -1, .report_fd = -1, .go_fd = -1, .status_fd = -1};
-  /* idmapped binds: the parent's to make, the child's to attach */
-  if (mount_plan_open_idmaps(&launch->plan, err) < 0)
+  /* idmapped binds and binds of held sources: the parent's to make, the
+   * child's to attach */
+  if (mount_plan_open_idmaps(&launch->plan, err) < 0 ||
+      mount_plan_open_held_binds(&launch->plan, launch->options->rootless, err) < 0)
     return -1;
   /* From the caller's namespaces, as the spec's host path means; the
    * child sends the listener over it once its filter is loaded. */

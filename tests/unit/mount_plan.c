@@ -3,9 +3,12 @@
  * refusals that name the config's property. Nothing is mounted. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -773,6 +776,52 @@ static void test_idmap(void)
                       "mounts[0].uidMappings[0]: size 0 maps nothing", "a mapping of size 0");
 }
 
+/* A bind whose source the front end holds open (ocirun run's -v, a named
+ * volume): the op takes that fd and copy_up, and a read-only rbind is
+ * read-only, nosuid and nodev on every mount of the tree. */
+static void test_held_sources(void)
+{
+  const char *json = "{\"ociVersion\": \"1.2.0\", \"root\": {\"path\": \"rootfs\"}, \"mounts\": ["
+                     "{\"destination\": \"/data\", \"type\": \"bind\", \"source\": \"/srv\", "
+                     "\"options\": [\"rbind\", \"ro\", \"nosuid\", \"nodev\", \"rprivate\"]},"
+                     "{\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\"}]}";
+  int held = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct mount_source sources[] = {{.fd = held, .copy_up = true}, {.fd = -1}};
+  struct mount_source wrong[] = {{.fd = -1}, {.fd = held}};
+  struct stat st;
+  struct mount_root root = bind_root;
+  uint64_t all = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  cJSON *config = cJSON_Parse(json);
+  struct spec spec;
+  struct mount_plan plan;
+  oci_error_t err = NULL;
+  char msg[1024];
+  int i;
+
+  is_int(spec_parse(config, &spec, &err), 0, "held sources: the configuration parses");
+  cJSON_Delete(config);
+  oci_error_free(&err);
+  root.sources = sources;
+  is_int(build(&spec, &root, false, &plan, msg, sizeof(msg)), 0, "held sources: builds (%s)", msg);
+  i = find(&plan, MOUNT_OP_BIND, "/data");
+  ok(i >= 0 && plan.ops[i].source_fd == held && plan.ops[i].copy_up && plan.ops[i].clone_fd == -1,
+     "the bind takes the held fd and copy_up; the parent clones it later");
+  ok(i >= 0 && fstat(held, &st) == 0 && plan.ops[i].source_dev == st.st_dev &&
+         plan.ops[i].source_ino == st.st_ino && !plan.ops[i].reopen_checked,
+     "and its identity, for a rootless child to check the path against");
+  ok(i >= 0 && (plan.ops[i].attr_rec & all) == all && (plan.ops[i].attr & all) == all,
+     "rbind,ro,nosuid,nodev: read-only, nosuid and nodev on every mount of the tree");
+  i = find(&plan, MOUNT_OP_FILESYSTEM, "/tmp");
+  ok(i >= 0 && plan.ops[i].source_fd == -1, "an entry without a held source has none");
+  mount_plan_clear(&plan);
+  root.sources = wrong;
+  is_int(build(&spec, &root, false, &plan, msg, sizeof(msg)), -1,
+         "a held source for a mount that is not a bind is refused");
+  ok(strstr(msg, "mounts[1]") != NULL, "naming the entry (%s)", msg);
+  spec_clear(&spec);
+  close(held);
+}
+
 int main(void)
 {
   test_overlay_empty_spec();
@@ -787,5 +836,6 @@ int main(void)
   test_cgroup_in_user_namespace();
   test_workdir();
   test_idmap();
+  test_held_sources();
   return unit_done();
 }

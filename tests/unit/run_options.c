@@ -83,10 +83,10 @@ int main(void)
 
   is_int(parse(&c, msg, sizeof(msg), "--tmpfs", "/tmp:rw,noexec,nosuid,size=65536k", "img", NULL),
          0, "the recipe's --tmpfs parses");
-  is_int(c.n_tmpfs, 1, "one tmpfs");
-  is_str(c.tmpfs[0].path, "/tmp", "at /tmp");
-  is_int(c.tmpfs[0].size_bytes, 65536 * 1024, "size=65536k is 64 MiB");
-  ok((c.tmpfs[0].flags & (MS_NOEXEC | MS_NOSUID | MS_NODEV)) == (MS_NOEXEC | MS_NOSUID | MS_NODEV),
+  is_int(c.n_mounts, 1, "one tmpfs");
+  is_str(c.mounts[0].path, "/tmp", "at /tmp");
+  is_int(c.mounts[0].size_bytes, 65536 * 1024, "size=65536k is 64 MiB");
+  ok((c.mounts[0].flags & (MS_NOEXEC | MS_NOSUID | MS_NODEV)) == (MS_NOEXEC | MS_NOSUID | MS_NODEV),
      "noexec, nosuid and (always) nodev");
   run_config_clear(&c);
 
@@ -97,7 +97,7 @@ int main(void)
   run_config_clear(&c);
   is_int(parse(&c, msg, sizeof(msg), "--tmpfs", "//tmp/./x//", "img", NULL), 0,
          "--tmpfs //tmp/./x// parses");
-  is_str(c.n_tmpfs == 1 ? c.tmpfs[0].path : NULL, "/tmp/x", "and is normalised to /tmp/x");
+  is_str(c.n_mounts == 1 ? c.mounts[0].path : NULL, "/tmp/x", "and is normalised to /tmp/x");
   run_config_clear(&c);
 
   return unit_done();

@@ -348,6 +348,38 @@ int clone_bind_source(const struct mount_op *op, int source_fd)
   return fd;
 }
 
+/* A named volume's first use (op->copy_up, from the front end): an empty
+ * source directory gets a copy of what the root holds at the target (the
+ * checked target_fd), owner and mode included, before it covers it;
+ * copied as tmpcopyup copies (never following the image's links). A source
+ * with anything in it is left as it is. */
+static int copy_into_empty(const struct mount_op *op, int mount_fd, int target_fd, oci_error_t *err)
+{
+  cleanup_close int to = openat(mount_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int from = openat(target_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  cleanup_dir DIR *dir = NULL;
+  struct dirent *entry;
+  int list_fd;
+  struct stat st;
+
+  if (to < 0 || from < 0 || (list_fd = dup(to)) < 0)
+    return oci_error_errno(err, "%s: open the volume %s", mount_op_label(op), op->source);
+  dir = fdopendir(list_fd);
+  if (dir == NULL) {
+    close(list_fd);
+    return oci_error_errno(err, "%s: read the volume %s", mount_op_label(op), op->source);
+  }
+  while ((entry = readdir(dir)) != NULL) {
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0)
+      return 0;
+  }
+  if (copy_up_tree(from, to, 0) < 0 || fstat(from, &st) < 0 ||
+      fchown(to, st.st_uid, st.st_gid) < 0 || fchmod(to, st.st_mode & 07777) < 0)
+    return oci_error_errno(err, "%s: copy what '%s' holds into the volume %s", mount_op_label(op),
+                           op->target, op->source);
+  return 0;
+}
+
 /* A detached mount (mount_fd) attached onto op's destination, a directory
  * for a directory, a file for anything else, its propagation set. */
 static int attach_bind(const struct mount_op *op, int mount_fd, int root_fd, oci_error_t *err)
@@ -358,7 +390,11 @@ static int attach_bind(const struct mount_op *op, int mount_fd, int root_fd, oci
   if (fstat(mount_fd, &st) < 0)
     return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
   target_fd = open_checked_target(op, root_fd, S_ISDIR(st.st_mode), err);
-  if (target_fd < 0 || attach(mount_fd, target_fd) < 0)
+  if (target_fd < 0)
+    return -1;
+  if (op->copy_up && S_ISDIR(st.st_mode) && copy_into_empty(op, mount_fd, target_fd, err) < 0)
+    return -1;
+  if (attach(mount_fd, target_fd) < 0)
     return -1;
   return set_propagation(mount_fd, op);
 }
@@ -383,9 +419,26 @@ static int apply_bind(const struct mount_op *op, int root_fd, oci_error_t *err)
                          op->source);
   if (op->idmap != NULL)
     return attach_bind(op, op->idmap_fd, root_fd, err);
+  /* a held source was cloned by the parent (mount/held_bind.c), or,
+   * rootless, is opened again here and must be the inode held */
+  if (op->source_fd >= 0 && op->clone_fd >= 0)
+    return attach_bind(op, op->clone_fd, root_fd, err);
+  if (op->source_fd >= 0 && !op->reopen_checked)
+    return oci_error_set(err, 0, "%s: the bind of %s was not made", mount_op_label(op), op->source);
   source_fd = open(op->source, O_PATH | O_CLOEXEC);
   if (source_fd < 0)
     return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
+  if (op->reopen_checked) {
+    struct stat st;
+
+    if (fstat(source_fd, &st) < 0)
+      return oci_error_errno(err, "%s: bind source %s", mount_op_label(op), op->source);
+    if (st.st_dev != op->source_dev || st.st_ino != op->source_ino)
+      return oci_error_set(err, ESTALE,
+                           "%s: the bind source %s is no longer what it was when it was given "
+                           "(swapped meanwhile): refused",
+                           mount_op_label(op), op->source);
+  }
   return bind_from(op, source_fd, root_fd, err);
 }
 

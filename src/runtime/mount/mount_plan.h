@@ -71,11 +71,28 @@ struct mount_op {
   struct userns_map *idmap;
   bool idmap_recursive;
   int idmap_fd;
+  /* MOUNT_OP_BIND of a front end's host source it opened itself
+   * (mount_root.sources; copy_up then from there too): that O_PATH fd (the front end's, not the
+   * op's; -1: the source is opened by its path when applied), and the
+   * detached clone of it the parent makes (mount_plan_open_held_binds; -1
+   * until then), which the child attaches: the object opened, never the
+   * path looked up again. */
+  int source_fd;
+  int clone_fd;
+  /* ... the held source's identity, and rootless (the parent cannot clone
+   * a mount of the host's namespace): the child opens the path again in
+   * its copy of the host tree and binds it only if it is that inode
+   * (ESTALE otherwise: a path swapped meanwhile fails the run). */
+  dev_t source_dev;
+  ino_t source_ino;
+  bool reopen_checked;
 };
 
 /* At most this many idmapped mounts in a plan (their fds stay open in the
  * child until the plan is applied). */
 #define MOUNT_PLAN_MAX_IDMAPS 8
+/* At most this many binds of held sources (their clones' fds, the same). */
+#define MOUNT_PLAN_MAX_HELD_BINDS 32
 
 struct mount_plan {
   struct mount_op *ops;
@@ -109,6 +126,11 @@ enum root_layer {
                        bounded by its size= */
 };
 
+struct mount_source {
+  int fd;
+  bool copy_up;
+};
+
 struct mount_root {
   int root_fd;           /* the root tree, an O_PATH directory fd held by the parent */
   const char *root_path; /* the same, for messages and the printed plan */
@@ -128,6 +150,12 @@ struct mount_root {
   const struct mount_file *files; /* written into the root before it is made read-only */
   size_t n_files;
   const char *bundle; /* relative bind sources are relative to it; NULL: refused */
+  /* One per mounts[] entry (spec->n_mounts), NULL for none: a bind's
+   * host source already opened (O_PATH) by the front end, which keeps it
+   * open until the run ends (fd -1 for an entry opened by its path), and
+   * whether an empty source starts with a copy of what the root holds at
+   * the target (a named volume's first use) */
+  const struct mount_source *sources;
 };
 
 /* The plan for spec (mounts, linux.devices, maskedPaths, readonlyPaths,
@@ -152,6 +180,17 @@ void mount_plan_print(const struct mount_plan *plan, FILE *out);
  * namespace of a short-lived helper that has the op's mappings, with the
  * op's attributes; the child only attaches it. Any failure fails the run. */
 int mount_plan_open_idmaps(struct mount_plan *plan, oci_error_t *err);
+/* In the parent, before clone3 (a mount of another mount namespace cannot
+ * be cloned, and the child has its own): each bind of a held source
+ * (mount_root.sources) cloned from that fd (open_tree
+ * OPEN_TREE_CLONE, with its submounts for rbind) with the op's attributes
+ * (read-only set on every submount of an rbind); the child only attaches
+ * it. Any failure fails the run. rootless: none is cloned (the parent may
+ * not); each is marked reopen_checked instead. */
+int mount_plan_open_held_binds(struct mount_plan *plan, bool rootless, oci_error_t *err);
+/* Those clones' fds (at most MOUNT_PLAN_MAX_HELD_BINDS), for the child to
+ * keep open until the plan is applied; their number. */
+size_t mount_plan_held_bind_fds(const struct mount_plan *plan, int *fds);
 /* The idmapped mounts' fds (at most MOUNT_PLAN_MAX_IDMAPS), for the child
  * to keep open until the plan is applied; their number. */
 size_t mount_plan_idmap_fds(const struct mount_plan *plan, int *fds);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -102,6 +103,8 @@ static void free_op(struct mount_op *op)
   free(op->idmap);
   if (op->idmap_fd >= 0)
     close(op->idmap_fd);
+  if (op->clone_fd >= 0)
+    close(op->clone_fd);
 }
 
 /* Appends one operation; strings are copied (NULL stays NULL). The op is
@@ -111,8 +114,13 @@ static struct mount_op *add_op(struct mount_plan *plan, enum mount_op_kind kind,
                                const char *data, oci_error_t *err)
 {
   struct mount_op *grown = reallocarray(plan->ops, plan->n_ops + 1, sizeof(*grown));
-  struct mount_op op = {
-      .kind = kind, .fstype = fstype, .attr = attr, .mount_index = -1, .idmap_fd = -1};
+  struct mount_op op = {.kind = kind,
+                        .fstype = fstype,
+                        .attr = attr,
+                        .mount_index = -1,
+                        .idmap_fd = -1,
+                        .source_fd = -1,
+                        .clone_fd = -1};
 
   if (grown == NULL) {
     oci_error_errno(err, "mount plan: allocate");
@@ -401,6 +409,33 @@ static int plan_idmap(struct mount_plan *plan, struct mount_op *op, const struct
   return 0;
 }
 
+/* A bind whose source the front end opened: that fd is what is bound. */
+static int plan_held_source(const struct mount_plan *plan, struct mount_op *op,
+                            const struct mount_root *root, oci_error_t *err)
+{
+  struct stat st;
+  size_t n = 0;
+
+  if (root->sources == NULL || root->sources[op->mount_index].fd < 0)
+    return 0;
+  if (op->kind != MOUNT_OP_BIND || op->idmap != NULL)
+    return oci_error_set(err, 0, "mount plan: mounts[%d]: a held source is for a plain bind",
+                         op->mount_index);
+  for (size_t i = 0; i < plan->n_ops; i++)
+    n += plan->ops[i].source_fd >= 0;
+  if (n >= MOUNT_PLAN_MAX_HELD_BINDS)
+    return oci_error_set(err, 0, "mount plan: more than %d binds of host paths",
+                         MOUNT_PLAN_MAX_HELD_BINDS);
+  if (fstat(root->sources[op->mount_index].fd, &st) < 0)
+    return oci_error_errno(err, "mount plan: mounts[%d]: the held source %s", op->mount_index,
+                           op->source);
+  op->source_dev = st.st_dev;
+  op->source_ino = st.st_ino;
+  op->source_fd = root->sources[op->mount_index].fd;
+  op->copy_up = root->sources[op->mount_index].copy_up;
+  return 0;
+}
+
 static int add_spec_mount(struct mount_plan *plan, const struct spec *spec, size_t index,
                           const struct mount_root *root, oci_error_t *err)
 {
@@ -467,7 +502,7 @@ static int add_spec_mount(struct mount_plan *plan, const struct spec *spec, size
                          index);
   op->copy_up = m->tmpcopyup;
   op->mount_index = (int)index;
-  if (plan_idmap(plan, op, spec, index, err) < 0)
+  if (plan_idmap(plan, op, spec, index, err) < 0 || plan_held_source(plan, op, root, err) < 0)
     return -1;
   return set_what(op, err, "config.json: mounts[%zu]", index);
 }

@@ -17,6 +17,7 @@
 static const char *const folder_names[STATE_FOLDER_COUNT] = {
     [STATE_RUN] = "run",
     [STATE_CONTAINERS] = "containers",
+    [STATE_VOLUMES] = "volumes",
 };
 
 bool state_name_valid(const char *name)

@@ -40,7 +40,7 @@ int state_name_take(const char *kind, const char *name, struct state_name *check
  * error was given, naming what it is, where it entered. */
 int state_name_guard(const struct state_name *name, oci_error_t *err);
 
-enum state_folder { STATE_RUN, STATE_CONTAINERS, STATE_FOLDER_COUNT };
+enum state_folder { STATE_RUN, STATE_CONTAINERS, STATE_VOLUMES, STATE_FOLDER_COUNT };
 
 /* $ROOT as one command holds it. */
 struct state_root {
