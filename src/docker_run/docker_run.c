@@ -105,6 +105,8 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   int ret;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
+  if (run_network_check(&config->network, rootless, err) < 0)
+    return -1;
   /* The cache entry's rootfs, reached from the checked store root without
    * following any symlink: the overlay's lower is this fd, never a path. */
   root_fd = oci_image_rootfs_open(state_root, image, err);
@@ -182,6 +184,10 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
                                                                       : WRITABLE_LAYER_DISK_DEFAULT;
   if (runtime_plan_build(&spec, &options, RUNTIME_PLAN_RUN, &plan, err) < 0)
     return -1;
+  if (!config->dry_run && config->network.mode == RUN_NETWORK_HOST)
+    oci_emit(io->events, OCI_EVENT_WARNING, "network", config->name,
+             "--network host: the run shares the host's network (every interface and listening "
+             "port, the host's loopback services); it has no network boundary");
   if (config->dry_run) {
     ret = print_plan(json, plan, io, err);
     if (ret == 0)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "docker_run/run_network.h"
 #include "oci/error.h"
 
 struct tmpfs_mount {
@@ -48,6 +49,8 @@ struct run_config {
   size_t n_env;
   char *workdir;
   char *hostname;
+  /* --network, --dns, --add-host, -p/--publish (docker_run/run_network.h) */
+  struct run_network network;
   bool interactive; /* -i */
   bool tty;         /* -t: process.terminal, relayed by ocirun */
   /* -t: the pty's size (process.consoleSize), the caller's terminal's; 0:

@@ -15,6 +15,7 @@
 
 #include "oci/cleanup.h"
 #include "runtime/cgroup/devices.h"
+#include "runtime/network.h"
 
 /* A string member, or null for NULL. */
 static cJSON *string_or_null(const char *text)
@@ -315,6 +316,16 @@ static cJSON *env_json(char *const *envp)
   return list;
 }
 
+/* The run's network: {"mode", "text"} (runtime/network.h). */
+static cJSON *network_json(const struct spec *spec)
+{
+  cJSON *object = cJSON_CreateObject();
+
+  cJSON_AddStringToObject(object, "mode", network_plan_mode(spec));
+  cJSON_AddStringToObject(object, "text", network_plan_text(spec));
+  return object;
+}
+
 /* Without memory a cJSON_Add* call fails quietly: the top level is
  * counted, so a member that could not be made fails the whole (an entry
  * lost deeper down is not seen). */
@@ -336,6 +347,7 @@ cJSON *runtime_plan_json(const struct runtime_plan *plan)
   cJSON_AddStringToObject(object, "mode", plan->mode == RUNTIME_PLAN_RUN ? "run" : "create");
   cJSON_AddItemToObject(object, "namespaces", namespaces_json(spec));
   cJSON_AddNumberToObject(object, "clone_flags", (double)launch->clone_flags);
+  cJSON_AddItemToObject(object, "network", network_json(spec));
   cJSON_AddItemToObject(object, "hostname", string_or_null(spec->hostname));
   cJSON_AddItemToObject(object, "user_namespace", user_namespace_json(launch));
   cJSON_AddStringToObject(object, "root", launch->root.root_path);
@@ -357,7 +369,7 @@ cJSON *runtime_plan_json(const struct runtime_plan *plan)
                         launch->supervised && plan->options.timeout_seconds > 0
                             ? cJSON_CreateNumber(plan->options.timeout_seconds)
                             : cJSON_CreateNull());
-  if (!complete(object, 25)) {
+  if (!complete(object, 26)) {
     cJSON_Delete(object);
     return NULL;
   }
