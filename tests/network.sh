@@ -74,4 +74,46 @@ refused "-p a host name as IP" "--publish 'localhost:8080:80': " --network pasta
 refused "-p an IPv6 IP without brackets" "--publish '::1:8080:80': " --network pasta -p ::1:8080:80
 check "nothing left after the refusals" nothing_left
 
+# --- pasta: a port forwarded in, pasta gone after the run ---
+# The server is busybox httpd in the container, on the container's own
+# port 80; the client is busybox wget on the host's loopback: no traffic
+# leaves the machine.
+if ! [ -x /usr/bin/pasta ] && ! [ -x /usr/local/bin/pasta ]; then
+  skip "--network pasta: no pasta (Debian's passt package; scripts/install-deps)"
+else
+  port=$((20000 + $$ % 20000))
+  serve='echo served-through-pasta >/tmp/index.html && httpd -p 80 -h /tmp && sleep 4'
+  get() { timeout 3 busybox wget -q -O - "http://127.0.0.1:$port/index.html" >"$TEST_TMP/got" 2>/dev/null; }
+  pasta_of() { pgrep -f "$OCIRUN_ROOT/run/$1/pasta.pid" >/dev/null; }
+  # the control: nothing answers on that port without the run
+  check "control: nothing answers on 127.0.0.1:$port before the run" eval '! get'
+  run --name served --network pasta -p "127.0.0.1:$port:80" --tmpfs /tmp:rw \
+    busybox:latest sh -c "$serve" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
+  runner=$!
+  for _ in $(seq 40); do get && break; sleep 0.1; done
+  check "an HTTP GET through -p 127.0.0.1:$port:80 reaches the container's httpd" \
+    grep -qx served-through-pasta "$TEST_TMP/got"
+  # the control of the leak check: while the run lives, its pasta is seen
+  check "control: the run's pasta is seen while the run lives" pasta_of served
+  wait $runner
+  check "the run exits 0" eval '[ $? -eq 0 ]'
+  check "no pasta of the run is left after teardown" eval '! pasta_of served'
+  check "the port no longer answers" eval '! get'
+  run --name unpublished --network pasta --tmpfs /tmp:rw busybox:latest sh -c "$serve" \
+    >/dev/null 2>&1 &
+  runner=$!
+  sleep 1.5
+  check "without -p the container's httpd is not reachable from the host" eval '! get'
+  wait $runner
+  expect_exit 0 "--network pasta: the container's interfaces" \
+    run --network pasta busybox:latest cat /proc/net/dev
+  check "pasta's interface is there besides lo" \
+    eval '[ "$(tail -n +3 "$TEST_TMP/out" | cut -d: -f1 | tr -d " " | grep -cv "^lo$")" -ge 1 ]'
+  expect_exit 0 "--dry-run --network pasta -p" run --dry-run --network pasta -p "127.0.0.1:$port:80/tcp" \
+    -p 5353:53/udp busybox:latest true
+  check "its plan names pasta" out_matches "^network: a new network namespace, connected by pasta"
+  check "its plan lists pasta's port options" out_has_line "  pasta options: -t 127.0.0.1/$port:80 -u 5353:53"
+  check "nothing left after the pasta runs" nothing_left
+fi
+
 tap_done

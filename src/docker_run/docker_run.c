@@ -101,6 +101,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   cleanup_free const char **mount_names = NULL;
   cleanup_free char *config_json = NULL;
+  cleanup_strv char **pasta_options = NULL;
   cleanup_runtime_plan struct runtime_plan *plan = NULL;
   int ret;
 
@@ -170,6 +171,11 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
       .mount_names = mount_names,
       .config_json = config_json,
   };
+  if (config->network.mode == RUN_NETWORK_PASTA) {
+    if (run_network_pasta_options(&config->network, &pasta_options, err) < 0)
+      return -1;
+    options.pasta_options = (const char *const *)pasta_options;
+  }
   /* $ROOT's run folder, opened once for the run (its record, its run dir). */
   if (state_root_open(&state, state_root, STATE_RUN, false, err) < 0)
     return oci_error_wrap(err, "run");

@@ -236,6 +236,40 @@ int run_network_check(const struct run_network *network, bool rootless, oci_erro
   return 0;
 }
 
+int run_network_pasta_options(const struct run_network *network, char ***out, oci_error_t *err)
+{
+  cleanup_strv char **options = calloc(2 * network->n_ports + 5, sizeof(*options));
+  size_t n = 0;
+
+  *out = NULL;
+  if (options == NULL)
+    return oci_error_errno(err, "run: allocate pasta's options");
+  for (int udp = 0; udp <= 1; udp++) {
+    size_t before = n;
+
+    for (size_t i = 0; i < network->n_ports; i++) {
+      const struct run_port *port = &network->ports[i];
+
+      if (port->udp != (udp == 1))
+        continue;
+      options[n++] = strdup(udp ? "-u" : "-t");
+      if (asprintf(&options[n++], "%s%s%u:%u", port->address, port->address[0] != '\0' ? "/" : "",
+                   port->host_port, port->container_port) < 0)
+        options[n - 1] = NULL;
+      if (options[n - 2] == NULL || options[n - 1] == NULL)
+        return oci_error_errno(err, "run: allocate pasta's options");
+    }
+    if (n == before) {
+      options[n++] = strdup(udp ? "-u" : "-t");
+      options[n++] = strdup("none");
+      if (options[n - 2] == NULL || options[n - 1] == NULL)
+        return oci_error_errno(err, "run: allocate pasta's options");
+    }
+  }
+  *out = steal_pointer(&options);
+  return 0;
+}
+
 void run_network_clear(struct run_network *network)
 {
   for (size_t i = 0; i < network->n_dns; i++)

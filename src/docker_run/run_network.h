@@ -51,6 +51,12 @@ int run_network_add_port(struct run_network *network, const char *text, oci_erro
 int run_network_check(const struct run_network *network, bool rootless, oci_error_t *err);
 void run_network_clear(struct run_network *network);
 
+/* --network pasta: pasta's port options for the ports of -p, in order
+ * ("-t", "[IP/]HOST:CONTAINER", "-u", ...), "-t none" and "-u none" for a
+ * protocol without one (pasta's default would forward every port the
+ * container binds); *out NULL-terminated, the caller frees it. */
+int run_network_pasta_options(const struct run_network *network, char ***out, oci_error_t *err);
+
 /* The name of a mode, as --network takes it. */
 const char *run_network_mode_name(enum run_network_mode mode);
 

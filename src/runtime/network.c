@@ -30,14 +30,14 @@ int network_loopback_up(oci_error_t *err)
   return 0;
 }
 
-const char *network_plan_mode(const struct spec *spec)
+const char *network_plan_mode(const struct spec *spec, bool pasta)
 {
   const struct spec_namespace *net = &spec->namespaces[SPEC_NS_NETWORK];
 
-  return !net->present ? "host" : net->path != NULL ? "joined" : "none";
+  return !net->present ? "host" : net->path != NULL ? "joined" : pasta ? "pasta" : "none";
 }
 
-const char *network_plan_text(const struct spec *spec)
+const char *network_plan_text(const struct spec *spec, bool pasta)
 {
   const struct spec_namespace *net = &spec->namespaces[SPEC_NS_NETWORK];
 
@@ -46,5 +46,9 @@ const char *network_plan_text(const struct spec *spec)
            "interface, every listening port, the host's loopback services)";
   if (net->path != NULL)
     return "the network namespace of linux.namespaces, joined";
+  if (pasta)
+    return "a new network namespace, connected by pasta (user-mode: the container's connections "
+           "leave through pasta's sockets on the host; only the ports of -p come in; the host's "
+           "loopback is not reachable)";
   return "a new network namespace, lo only";
 }

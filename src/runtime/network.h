@@ -12,10 +12,10 @@
 /* In the child, inside the new network namespace: sets lo UP. */
 int network_loopback_up(oci_error_t *err);
 
-/* What the plan says of the run's network: its mode ("none", "joined",
- * "host") and a line that explains it; the host's network shared is said
- * in capitals. */
-const char *network_plan_mode(const struct spec *spec);
-const char *network_plan_text(const struct spec *spec);
+/* What the plan says of the run's network: its mode ("none", "pasta",
+ * "joined", "host") and a line that explains it; the host's network
+ * shared is said in capitals. pasta: runtime_options.pasta_options set. */
+const char *network_plan_mode(const struct spec *spec, bool pasta);
+const char *network_plan_text(const struct spec *spec, bool pasta);
 
 #endif

@@ -52,6 +52,10 @@ struct runtime_options {
    * run's pid 1 in its record once it has exec'd) so `ocirun exec NAME`
    * can join the run; NULL: it cannot be joined. */
   const char *config_json;
+  /* runtime_run: pasta connects the run's new network namespace
+   * (runtime/pasta.h), with these port options ("-t", "8080:80", ...,
+   * "none" for a protocol without a port); NULL: no pasta. */
+  const char *const *pasta_options;
 };
 
 /* What the parent knows of the container's process once it has exec'd:
