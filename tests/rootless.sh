@@ -126,6 +126,23 @@ check "--dry-run shows the user namespace" out_has_literal "user namespace: uid 
 check "--dry-run shows the writable layer on disk, in the user's store" \
   out_has_literal "writable layer: on disk in $store/run/"
 
+# --- the network, rootless: no privileged port for pasta, no host network ---
+start=$(cat /proc/sys/net/ipv4/ip_unprivileged_port_start)
+# the control: an unprivileged port is taken (the refusal below is the port's)
+expect_exit 0 "-p to an unprivileged port, rootless (--dry-run)" \
+  run --dry-run --network pasta -p "$((start > 65000 ? 65000 : start + 1000)):80" busybox:latest true
+if [ "$start" -gt 80 ]; then
+  expect_exit 125 "-p to privileged port 80, rootless, is refused" \
+    run --network pasta -p 80:80 busybox:latest true
+  verdict "the refusal names the port and the sysctl" \
+    err_matches "host port 80 is privileged .*ip_unprivileged_port_start"
+else
+  skip "-p 80 rootless: this host lets anyone bind port 80 (ip_unprivileged_port_start $start)"
+fi
+expect_exit 125 "--network host, rootless, is refused" run --network host busybox:latest true
+check "the refusal says why" err_matches "--network host: not without privilege"
+user_left_behind "the network refusals" $USER_ID "$store"
+
 # --- the default store of an ordinary user is under its home ---
 expect_exit 0 "image ls with no --root or OCIRUN_ROOT" setpriv --reuid=$USER_ID --regid=$USER_ID \
   --clear-groups env -i PATH="$PATH" HOME="$TEST_TMP/home" "$OCIRUN" image ls

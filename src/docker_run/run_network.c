@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "oci/cleanup.h"
-#include "oci/file_read.h"
 
 #define HOST_NAME_MAX_LEN 253
 #define UNPRIVILEGED_PORT_START "/proc/sys/net/ipv4/ip_unprivileged_port_start"
@@ -194,17 +194,15 @@ refused:
  * file cannot be read: the kernel's default). */
 static unsigned unprivileged_port_start(void)
 {
-  cleanup_free char *text = NULL;
-  oci_error_t ignored = NULL;
-  size_t length;
+  cleanup_close int fd = open(UNPRIVILEGED_PORT_START, O_RDONLY | O_CLOEXEC);
+  char text[32];
+  ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
   unsigned long value;
   char *end;
 
-  if (oci_file_read(AT_FDCWD, UNPRIVILEGED_PORT_START, OCI_FILE_NAMED, UNPRIVILEGED_PORT_START, 64,
-                    &text, &length, &ignored) < 0) {
-    oci_error_free(&ignored);
+  if (n <= 0)
     return 1024;
-  }
+  text[n] = '\0';
   value = strtoul(text, &end, 10);
   return end == text || value > 65536 ? 1024 : (unsigned)value;
 }
