@@ -99,6 +99,16 @@ else
   check "the run exits 0" eval '[ $? -eq 0 ]'
   check "no pasta of the run is left after teardown" eval '! pasta_of served'
   check "the port no longer answers" eval '! get'
+  # ocirun killed outright cannot tear down: pasta must die with it
+  "$OCIRUN" run --unsafe-no-cgroup --name orphaned --network pasta busybox:latest sleep 30 >/dev/null 2>&1 &
+  runner=$!
+  for _ in $(seq 50); do pasta_of orphaned && break; sleep 0.1; done
+  check "control: the killed run's pasta is seen while its runner lives" pasta_of orphaned
+  kill -9 $runner
+  wait $runner 2>/dev/null
+  for _ in $(seq 30); do pasta_of orphaned || break; sleep 0.1; done
+  check "ocirun killed by SIGKILL leaves no pasta running" eval '! pasta_of orphaned'
+  "$OCIRUN" sweep >/dev/null 2>&1
   run --name unpublished --network pasta --tmpfs /tmp:rw busybox:latest sh -c "$serve" \
     >/dev/null 2>&1 &
   runner=$!

@@ -22,19 +22,20 @@
 #include <unistd.h>
 
 #include "runtime/clean_state.h"
-#include "runtime/process_stat.h"
 #include "oci/cleanup.h"
-#include "oci/file_read.h"
 
-/* pasta's first process returns once the namespace is connected. */
+/* pasta writes its pid file once the namespace is connected. */
 #define PASTA_READY_MS 10000
+#define PASTA_POLL_MS 10
 #define PASTA_MAX_OPTIONS 64
 
 /* In the forked child: nothing of ocirun's but the two namespace fds,
  * /dev/null for stdin and stdout, ocirun's stderr for pasta's messages,
- * an empty environment. */
-static _Noreturn void pasta_child(const char *program, char *const *argv, int null_fd, int net_fd,
-                                  int user_fd)
+ * an empty environment, and killed with ocirun (the parent-death signal
+ * survives pasta's exec of itself; a runner killed outright leaves no
+ * pasta behind). */
+static _Noreturn void pasta_child(const char *program, char *const *argv, pid_t parent, int null_fd,
+                                  int net_fd, int user_fd)
 {
   static char *const empty[] = {NULL};
   const int keep[] = {net_fd, user_fd};
@@ -45,7 +46,8 @@ static _Noreturn void pasta_child(const char *program, char *const *argv, int nu
   state.stdio[0] = state.stdio[1] = null_fd;
   state.keep = keep;
   state.n_keep = sizeof(keep) / sizeof(keep[0]);
-  if (clean_state_apply(&state, &err) < 0 || fcntl(net_fd, F_SETFD, 0) < 0 ||
+  if (clean_state_apply(&state, &err) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+      getppid() != parent || fcntl(net_fd, F_SETFD, 0) < 0 ||
       (user_fd >= 0 && fcntl(user_fd, F_SETFD, 0) < 0))
     _exit(126);
   execve(program, argv, empty);
@@ -63,62 +65,49 @@ static const char *find_pasta(void)
   return NULL;
 }
 
-/* Waits for pasta's first process (SIGKILL past PASTA_READY_MS). */
-static int wait_first(pid_t first, oci_error_t *err)
+/* Whether pid_file holds pasta's pid: what pasta writes once ready. */
+static bool pid_file_written(const char *pid_file, pid_t pid)
 {
-  cleanup_close int pidfd = pidfd_open(first, 0);
-  struct pollfd ready = {.fd = pidfd, .events = POLLIN};
-  siginfo_t info = {0};
+  cleanup_close int fd = open(pid_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  char text[24], *end;
+  ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
 
-  if (pidfd < 0) {
-    kill(first, SIGKILL);
-    waitpid(first, NULL, 0);
-    return oci_error_errno(err, "network pasta: pidfd_open of pasta");
+  if (n <= 0)
+    return false;
+  text[n] = '\0';
+  return strtol(text, &end, 10) == pid && (*end == '\n' || *end == '\0');
+}
+
+/* Until pasta is ready, or has exited (reaped: its status is the
+ * message), or PASTA_READY_MS have passed (then it is stopped). */
+static int wait_ready(struct pasta *pasta, const char *pid_file, oci_error_t *err)
+{
+  siginfo_t info = {0};
+  oci_error_t ignored = NULL;
+  bool exited = false;
+
+  for (int waited = 0; !exited && waited < PASTA_READY_MS; waited += PASTA_POLL_MS) {
+    struct pollfd done = {.fd = pasta->pidfd, .events = POLLIN};
+
+    if (pid_file_written(pid_file, pasta->pid))
+      return 0;
+    exited = poll(&done, 1, PASTA_POLL_MS) > 0;
   }
-  if (poll(&ready, 1, PASTA_READY_MS) == 0)
-    pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-  while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED) < 0) {
-    if (errno != EINTR)
-      return oci_error_errno(err, "network pasta: wait for pasta");
+  if (!exited) {
+    if (pasta_stop(pasta, &ignored) < 0)
+      oci_error_free(&ignored);
+    return oci_error_set(err, ETIMEDOUT, "network pasta: not ready within %d s",
+                         PASTA_READY_MS / 1000);
   }
-  if (info.si_code == CLD_EXITED && info.si_status == 0)
-    return 0;
+  while (waitid(P_PIDFD, (id_t)pasta->pidfd, &info, WEXITED) < 0 && errno == EINTR)
+    ;
+  close(pasta->pidfd);
+  *pasta = PASTA_NONE;
   if (info.si_code == CLD_EXITED)
     return oci_error_set(err, 0, "network pasta: pasta exited %d before the namespace was ready%s",
                          info.si_status,
                          info.si_status == 127 ? " (it could not be executed)" : "");
-  return oci_error_set(err, 0, "network pasta: pasta killed by signal %d (not ready within %d s)",
-                       info.si_status, PASTA_READY_MS / 1000);
-}
-
-/* The daemon's pid from its pid file, accepted only when it is ocirun's
- * own child (reparented to ocirun, the subreaper): a pid that only ocirun
- * can reap cannot be reused before ocirun has reaped it. */
-static int adopt_daemon(const char *pid_file, struct pasta *pasta, oci_error_t *err)
-{
-  cleanup_free char *text = NULL;
-  struct process_stat stat;
-  size_t length;
-  char *end;
-  long pid;
-
-  if (oci_file_read(AT_FDCWD, pid_file, OCI_FILE_NAMED, "pasta's pid file", 64, &text, &length,
-                    err) < 0)
-    return oci_error_wrap(err, "network pasta");
-  errno = 0;
-  pid = strtol(text, &end, 10);
-  if (errno != 0 || end == text || (*end != '\n' && *end != '\0') || pid < 2)
-    return oci_error_set(err, 0, "network pasta: '%s' does not hold a pid", pid_file);
-  if (process_stat_read((int)pid, &stat, err) < 0)
-    return oci_error_wrap(err, "network pasta: its daemon");
-  if (stat.parent != getpid())
-    return oci_error_set(err, 0, "network pasta: pid %ld of '%s' is not ocirun's child", pid,
-                         pid_file);
-  pasta->pidfd = pidfd_open((pid_t)pid, 0);
-  if (pasta->pidfd < 0)
-    return oci_error_errno(err, "network pasta: pidfd_open %ld", pid);
-  pasta->pid = (pid_t)pid;
-  return 0;
+  return oci_error_set(err, 0, "network pasta: pasta killed by signal %d", info.si_status);
 }
 
 int pasta_start(pid_t pid, bool user_ns, const char *const *port_options, const char *pid_file,
@@ -129,7 +118,7 @@ int pasta_start(pid_t pid, bool user_ns, const char *const *port_options, const 
   char net_path[64], user_path[64], net_link[64], user_link[64];
   const char *argv[PASTA_MAX_OPTIONS];
   size_t n = 0;
-  pid_t first;
+  pid_t parent, child;
 
   *pasta = PASTA_NONE;
   if (program == NULL)
@@ -150,6 +139,7 @@ int pasta_start(pid_t pid, bool user_ns, const char *const *port_options, const 
   snprintf(user_link, sizeof(user_link), "/proc/self/fd/%d", user_fd);
   argv[n++] = program;
   argv[n++] = "--quiet";
+  argv[n++] = "--foreground";
   argv[n++] = "--config-net";
   argv[n++] = "--netns";
   argv[n++] = net_link;
@@ -175,17 +165,22 @@ int pasta_start(pid_t pid, bool user_ns, const char *const *port_options, const 
     argv[n++] = port_options[i];
   }
   argv[n] = NULL;
-  /* the daemon pasta forks is reparented to ocirun, and stays its child */
-  if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
-    return oci_error_errno(err, "network pasta: PR_SET_CHILD_SUBREAPER");
-  first = fork();
-  if (first < 0)
+  parent = getpid();
+  child = fork();
+  if (child < 0)
     return oci_error_errno(err, "network pasta: fork");
-  if (first == 0)
-    pasta_child(program, (char *const *)argv, null_fd, net_fd, user_fd);
-  if (wait_first(first, err) < 0 || adopt_daemon(pid_file, pasta, err) < 0)
+  if (child == 0)
+    pasta_child(program, (char *const *)argv, parent, null_fd, net_fd, user_fd);
+  /* an unreaped child of ocirun's: its pid cannot be reused */
+  pasta->pidfd = pidfd_open(child, 0);
+  if (pasta->pidfd < 0) {
+    oci_error_errno(err, "network pasta: pidfd_open of pasta");
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
     return -1;
-  return 0;
+  }
+  pasta->pid = child;
+  return wait_ready(pasta, pid_file, err);
 }
 
 int pasta_stop(struct pasta *pasta, oci_error_t *err)

@@ -16,7 +16,7 @@
   }
 
 struct pasta {
-  pid_t pid; /* the daemon, reparented to ocirun (a child subreaper); -1 */
+  pid_t pid; /* ocirun's child (pasta --foreground); -1 */
   int pidfd; /* of pid; -1 */
 };
 
@@ -27,10 +27,11 @@ struct pasta {
  * the ports of port_options forwarded in ("-t", "[IP/]HOST:CONTAINER",
  * "-u", ...; "none" for a protocol without one), nothing of the host's
  * forwarded out (-T none -U none, --no-map-gw: the host's loopback is not
- * the container's). pasta's first process exits once the namespace is
- * ready; its daemon, which writes pid_file, is then ocirun's child. As
- * root pasta keeps uid 0 (--runas 0: as nobody it could not enter the
- * namespace); it drops to the capabilities it needs and filters itself. */
+ * the container's). pasta stays ocirun's child (--foreground), killed
+ * with ocirun (its parent-death signal); it is ready once it has written
+ * its pid into pid_file. As root pasta keeps uid 0 (--runas 0: as nobody
+ * it could not enter the namespace); it drops to the capabilities it
+ * needs and filters itself. */
 int pasta_start(pid_t pid, bool user_ns, const char *const *port_options, const char *pid_file,
                 struct pasta *pasta, oci_error_t *err);
 
