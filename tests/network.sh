@@ -74,6 +74,66 @@ refused "-p a host name as IP" "--publish 'localhost:8080:80': " --network pasta
 refused "-p an IPv6 IP without brackets" "--publish '::1:8080:80': " --network pasta -p ::1:8080:80
 check "nothing left after the refusals" nothing_left
 
+# --- --add-host, --dns: generated files, bound read-only ---
+expect_exit 0 "--add-host and --dns" run --add-host db.local:10.1.2.3 --add-host v6.local:fd00::5 \
+  --dns 192.0.2.53 --dns 2001:db8::1 busybox:latest sh -c \
+  'cat /etc/hosts /etc/resolv.conf; grep -E " /etc/(hosts|resolv.conf) " /proc/self/mountinfo | cut -d" " -f5,6; echo x >>/etc/hosts || echo hosts-read-only; echo x >>/etc/resolv.conf || echo resolv-read-only'
+check "/etc/hosts keeps localhost" out_has_line "127.0.0.1	localhost"
+check "/etc/hosts has each --add-host" eval 'out_has_line "10.1.2.3	db.local" && out_has_line "fd00::5	v6.local"'
+check "/etc/resolv.conf has each --dns, in order" \
+  eval '[ "$(grep ^nameserver "$TEST_TMP/out" | tr "\n" " ")" = "nameserver 192.0.2.53 nameserver 2001:db8::1 " ]'
+check "both are read-only binds" eval 'out_matches "^/etc/hosts ro," && out_matches "^/etc/resolv.conf ro,"'
+check "the container cannot write them" eval 'out_has_line hosts-read-only && out_has_line resolv-read-only'
+expect_exit 0 "--dry-run --dns" run --dry-run --dns 192.0.2.53 busybox:latest true
+check "its plan shows the bind of the run dir's resolv.conf" \
+  out_matches "^[0-9]+ +bind +/etc/resolv.conf +$OCIRUN_ROOT/run/[^ ]+/resolv.conf +ro,nosuid,nodev,noexec"
+expect_exit 0 "--dry-run without network options" run --dry-run busybox:latest true
+check "no network file is bound when none is asked for" eval '! out_matches "/etc/(hosts|resolv.conf).*/run/"'
+check "the image's /etc/resolv.conf is left as it is" eval '! out_matches "write-file +/etc/resolv.conf"'
+refused "--add-host without an IP" "--add-host 'db.local': NAME:IP is expected" --add-host db.local
+refused "--add-host a name with a space" "--add-host 'db local:10.0.0.1': NAME:IP" --add-host "db local:10.0.0.1"
+refused "--add-host a name with a newline" "NAME:IP is expected" --add-host "$(printf 'a\n10.6.6.6\tevil:10.0.0.1')"
+refused "--add-host a host name as IP" "'example.com' is not a numeric" --add-host db:example.com
+refused "--add-host an IP with a newline" "is not a numeric" --add-host "$(printf 'db:10.0.0.1\n10.6.6.6')"
+refused "--dns a name" "--dns 'dns.example': a numeric IPv4 or IPv6 address" --dns dns.example
+refused "--dns with a newline" "a numeric IPv4 or IPv6 address" --dns "$(printf '10.0.0.1\nnameserver 10.6.6.6')"
+refused "--dns with a control byte" "a numeric IPv4 or IPv6 address" --dns "$(printf '10.0.0.1\033')"
+check "nothing left after the refusals of --add-host and --dns" nothing_left
+
+# The image's /etc/hosts a link to a host file (absolute), its
+# /etc/resolv.conf one climbing out with "..": nothing outside the root is
+# touched, and the container sees the run's files.
+outside=$TEST_TMP/outside
+mkdir "$outside" && echo host-hosts >"$outside/hosts" && echo host-resolv >"$outside/resolv.conf"
+linked_image() {
+  local work=$TEST_TMP/linked
+  cp -a "$TEST_IMAGES/busybox" "$work" &&
+    umoci unpack --image "$work:busybox:latest" "$TEST_TMP/linked-bundle" >/dev/null &&
+    rm -f "$TEST_TMP/linked-bundle/rootfs/etc/hosts" "$TEST_TMP/linked-bundle/rootfs/etc/resolv.conf" &&
+    ln -s "$outside/hosts" "$TEST_TMP/linked-bundle/rootfs/etc/hosts" &&
+    ln -s "../../../../../../../../..$outside/resolv.conf" "$TEST_TMP/linked-bundle/rootfs/etc/resolv.conf" &&
+    umoci repack --image "$work:linked:latest" "$TEST_TMP/linked-bundle" >/dev/null &&
+    "$OCIRUN" image import "oci:$work:linked:latest" >/dev/null
+}
+if command -v umoci >/dev/null && linked_image 2>"$TEST_TMP/linked.err"; then
+  # the control: the image's links, followed as a path outside the root is,
+  # lead to the host's files (what a runtime writing through them would hit)
+  check "control: the image's /etc/hosts, followed on the host, is the host's file" \
+    grep -qx host-hosts "$TEST_TMP/linked-bundle/rootfs/etc/hosts"
+  check "control: so is its /etc/resolv.conf" grep -qx host-resolv "$TEST_TMP/linked-bundle/rootfs/etc/resolv.conf"
+  before=$(stat -c '%i %s %Y' "$outside/hosts" "$outside/resolv.conf")
+  expect_exit 0 "the linked image with --add-host and --dns" run --add-host db.local:10.1.2.3 \
+    --dns 192.0.2.53 linked:latest cat /etc/hosts /etc/resolv.conf
+  check "the container sees the run's /etc/hosts" out_has_line "10.1.2.3	db.local"
+  check "and the run's /etc/resolv.conf" out_has_line "nameserver 192.0.2.53"
+  check "the host's files are untouched" eval '[ "$(cat "$outside/hosts" "$outside/resolv.conf")" = "$(printf "host-hosts\nhost-resolv")" ] &&
+    [ "$(stat -c "%i %s %Y" "$outside/hosts" "$outside/resolv.conf")" = "$before" ]'
+  check "nothing else was made outside" eval '[ "$(ls "$outside" | tr "\n" " ")" = "hosts resolv.conf " ]'
+  check "nothing left after the linked image" nothing_left
+else
+  not_ok "build the linked /etc image: $(cat "$TEST_TMP/linked.err")"
+fi
+
 # --- pasta: a port forwarded in, pasta gone after the run ---
 # The server is busybox httpd in the container, on the container's own
 # port 80; the client is busybox wget on the host's loopback: no traffic
@@ -122,7 +182,24 @@ else
   expect_exit 0 "--dry-run --network pasta -p" run --dry-run --network pasta -p "127.0.0.1:$port:80/tcp" \
     -p 5353:53/udp busybox:latest true
   check "its plan names pasta" out_matches "^network: a new network namespace, connected by pasta"
-  check "its plan lists pasta's port options" out_has_line "  pasta options: -t 127.0.0.1/$port:80 -u 5353:53"
+  check "its plan lists pasta's options" out_has_line "  pasta options: --dns-forward 169.254.1.1 -t 127.0.0.1/$port:80 -u 5353:53"
+
+  # DNS through pasta's forwarder, to a resolver the test starts on the
+  # host's loopback (named in a private mount namespace's /etc/resolv.conf,
+  # which pasta reads): the answer is the test's, nothing leaves the machine
+  echo "nameserver 127.0.0.1" >"$TEST_TMP/resolv.conf"
+  python3 "$top_srcdir/tests/helpers/dns-answer.py" 127.0.0.1 53 10.9.8.7 >"$TEST_TMP/dns.out" 2>&1 &
+  resolver=$!
+  for _ in $(seq 50); do grep -q ready "$TEST_TMP/dns.out" && break; sleep 0.1; done
+  expect_exit 0 "--network pasta: a name resolved through pasta's forwarder" \
+    unshare -m sh -c 'mount --bind "$1" /etc/resolv.conf && exec "$2" run --unsafe-no-cgroup \
+      --network pasta busybox:latest sh -c "cat /etc/resolv.conf; nslookup -type=a test.example"' \
+    sh "$TEST_TMP/resolv.conf" "$OCIRUN"
+  check "the run's /etc/resolv.conf names pasta's forwarder" out_has_line "nameserver 169.254.1.1"
+  check "the answer is the test resolver's" out_matches "^Address:? +10\.9\.8\.7$"
+  kill $resolver
+  wait $resolver 2>/dev/null
+  check "control: the test resolver was there" grep -q ready "$TEST_TMP/dns.out"
   check "nothing left after the pasta runs" nothing_left
 fi
 

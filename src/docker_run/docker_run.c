@@ -32,6 +32,11 @@ static void json_freep(cJSON **json)
   cJSON_Delete(*json);
 }
 
+static void network_files_clearp(struct run_network_files *files)
+{
+  run_network_files_clear(files);
+}
+
 /* --cgroup-parent P (checked: under /sys/fs/cgroup/, no "..") is the
  * configuration's cgroupsPath /P-relative/NAME; without it ocirun's default
  * parent is the runtime's to choose (NULL). */
@@ -96,7 +101,11 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
   __attribute__((cleanup(spec_clearp))) struct spec spec = {0};
   struct userns_map map;
   struct run_spec_input input;
-  struct mount_file files[2];
+  struct mount_file files[3];
+  size_t n_files = 2;
+  __attribute__((cleanup(network_files_clearp))) struct run_network_files net_files = {0};
+  struct mount_file run_dir_files[2];
+  cleanup_free char *run_dir = NULL;
   struct runtime_options options;
   cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   cleanup_free const char **mount_names = NULL;
@@ -126,6 +135,14 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
                                   .cgroups_path = cgroups};
   if (run_spec_build(&input, &json, err) < 0)
     return -1;
+  /* the network's generated files (run_network.h), bound from the run dir */
+  if (asprintf(&run_dir, "%s/run/%s", state_root, config->name) < 0) {
+    run_dir = NULL;
+    return oci_error_errno(err, "run: allocate");
+  }
+  if (run_network_files_build(&config->network, RUN_SPEC_ETC_HOSTS, &net_files, err) < 0 ||
+      run_network_files_mount(&net_files, run_dir, json, err) < 0)
+    return -1;
   if (spec_parse(json, &spec, err) < 0)
     return oci_error_wrap(err, "run: the configuration built from the options");
   oci_emit(io->events, OCI_EVENT_PHASE, "configuration", config->name, NULL);
@@ -151,6 +168,19 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
     return oci_error_errno(err, "run: allocate");
   for (size_t i = spec.n_mounts - config->n_tmpfs; i < spec.n_mounts; i++)
     mount_names[i] = "--tmpfs";
+  /* the network's binds come first; the files they bind are written into
+   * the root too (replacing a link of the image's, never following it), so
+   * that each bind lands on a file of the run's own */
+  for (size_t i = 0; i < net_files.n; i++) {
+    const struct run_network_file *file = &net_files.file[i];
+
+    mount_names[i] = file->option;
+    run_dir_files[i] = (struct mount_file){file->name, file->content};
+    if (strcmp(file->target, "/etc/hosts") == 0)
+      files[1].content = file->content;
+    else
+      files[n_files++] = (struct mount_file){file->target, file->content};
+  }
   options = (struct runtime_options){
       .state_root = state_root,
       .id = config->name,
@@ -162,7 +192,7 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
                 * files of the image run without their privilege) */
                .read_only_nosuid = config->read_only,
                .files = files,
-               .n_files = sizeof(files) / sizeof(files[0])},
+               .n_files = n_files},
       .rootless = rootless,
       .timeout_seconds = config->timeout_seconds,
       .unsafe_no_cgroup = config->unsafe_no_cgroup,
@@ -170,6 +200,8 @@ int docker_run(const char *state_root, const struct oci_image *image, const char
       .seccomp_origin = run_spec_seccomp_origin(config),
       .mount_names = mount_names,
       .config_json = config_json,
+      .run_dir_files = run_dir_files,
+      .n_run_dir_files = net_files.n,
   };
   if (config->network.mode == RUN_NETWORK_PASTA) {
     if (run_network_pasta_options(&config->network, &pasta_options, err) < 0)

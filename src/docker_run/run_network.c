@@ -236,12 +236,19 @@ int run_network_check(const struct run_network *network, bool rootless, oci_erro
 
 int run_network_pasta_options(const struct run_network *network, char ***out, oci_error_t *err)
 {
-  cleanup_strv char **options = calloc(2 * network->n_ports + 5, sizeof(*options));
+  cleanup_strv char **options = calloc(2 * network->n_ports + 7, sizeof(*options));
   size_t n = 0;
 
   *out = NULL;
   if (options == NULL)
     return oci_error_errno(err, "run: allocate pasta's options");
+  /* the run's /etc/resolv.conf names the forwarder unless --dns is given */
+  if (network->n_dns == 0) {
+    options[n++] = strdup("--dns-forward");
+    options[n++] = strdup(RUN_NETWORK_PASTA_DNS);
+    if (options[0] == NULL || options[1] == NULL)
+      return oci_error_errno(err, "run: allocate pasta's options");
+  }
   for (int udp = 0; udp <= 1; udp++) {
     size_t before = n;
 
@@ -266,6 +273,97 @@ int run_network_pasta_options(const struct run_network *network, char ***out, oc
   }
   *out = steal_pointer(&options);
   return 0;
+}
+
+/* Appends text to *content (reallocated). */
+static int append(char **content, const char *text, oci_error_t *err)
+{
+  size_t had = *content != NULL ? strlen(*content) : 0;
+  char *grown = realloc(*content, had + strlen(text) + 1);
+
+  if (grown == NULL)
+    return oci_error_errno(err, "run: allocate the network's files");
+  memcpy(grown + had, text, strlen(text) + 1);
+  *content = grown;
+  return 0;
+}
+
+int run_network_files_build(const struct run_network *network, const char *etc_hosts,
+                            struct run_network_files *files, oci_error_t *err)
+{
+  char line[HOST_NAME_MAX_LEN + 64];
+
+  *files = (struct run_network_files){0};
+  if (network->n_hosts > 0) {
+    struct run_network_file *hosts = &files->file[files->n++];
+
+    *hosts = (struct run_network_file){"hosts", "/etc/hosts", "--add-host", NULL};
+    if (append(&hosts->content, etc_hosts, err) < 0)
+      goto fail;
+    for (size_t i = 0; i < network->n_hosts; i++) {
+      snprintf(line, sizeof(line), "%s\t%s\n", network->hosts[i].address, network->hosts[i].name);
+      if (append(&hosts->content, line, err) < 0)
+        goto fail;
+    }
+  }
+  if (network->n_dns > 0 || network->mode == RUN_NETWORK_PASTA) {
+    struct run_network_file *resolv = &files->file[files->n++];
+
+    *resolv = (struct run_network_file){"resolv.conf", "/etc/resolv.conf",
+                                        network->n_dns > 0 ? "--dns" : "--network pasta", NULL};
+    if (append(&resolv->content, "", err) < 0)
+      goto fail;
+    for (size_t i = 0; i < network->n_dns; i++) {
+      snprintf(line, sizeof(line), "nameserver %s\n", network->dns[i]);
+      if (append(&resolv->content, line, err) < 0)
+        goto fail;
+    }
+    if (network->n_dns == 0 &&
+        append(&resolv->content, "nameserver " RUN_NETWORK_PASTA_DNS "\n", err) < 0)
+      goto fail;
+  }
+  return 0;
+fail:
+  run_network_files_clear(files);
+  return -1;
+}
+
+int run_network_files_mount(const struct run_network_files *files, const char *run_dir,
+                            cJSON *config, oci_error_t *err)
+{
+  static const char *const bind_options[] = {"bind", "ro", "nosuid", "nodev", "noexec"};
+  cJSON *mounts = cJSON_GetObjectItemCaseSensitive(config, "mounts");
+
+  if (!cJSON_IsArray(mounts))
+    return oci_error_set(err, EINVAL, "run: the configuration has no mounts");
+  for (size_t i = files->n; i-- > 0;) {
+    cleanup_free char *source = NULL;
+    cJSON *mount = cJSON_CreateObject();
+
+    if (mount == NULL || !cJSON_InsertItemInArray(mounts, 0, mount)) {
+      cJSON_Delete(mount);
+      return oci_error_set(err, ENOMEM, "run: the network's binds");
+    }
+    if (asprintf(&source, "%s/%s", run_dir, files->file[i].name) < 0) {
+      source = NULL;
+      return oci_error_errno(err, "run: the network's binds");
+    }
+    if (cJSON_AddStringToObject(mount, "destination", files->file[i].target) == NULL ||
+        cJSON_AddStringToObject(mount, "type", "bind") == NULL ||
+        cJSON_AddStringToObject(mount, "source", source) == NULL ||
+        !cJSON_AddItemToObject(
+            mount, "options",
+            cJSON_CreateStringArray(bind_options, sizeof(bind_options) / sizeof(bind_options[0]))))
+      return oci_error_set(err, ENOMEM, "run: the network's binds");
+  }
+  return 0;
+}
+
+void run_network_files_clear(struct run_network_files *files)
+{
+  for (size_t i = 0; i < files->n; i++)
+    free(files->file[i].content);
+  *files = (struct run_network_files){0};
 }
 
 void run_network_clear(struct run_network *network)

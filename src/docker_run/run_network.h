@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "oci/error.h"
 
 enum run_network_mode {
@@ -56,6 +58,35 @@ void run_network_clear(struct run_network *network);
  * protocol without one (pasta's default would forward every port the
  * container binds); *out NULL-terminated, the caller frees it. */
 int run_network_pasta_options(const struct run_network *network, char ***out, oci_error_t *err);
+
+/* The files the network options generate, written by ocirun into the run
+ * dir and bound read-only over the image's: /etc/hosts with --add-host
+ * (the localhost lines first), /etc/resolv.conf with --dns (those
+ * nameservers) or --network pasta (pasta's DNS forwarder, which passes
+ * queries to the host's resolver). None without those options: the run
+ * then keeps what it had (/etc/hosts written into the root, the image's
+ * /etc/resolv.conf). */
+struct run_network_file {
+  const char *name;   /* in the run dir: "hosts", "resolv.conf" */
+  const char *target; /* in the container: "/etc/hosts", "/etc/resolv.conf" */
+  const char *option; /* what asked for it, for messages: "--add-host", ... */
+  char *content;
+};
+struct run_network_files {
+  struct run_network_file file[2];
+  size_t n;
+};
+/* The address pasta answers DNS on (--dns-forward), link-local: never a
+ * host of the networks the container reaches. */
+#define RUN_NETWORK_PASTA_DNS "169.254.1.1"
+int run_network_files_build(const struct run_network *network, const char *etc_hosts,
+                            struct run_network_files *files, oci_error_t *err);
+void run_network_files_clear(struct run_network_files *files);
+/* Their binds, first in the configuration's mounts (the --tmpfs entries
+ * stay last): each file of run_dir bound read-only, nosuid, nodev and
+ * noexec onto its target. */
+int run_network_files_mount(const struct run_network_files *files, const char *run_dir,
+                            cJSON *config, oci_error_t *err);
 
 /* The name of a mode, as --network takes it. */
 const char *run_network_mode_name(enum run_network_mode mode);

@@ -257,6 +257,11 @@ static int run_resources_create(struct run_resources *res, struct runtime_plan *
     if (options->config_json != NULL &&
         run_state_write_config(res->state, options->id, options->config_json, err) < 0)
       return -2;
+    for (size_t i = 0; i < options->n_run_dir_files; i++) {
+      if (run_state_write_file(res->state, options->id, options->run_dir_files[i].path, 0644,
+                               options->run_dir_files[i].content, err) < 0)
+        return -2;
+    }
   }
   if (slice->path != NULL) {
     if (slice_create(slice, options->rootless, &res->slice, err) < 0)

@@ -56,6 +56,11 @@ struct runtime_options {
    * (runtime/pasta.h), with these port options ("-t", "8080:80", ...,
    * "none" for a protocol without a port); NULL: no pasta. */
   const char *const *pasta_options;
+  /* runtime_run: files written into the run dir once it exists (path: a
+   * plain name there, content: the text), which mounts[] entries bind
+   * (ocirun run's generated /etc/hosts and /etc/resolv.conf). */
+  const struct mount_file *run_dir_files;
+  size_t n_run_dir_files;
 };
 
 /* What the parent knows of the container's process once it has exec'd:
