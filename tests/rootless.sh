@@ -128,9 +128,17 @@ check "--dry-run shows the writable layer on disk, in the user's store" \
 
 # --- the network, rootless: no privileged port for pasta, no host network ---
 start=$(cat /proc/sys/net/ipv4/ip_unprivileged_port_start)
-# the control: an unprivileged port is taken (the refusal below is the port's)
-expect_exit 0 "-p to an unprivileged port, rootless (--dry-run)" \
-  run --dry-run --network pasta -p "$((start > 65000 ? 65000 : start + 1000)):80" busybox:latest true
+# the control: an unprivileged port is taken (the refusal below is the
+# port's); where /dev/net/tun is root's alone, pasta cannot run rootless
+# and that is what is refused
+if as_user test -r /dev/net/tun -a -w /dev/net/tun; then
+  expect_exit 0 "-p to an unprivileged port, rootless (--dry-run)" \
+    run --dry-run --network pasta -p "$((start > 65000 ? 65000 : start + 1000)):80" busybox:latest true
+else
+  expect_exit 125 "-p to an unprivileged port, rootless, without access to /dev/net/tun" \
+    run --dry-run --network pasta -p "$((start > 65000 ? 65000 : start + 1000)):80" busybox:latest true
+  verdict "the refusal names /dev/net/tun" err_matches "/dev/net/tun cannot be opened by this user"
+fi
 if [ "$start" -gt 80 ]; then
   expect_exit 125 "-p to privileged port 80, rootless, is refused" \
     run --network pasta -p 80:80 busybox:latest true

@@ -231,6 +231,11 @@ int run_network_check(const struct run_network *network, bool rootless, oci_erro
                              network->ports[i].host_port, start);
     }
   }
+  /* pasta makes the container's interface from /dev/net/tun as the user */
+  if (rootless && network->mode == RUN_NETWORK_PASTA && access("/dev/net/tun", R_OK | W_OK) < 0)
+    return oci_error_errno(err,
+                           "--network pasta: /dev/net/tun cannot be opened by this user (pasta "
+                           "needs it; most hosts make it mode 0666)");
   return 0;
 }
 
