@@ -56,6 +56,10 @@ check "the default's JSON plan says none" python3 -c '
 import json, sys
 assert json.load(open(sys.argv[1]))["plan"]["network"]["mode"] == "none"' "$TEST_TMP/plan.json"
 
+expect_exit 0 "run --help" "$OCIRUN" run --help
+check "--help names the network options" eval 'out_has_literal "--network MODE" && out_has_literal "--publish" &&
+  out_has_literal "--dns IP" && out_has_literal "--add-host NAME:IP"'
+
 # --- refusals, each naming what was wrong, nothing left ---
 refused() {
   local what=$1 pattern=$2
