@@ -133,6 +133,30 @@ expect_exit 125 "rootless: --device with PERMS other than rwm is refused" run --
 check "... there is no device program to restrict it" err_has_literal "no device program"
 expect_exit 125 "rootless: --device-cgroup-rule is refused" run --device-cgroup-rule 'c 1:3 rwm' busybox:latest true
 check "... naming the missing device program" err_has_literal "--device-cgroup-rule: no device program"
+# --- the network, rootless: no privileged port for pasta, no host network ---
+start=$(cat /proc/sys/net/ipv4/ip_unprivileged_port_start)
+# the control: an unprivileged port is taken (the refusal below is the
+# port's); where /dev/net/tun is root's alone, pasta cannot run rootless
+# and that is what is refused
+if as_user test -r /dev/net/tun -a -w /dev/net/tun; then
+  expect_exit 0 "-p to an unprivileged port, rootless (--dry-run)" \
+    run --dry-run --network pasta -p "$((start > 65000 ? 65000 : start + 1000)):80" busybox:latest true
+else
+  expect_exit 125 "-p to an unprivileged port, rootless, without access to /dev/net/tun" \
+    run --dry-run --network pasta -p "$((start > 65000 ? 65000 : start + 1000)):80" busybox:latest true
+  verdict "the refusal names /dev/net/tun" err_matches "/dev/net/tun cannot be opened by this user"
+fi
+if [ "$start" -gt 80 ]; then
+  expect_exit 125 "-p to privileged port 80, rootless, is refused" \
+    run --network pasta -p 80:80 busybox:latest true
+  verdict "the refusal names the port and the sysctl" \
+    err_matches "host port 80 is privileged .*ip_unprivileged_port_start"
+else
+  skip "-p 80 rootless: this host lets anyone bind port 80 (ip_unprivileged_port_start $start)"
+fi
+expect_exit 125 "--network host, rootless, is refused" run --network host busybox:latest true
+check "the refusal says why" err_matches "--network host: not without privilege"
+user_left_behind "the network refusals" $USER_ID "$store"
 
 # --- the default store of an ordinary user is under its home ---
 expect_exit 0 "image ls with no --root or OCIRUN_ROOT" setpriv --reuid=$USER_ID --regid=$USER_ID \

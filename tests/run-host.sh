@@ -358,7 +358,7 @@ bad "--cpus -1" --cpus --cpus -1 busybox:latest true
 bad "--pids-limit 0" --pids-limit --pids-limit 0 busybox:latest true
 bad "--tmpfs relative/path" --tmpfs --tmpfs relative/path busybox:latest true
 bad "--tmpfs bad option" --tmpfs --tmpfs /x:bogus busybox:latest true
-bad "--network host" --network --network host busybox:latest true
+bad "--network bridge" --network --network bridge busybox:latest true
 bad "unknown option" --frobnicate --frobnicate busybox:latest true
 bad "--cap-drop unknown" --cap-drop --cap-drop NOT_A_CAP busybox:latest true
 bad "--security-opt unknown" --security-opt --security-opt apparmor=x busybox:latest true

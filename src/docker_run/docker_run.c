@@ -35,6 +35,11 @@ static void json_freep(cJSON **json)
   cJSON_Delete(*json);
 }
 
+static void network_files_clearp(struct run_network_files *files)
+{
+  run_network_files_clear(files);
+}
+
 /* --cgroup-parent P (checked: under /sys/fs/cgroup/, no "..") is the
  * configuration's cgroupsPath /P-relative/NAME; without it ocirun's default
  * parent is the runtime's to choose (NULL). */
@@ -99,16 +104,23 @@ static int run_with_mounts(const char *state_root, const struct oci_image *image
   __attribute__((cleanup(spec_clearp))) struct spec spec = {0};
   struct userns_map map;
   struct run_spec_input input;
-  struct mount_file files[2];
+  struct mount_file files[3];
+  size_t n_files = 2;
+  __attribute__((cleanup(network_files_clearp))) struct run_network_files net_files = {0};
+  struct mount_file run_dir_files[2];
+  cleanup_free char *run_dir = NULL;
   struct runtime_options options;
   cleanup_state_root struct state_root state = STATE_ROOT_NONE;
   cleanup_free const char **mount_names = NULL;
   cleanup_free struct mount_source *sources = NULL;
   cleanup_free char *config_json = NULL;
+  cleanup_strv char **pasta_options = NULL;
   cleanup_runtime_plan struct runtime_plan *plan = NULL;
   int ret;
 
   *result = (struct run_result){.exit_code = EXIT_RUNTIME_ERROR};
+  if (run_network_check(&config->network, rootless, err) < 0)
+    return -1;
   /* The cache entry's rootfs, reached from the checked store root without
    * following any symlink: the overlay's lower is this fd, never a path. */
   root_fd = oci_image_rootfs_open(state_root, image, err);
@@ -126,6 +138,14 @@ static int run_with_mounts(const char *state_root, const struct oci_image *image
                                   .map = rootless ? &map : NULL,
                                   .cgroups_path = cgroups};
   if (run_spec_build(&input, &json, err) < 0)
+    return -1;
+  /* the network's generated files (run_network.h), bound from the run dir */
+  if (asprintf(&run_dir, "%s/run/%s", state_root, config->name) < 0) {
+    run_dir = NULL;
+    return oci_error_errno(err, "run: allocate");
+  }
+  if (run_network_files_build(&config->network, RUN_SPEC_ETC_HOSTS, &net_files, err) < 0 ||
+      run_network_files_mount(&net_files, run_dir, json, err) < 0)
     return -1;
   if (spec_parse(json, &spec, err) < 0)
     return oci_error_wrap(err, "run: the configuration built from the options");
@@ -162,6 +182,19 @@ static int run_with_mounts(const char *state_root, const struct oci_image *image
                                        .copy_up = m != NULL && m->kind == RUN_MOUNT_VOLUME &&
                                                   !m->no_copy && !m->read_only};
   }
+  /* the network's binds come first; the files they bind are written into
+   * the root too (replacing a link of the image's, never following it), so
+   * that each bind lands on a file of the run's own */
+  for (size_t i = 0; i < net_files.n; i++) {
+    const struct run_network_file *file = &net_files.file[i];
+
+    mount_names[i] = file->option;
+    run_dir_files[i] = (struct mount_file){file->name, file->content};
+    if (strcmp(file->target, "/etc/hosts") == 0)
+      files[1].content = file->content;
+    else
+      files[n_files++] = (struct mount_file){file->target, file->content};
+  }
   options = (struct runtime_options){
       .state_root = state_root,
       .id = config->name,
@@ -173,7 +206,7 @@ static int run_with_mounts(const char *state_root, const struct oci_image *image
                 * files of the image run without their privilege) */
                .read_only_nosuid = config->read_only,
                .files = files,
-               .n_files = sizeof(files) / sizeof(files[0]),
+               .n_files = n_files,
                .sources = sources},
       .rootless = rootless,
       .timeout_seconds = config->timeout_seconds,
@@ -182,8 +215,15 @@ static int run_with_mounts(const char *state_root, const struct oci_image *image
       .seccomp_origin = run_spec_seccomp_origin(config),
       .mount_names = mount_names,
       .config_json = config_json,
+      .run_dir_files = run_dir_files,
+      .n_run_dir_files = net_files.n,
   };
   run_resources_stop(&config->resources, &options.stop_signal, &options.stop_timeout_seconds);
+  if (config->network.mode == RUN_NETWORK_PASTA) {
+    if (run_network_pasta_options(&config->network, &pasta_options, err) < 0)
+      return -1;
+    options.pasta_options = (const char *const *)pasta_options;
+  }
   /* $ROOT's run folder, opened once for the run (its record, its run dir). */
   if (state_root_open(&state, state_root, STATE_RUN, false, err) < 0)
     return oci_error_wrap(err, "run");
@@ -198,6 +238,10 @@ static int run_with_mounts(const char *state_root, const struct oci_image *image
                                                                       : WRITABLE_LAYER_DISK_DEFAULT;
   if (runtime_plan_build(&spec, &options, RUNTIME_PLAN_RUN, &plan, err) < 0)
     return -1;
+  if (!config->dry_run && config->network.mode == RUN_NETWORK_HOST)
+    oci_emit(io->events, OCI_EVENT_WARNING, "network", config->name,
+             "--network host: the run shares the host's network (every interface and listening "
+             "port, the host's loopback services); it has no network boundary");
   if (config->dry_run) {
     ret = print_plan(json, plan, io, err);
     if (ret == 0)

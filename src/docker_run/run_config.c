@@ -55,6 +55,9 @@ enum {
   OPT_UNSAFE_NO_CGROUP,
   OPT_RM,
   OPT_HELP,
+  /* the network's block (run_network.c) */
+  OPT_DNS,
+  OPT_ADD_HOST,
 };
 
 void run_config_init(struct run_config *config)
@@ -82,6 +85,7 @@ void run_config_clear(struct run_config *config)
   free(config->env);
   free(config->workdir);
   free(config->hostname);
+  run_network_clear(&config->network);
   free(config->entrypoint);
   if (config->command != NULL) {
     for (char **s = config->command; *s != NULL; s++)
@@ -367,6 +371,8 @@ static int check_combination(struct run_config *config, oci_error_t *err)
     return -1;
   if (config->seccomp_unconfined && config->seccomp_profile_path != NULL)
     return oci_error_set(err, 0, "--security-opt: seccomp given twice");
+  if (run_network_check(&config->network, false, err) < 0)
+    return -1;
   if (config->name == NULL)
     return generate_name(config, err);
   return 0;
@@ -408,12 +414,13 @@ static int apply_option(int c, const char *arg, struct run_config *config, oci_e
     config->name_generated = false;
     return replace_string(&config->name, arg, err);
   case OPT_NETWORK:
-    if (strcmp(arg, "none") != 0)
-      return oci_error_set(err, 0,
-                           "--network '%s': unsupported; the only network mode is 'none' "
-                           "(a new network namespace with only lo)",
-                           arg);
-    return 0;
+    return run_network_set_mode(&config->network, arg, err);
+  case OPT_DNS:
+    return run_network_add_dns(&config->network, arg, err);
+  case OPT_ADD_HOST:
+    return run_network_add_host(&config->network, arg, err);
+  case 'p':
+    return run_network_add_port(&config->network, arg, err);
   case OPT_READ_ONLY:
     config->read_only = true;
     return 0;
@@ -527,6 +534,9 @@ int run_options_parse(int argc, char **argv, struct run_config *config, int *nex
       {"rm", no_argument, NULL, OPT_RM},
       {"help", no_argument, NULL, OPT_HELP},
       RUN_RESOURCES_OPTIONS,
+      {"dns", required_argument, NULL, OPT_DNS},
+      {"add-host", required_argument, NULL, OPT_ADD_HOST},
+      {"publish", required_argument, NULL, 'p'},
       {NULL, 0, NULL, 0},
   };
   int c;
@@ -534,7 +544,7 @@ int run_options_parse(int argc, char **argv, struct run_config *config, int *nex
   optind = 0;
   /* '+': stop at IMAGE; what follows belongs to the command. docker's -h
    * (hostname) is not taken, so -h cannot be mistaken for help. */
-  while ((c = options_next(argc, argv, "+m:u:e:w:v:itl:", options, err)) != -1) {
+  while ((c = options_next(argc, argv, "+m:u:e:w:v:itl:p:", options, err)) != -1) {
     if (c == '?') {
       oci_error_t refusal = steal_pointer(err);
       oci_error_set(err, 0, "run: %s (see 'ocirun run --help')", refusal->message);

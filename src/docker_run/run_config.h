@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "docker_run/run_resources.h"
+#include "docker_run/run_network.h"
 #include "oci/error.h"
 
 /* One mount the options add (--tmpfs, -v/--volume, --mount): a tmpfs or a
@@ -72,6 +73,8 @@ struct run_config {
   size_t n_env;
   char *workdir;
   char *hostname;
+  /* --network, --dns, --add-host, -p/--publish (docker_run/run_network.h) */
+  struct run_network network;
   bool interactive; /* -i */
   bool tty;         /* -t: process.terminal, relayed by ocirun */
   /* -t: the pty's size (process.consoleSize), the caller's terminal's; 0:

@@ -591,8 +591,9 @@ static cJSON *mounts_json(const struct run_config *config, bool rootless, oci_er
 /* ---- linux ---- */
 
 /* The run's new namespaces (the spec's names), the user namespace only
- * rootless: a root run keeps the host's ids. */
-static cJSON *namespaces_json(bool rootless, oci_error_t *err)
+ * rootless: a root run keeps the host's ids; no network namespace with
+ * --network host: the host's is shared. */
+static cJSON *namespaces_json(bool rootless, bool host_network, oci_error_t *err)
 {
   static const char *const types[] = {"pid", "network", "mount", "ipc", "uts", "cgroup", "user"};
   cleanup_cjson cJSON *array = cJSON_CreateArray();
@@ -604,7 +605,8 @@ static cJSON *namespaces_json(bool rootless, oci_error_t *err)
   for (size_t i = 0; i < N_OF(types); i++) {
     cJSON *entry;
 
-    if (strcmp(types[i], "user") == 0 && !rootless)
+    if ((strcmp(types[i], "user") == 0 && !rootless) ||
+        (strcmp(types[i], "network") == 0 && host_network))
       continue;
     entry = cJSON_CreateObject();
     if (push_item(array, entry, err) < 0 || add_string(entry, "type", types[i], err) < 0)
@@ -735,7 +737,9 @@ static cJSON *linux_json(const struct run_spec_input *in, uint64_t caps, oci_err
     no_memory(err);
     return NULL;
   }
-  if (add_item(object, "namespaces", namespaces_json(in->rootless, err), err) < 0)
+  if (add_item(object, "namespaces",
+               namespaces_json(in->rootless, config->network.mode == RUN_NETWORK_HOST, err),
+               err) < 0)
     return NULL;
   if (in->rootless && (add_item(object, "uidMappings",
                                 id_mappings_json(in->map->uid, in->map->n_ranges, err), err) < 0 ||

@@ -15,6 +15,7 @@
 #include "runtime/capabilities.h"
 #include "runtime/cgroup/slice.h"
 #include "runtime/mount/mount_plan.h"
+#include "runtime/pasta.h"
 #include "runtime/runtime.h"
 #include "runtime/seccomp/filter.h"
 #include "runtime/spec/spec.h"
@@ -73,6 +74,7 @@ struct launch {
   dev_t host_devpts;          /* ocirun's own devpts: never the container's pty */
   int command_fd;             /* child: process.args[0], found before the seccomp filter */
   char *command_path;         /* child: the name it was found by */
+  struct pasta pasta;         /* run: the network's pasta, started by the parent; PASTA_NONE */
 };
 
 /* The container's process, stopped at its go pipe until the parent has

@@ -1,5 +1,6 @@
 /* --network none: the new network namespace starts with lo down; a process
- * expects 127.0.0.1 to work, so lo is brought up and nothing else exists. */
+ * expects 127.0.0.1 to work, so lo is brought up and nothing else exists.
+ * A spec without a network namespace shares the host's: the plan says so. */
 #include "config.h"
 
 #include "runtime/network.h"
@@ -27,4 +28,27 @@ int network_loopback_up(oci_error_t *err)
   if (ioctl(sock, SIOCSIFFLAGS, &request) < 0)
     return oci_error_errno(err, "network: SIOCSIFFLAGS lo up");
   return 0;
+}
+
+const char *network_plan_mode(const struct spec *spec, bool pasta)
+{
+  const struct spec_namespace *net = &spec->namespaces[SPEC_NS_NETWORK];
+
+  return !net->present ? "host" : net->path != NULL ? "joined" : pasta ? "pasta" : "none";
+}
+
+const char *network_plan_text(const struct spec *spec, bool pasta)
+{
+  const struct spec_namespace *net = &spec->namespaces[SPEC_NS_NETWORK];
+
+  if (!net->present)
+    return "HOST: no network namespace of its own, the host's network is shared (every "
+           "interface, every listening port, the host's loopback services)";
+  if (net->path != NULL)
+    return "the network namespace of linux.namespaces, joined";
+  if (pasta)
+    return "a new network namespace, connected by pasta (user-mode: the container's connections "
+           "leave through pasta's sockets on the host; only the ports of -p come in; the host's "
+           "loopback is not reachable)";
+  return "a new network namespace, lo only";
 }

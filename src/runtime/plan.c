@@ -315,6 +315,7 @@ void launch_init(struct launch *launch, const struct spec *spec,
                             .console_fd = -1,
                             .status_fd = -1,
                             .listener_fd = -1,
+                            .pasta = PASTA_NONE,
                             .host_devpts = console_host_devpts()};
   for (int ns = 0; ns < SPEC_NS_COUNT; ns++)
     launch->join_fd[ns] = -1;

@@ -15,6 +15,7 @@
 
 #include "oci/cleanup.h"
 #include "runtime/cgroup/devices.h"
+#include "runtime/network.h"
 
 /* A string member, or null for NULL. */
 static cJSON *string_or_null(const char *text)
@@ -315,6 +316,20 @@ static cJSON *env_json(char *const *envp)
   return list;
 }
 
+/* The run's network: {"mode", "text", "pasta_options"} (runtime/network.h;
+ * pasta_options null without pasta). */
+static cJSON *network_json(const struct runtime_plan *plan)
+{
+  const char *const *options = plan->options.pasta_options;
+  cJSON *object = cJSON_CreateObject();
+
+  cJSON_AddStringToObject(object, "mode", network_plan_mode(plan->launch.spec, options != NULL));
+  cJSON_AddStringToObject(object, "text", network_plan_text(plan->launch.spec, options != NULL));
+  cJSON_AddItemToObject(object, "pasta_options",
+                        options != NULL ? string_list((char *const *)options) : cJSON_CreateNull());
+  return object;
+}
+
 /* Without memory a cJSON_Add* call fails quietly: the top level is
  * counted, so a member that could not be made fails the whole (an entry
  * lost deeper down is not seen). */
@@ -336,6 +351,7 @@ cJSON *runtime_plan_json(const struct runtime_plan *plan)
   cJSON_AddStringToObject(object, "mode", plan->mode == RUNTIME_PLAN_RUN ? "run" : "create");
   cJSON_AddItemToObject(object, "namespaces", namespaces_json(spec));
   cJSON_AddNumberToObject(object, "clone_flags", (double)launch->clone_flags);
+  cJSON_AddItemToObject(object, "network", network_json(plan));
   cJSON_AddItemToObject(object, "hostname", string_or_null(spec->hostname));
   cJSON_AddItemToObject(object, "user_namespace", user_namespace_json(launch));
   cJSON_AddStringToObject(object, "root", launch->root.root_path);
@@ -369,7 +385,7 @@ cJSON *runtime_plan_json(const struct runtime_plan *plan)
       return NULL;
     }
   }
-  if (!complete(object, stop ? 26 : 25)) {
+  if (!complete(object, stop ? 27 : 26)) {
     cJSON_Delete(object);
     return NULL;
   }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/cgroup/devices.h"
+#include "runtime/network.h"
 #include "runtime/process_attrs.h"
 #include "oci/cleanup.h"
 
@@ -66,7 +67,14 @@ void runtime_plan_print(const struct runtime_plan *plan, FILE *out)
       fprintf(out, " %s%s%s", spec_namespace_name(ns), spec->namespaces[ns].path ? "=" : "",
               spec->namespaces[ns].path ? spec->namespaces[ns].path : "");
   }
-  fprintf(out, "\nhostname: %s\n", spec->hostname != NULL ? spec->hostname : "(unchanged)");
+  fprintf(out, "\nnetwork: %s\n", network_plan_text(spec, plan->options.pasta_options != NULL));
+  if (plan->options.pasta_options != NULL) {
+    fprintf(out, "  pasta options:");
+    for (const char *const *o = plan->options.pasta_options; *o != NULL; o++)
+      fprintf(out, " %s", *o);
+    fprintf(out, "\n");
+  }
+  fprintf(out, "hostname: %s\n", spec->hostname != NULL ? spec->hostname : "(unchanged)");
   if (launch->new_user_ns) {
     fprintf(out, "user namespace: ");
     userns_map_print(&launch->map, out);

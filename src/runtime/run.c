@@ -34,6 +34,7 @@ struct run_resources {
   /* entries of $ROOT/run that must not exist after teardown (NULL: unused) */
   const char *created_in_store[2];
   const char *created_cgroup; /* absolute; NULL when none */
+  struct pasta *pasta;        /* the network's pasta, the last made (launch.pasta) */
 };
 
 /* Whether $ROOT/run/<entry> exists, looked up from the store's checked run
@@ -74,6 +75,10 @@ static bool teardown(struct run_resources *res, oci_error_t *err)
   bool ok = true;
   oci_error_t one = NULL;
 
+  if (res->pasta != NULL && pasta_stop(res->pasta, &one) < 0) {
+    ok = false;
+    keep_first_error(err, &one);
+  }
   if (res->slice_created) {
     if (cgroup_slice_destroy(&res->slice, &one) < 0) {
       ok = false;
@@ -251,6 +256,11 @@ static int run_resources_create(struct run_resources *res, struct runtime_plan *
     if (options->config_json != NULL &&
         run_state_write_config(res->state, options->id, options->config_json, err) < 0)
       return -2;
+    for (size_t i = 0; i < options->n_run_dir_files; i++) {
+      if (run_state_write_file(res->state, options->id, options->run_dir_files[i].path, 0644,
+                               options->run_dir_files[i].content, err) < 0)
+        return -2;
+    }
   }
   if (slice->path != NULL) {
     if (slice_create(slice, options->rootless, &res->slice, err) < 0)
@@ -271,7 +281,8 @@ int runtime_run(struct runtime_plan *plan, const struct run_io *io, struct run_r
       .state = options->state,
       .name = options->id,
       .layer = {.mountpoint_fd = -1, .upper_fd = -1, .walker = -1, .walker_fd = -1},
-      .slice = {.dir_fd = -1}};
+      .slice = {.dir_fd = -1},
+      .pasta = &plan->launch.pasta};
   cleanup_free char *record_file = NULL;
   cleanup_close int terminal_socket = -1;
   struct supervise_signals signals = SUPERVISE_SIGNALS_NONE;

@@ -57,6 +57,15 @@ struct runtime_options {
    * run's pid 1 in its record once it has exec'd) so `ocirun exec NAME`
    * can join the run; NULL: it cannot be joined. */
   const char *config_json;
+  /* runtime_run: pasta connects the run's new network namespace
+   * (runtime/pasta.h), with these port options ("-t", "8080:80", ...,
+   * "none" for a protocol without a port); NULL: no pasta. */
+  const char *const *pasta_options;
+  /* runtime_run: files written into the run dir once it exists (path: a
+   * plain name there, content: the text), which mounts[] entries bind
+   * (ocirun run's generated /etc/hosts and /etc/resolv.conf). */
+  const struct mount_file *run_dir_files;
+  size_t n_run_dir_files;
 };
 
 /* What the parent knows of the container's process once it has exec'd:

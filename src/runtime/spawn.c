@@ -44,6 +44,25 @@ static int set_oom_score(struct launch *launch, pid_t pid, oci_error_t *err)
   return oom_score_adjust(pid, &launch->spec->process, err);
 }
 
+/* pasta for the new network namespace (runtime/pasta.h), once the user
+ * namespace's maps are written (pasta enters it rootless); its pid file
+ * in the run dir. */
+static int start_pasta(struct launch *launch, pid_t pid, oci_error_t *err)
+{
+  cleanup_free char *pid_file = NULL;
+
+  if (launch->options->pasta_options == NULL)
+    return 0;
+  if (!(launch->clone_flags & CLONE_NEWNET) || launch->options->root.run_dir == NULL)
+    return oci_error_set(err, EINVAL, "network pasta: needs a new network namespace and a run dir");
+  if (asprintf(&pid_file, "%s/pasta.pid", launch->options->root.run_dir) < 0) {
+    pid_file = NULL;
+    return oci_error_errno(err, "network pasta: allocate");
+  }
+  return pasta_start(pid, launch->new_user_ns, launch->options->pasta_options, pid_file,
+                     &launch->pasta, err);
+}
+
 /* The parent's steps between clone3 and the go byte, in order, while the
  * child waits on the go pipe; the first that fails kills the child. A
  * helper the container needs before it runs anything (a network helper,
@@ -54,6 +73,7 @@ static const struct {
 } parent_steps[] = {
     {"id-maps", map_user_namespace},
     {"oom-score", set_oom_score},
+    {"network-pasta", start_pasta}, /* last: a failure after it is stopped in spawn_child */
 };
 
 int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *child, oci_error_t *err)
@@ -147,8 +167,12 @@ int spawn_child(struct launch *launch, int cgroup_fd, struct spawned *child, oci
     }
   }
   if (write(child->go_fd, "g", 1) != 1) {
+    oci_error_t ignored = NULL;
+
     saved = errno;
     spawned_kill(child);
+    if (pasta_stop(&launch->pasta, &ignored) < 0)
+      oci_error_free(&ignored);
     return oci_error_set(err, saved, "run: start the container");
   }
   return 0;

@@ -46,6 +46,7 @@ def main(text_path, json_path):
     same("id", after("plan of '"), plan["id"] + "': nothing was created or started")
     same("namespaces", (after("namespaces:") or "").split(),
          [n["type"] + ("=" + n["path"] if "path" in n else "") for n in plan["namespaces"]])
+    same("network", after("network: "), plan["network"]["text"])
     same("hostname", after("hostname: "), plan["hostname"] or "(unchanged)")
     same("root", after("mount plan (root: "), plan["root"] + "):")
     after("#   KIND")

@@ -384,6 +384,12 @@ out:
 int run_state_write_config(const struct state_root *state, const char *name, const char *text,
                            oci_error_t *err)
 {
+  return run_state_write_file(state, name, RUN_CONFIG, 0600, text, err);
+}
+
+int run_state_write_file(const struct state_root *state, const char *name, const char *file,
+                         mode_t mode, const char *text, oci_error_t *err)
+{
   const char *root = state->path;
   cleanup_close int dir_fd = -1;
   cleanup_close int fd = -1;
@@ -397,12 +403,14 @@ int run_state_write_config(const struct state_root *state, const char *name, con
   /* Written before the process starts and read only once the record names
    * it, so no rename is needed; nor fsync: a crash ends the run, and sweep
    * removes its run dir. */
-  fd = openat(dir_fd, RUN_CONFIG, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (strchr(file, '/') != NULL || file[0] == '.')
+    return oci_error_set(err, EINVAL, "run state: '%s' is not a plain file name", file);
+  fd = openat(dir_fd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0)
-    return oci_error_errno(err, "run state: create '%s/run/%s/" RUN_CONFIG "'", root, name);
-  if (oci_write_all(fd, text, strlen(text)) < 0) {
-    oci_error_errno(err, "run state: write '%s/run/%s/" RUN_CONFIG "'", root, name);
-    unlinkat(dir_fd, RUN_CONFIG, 0);
+    return oci_error_errno(err, "run state: create '%s/run/%s/%s'", root, name, file);
+  if (fchmod(fd, mode) < 0 || oci_write_all(fd, text, strlen(text)) < 0) {
+    oci_error_errno(err, "run state: write '%s/run/%s/%s'", root, name, file);
+    unlinkat(dir_fd, file, 0);
     return -1;
   }
   return 0;

@@ -6,6 +6,7 @@
 #define RUN_STATE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "oci/error.h"
 #include "runtime/state/root.h"
@@ -74,6 +75,11 @@ int run_state_set_container(const struct state_root *state, const char *name, in
  * process starts: what exec gets its seccomp filter and process from. */
 int run_state_write_config(const struct state_root *state, const char *name, const char *text,
                            oci_error_t *err);
+/* Another file of the run in run/<name>/ (file a plain name, mode its
+ * mode; the run dir must exist, the file must not): what a mounts[] entry
+ * of the run binds from there (the generated /etc/hosts, say). */
+int run_state_write_file(const struct state_root *state, const char *name, const char *file,
+                         mode_t mode, const char *text, oci_error_t *err);
 
 /* A live run by name, for `ocirun exec NAME`: the name as checked where it
  * entered (state_name_take). Returns 0 when no record has
