@@ -418,21 +418,43 @@ static int program_export(scmp_filter_ctx ctx, struct seccomp_program *program, 
  * program must answer the action of a rule that matches the call, or the
  * build fails naming the rule. */
 
-/* What a multiplexer carries (i386, s390, ppc): libseccomp turns a rule on
- * one of these into a rule on the multiplexer that ignores the arguments
- * (they are in memory, out of a filter's reach). */
-static const char *const socketcall_calls[] = {
-    "socket",     "bind",    "connect", "listen",  "accept",   "getsockname", "getpeername",
-    "socketpair", "send",    "recv",    "sendto",  "recvfrom", "shutdown",    "setsockopt",
-    "getsockopt", "sendmsg", "recvmsg", "accept4", "recvmmsg", "sendmmsg",    NULL};
-static const char *const ipc_calls[] = {"semop",  "semget", "semctl", "semtimedop", "msgsnd",
-                                        "msgrcv", "msgget", "msgctl", "shmat",      "shmdt",
-                                        "shmget", "shmctl", NULL};
+/* What a multiplexer carries (i386, s390, ppc), with its number there:
+ * libseccomp turns a rule on one of these into a rule on the multiplexer
+ * that ignores the arguments (they are in memory, out of a filter's
+ * reach). */
+struct carried_call {
+  const char *name;
+  uint32_t number;
+};
+static const struct carried_call socketcall_calls[] = {
+    {"socket", 1},    {"bind", 2},        {"connect", 3},     {"listen", 4},
+    {"accept", 5},    {"getsockname", 6}, {"getpeername", 7}, {"socketpair", 8},
+    {"send", 9},      {"recv", 10},       {"sendto", 11},     {"recvfrom", 12},
+    {"shutdown", 13}, {"setsockopt", 14}, {"getsockopt", 15}, {"sendmsg", 16},
+    {"recvmsg", 17},  {"accept4", 18},    {"recvmmsg", 19},   {"sendmmsg", 20},
+    {NULL, 0}};
+static const struct carried_call ipc_calls[] = {
+    {"semop", 1},   {"semget", 2},  {"semctl", 3},  {"semtimedop", 4}, {"msgsnd", 11},
+    {"msgrcv", 12}, {"msgget", 13}, {"msgctl", 14}, {"shmat", 21},     {"shmdt", 22},
+    {"shmget", 23}, {"shmctl", 24}, {NULL, 0}};
 
-static bool name_in(const char *name, const char *const *names)
+/* ipc(2) reads only the low 16 bits of its call number (the rest is a
+ * version) while libseccomp compares all 32: the same call with version
+ * bits set is tried too. */
+struct multiplexer {
+  const char *name;
+  const struct carried_call *calls;
+  uint32_t version_bits;
+};
+static const struct multiplexer multiplexers[] = {
+    {"socketcall", socketcall_calls, 0},
+    {"ipc", ipc_calls, 0x20000},
+};
+
+static bool name_in(const char *name, const struct carried_call *calls)
 {
-  for (; *names != NULL; names++)
-    if (strcmp(*names, name) == 0)
+  for (; calls->name != NULL; calls++)
+    if (strcmp(calls->name, name) == 0)
       return true;
   return false;
 }
@@ -443,10 +465,9 @@ static bool rule_names(const struct seccomp_rule *rule, const char *call, bool c
   for (const char *const *name = rule->names; *name != NULL; name++) {
     if (!carried && strcmp(*name, call) == 0)
       return true;
-    if (carried && strcmp(call, "socketcall") == 0 && name_in(*name, socketcall_calls))
-      return true;
-    if (carried && strcmp(call, "ipc") == 0 && name_in(*name, ipc_calls))
-      return true;
+    for (size_t m = 0; carried && m < sizeof(multiplexers) / sizeof(multiplexers[0]); m++)
+      if (strcmp(call, multiplexers[m].name) == 0 && name_in(*name, multiplexers[m].calls))
+        return true;
   }
   return false;
 }
@@ -585,6 +606,90 @@ static int rule_check(const struct seccomp_profile *profile, const struct seccom
   return 0;
 }
 
+/* The kernel's order of actions, most restrictive first (it is how it
+ * picks between stacked filters): a smaller rank denies more. */
+static int32_t action_rank(uint32_t action)
+{
+  return (int32_t)(action & SECCOMP_RET_ACTION_FULL);
+}
+
+/* May the program answer call, made through a multiplexer that hides its
+ * arguments, with got? Yes if a rule on the multiplexer itself, without
+ * arguments, says so (the profile decided the multiplexer: Docker's allows
+ * socketcall), or if got denies at least as much as the profile's answer
+ * to call for any arguments (a rule naming it, or the default where a rule
+ * naming it compares arguments). */
+static bool carried_answer_holds(const struct seccomp_profile *profile,
+                                 const struct seccomp_host *host, const char *multiplexer,
+                                 const char *call, uint32_t got)
+{
+  uint32_t default_action = action_with_errno(profile->default_action, profile->default_errno_ret);
+  bool compares = false;
+
+  for (size_t r = 0; r < profile->n_rules; r++) {
+    const struct seccomp_rule *rule = &profile->rules[r];
+    if (rule_applies(rule, host) && rule->n_args == 0 &&
+        action_with_errno(rule->action, rule->errno_ret) == got &&
+        rule_names(rule, multiplexer, false))
+      return true;
+  }
+  for (size_t r = 0; r < profile->n_rules; r++) {
+    const struct seccomp_rule *rule = &profile->rules[r];
+    if (!rule_applies(rule, host) || !rule_names(rule, call, false))
+      continue;
+    compares |= rule->n_args > 0;
+    if (action_rank(got) > action_rank(action_with_errno(rule->action, rule->errno_ret)))
+      return false;
+  }
+  return !compares || action_rank(got) <= action_rank(default_action);
+}
+
+/* Each applicable rule's calls as the architecture's multiplexers carry
+ * them: rule_check tries the direct calls with arguments that satisfy the
+ * rule, but through socketcall or ipc the arguments are out of the
+ * filter's sight (a socket family allow-list allows every family there),
+ * and ipc's version bits dodge libseccomp's comparison of the call number. */
+static int multiplexer_check(const struct seccomp_profile *profile, const struct seccomp_host *host,
+                             const struct seccomp_program *program,
+                             const struct seccomp_arch_info *arch, uint32_t token, oci_error_t *err)
+{
+  for (size_t m = 0; m < sizeof(multiplexers) / sizeof(multiplexers[0]); m++) {
+    const struct multiplexer *mux = &multiplexers[m];
+    struct seccomp_data data = {.nr = seccomp_syscall_resolve_name_arch(token, mux->name),
+                                .arch = token};
+    if (data.nr < 0)
+      continue; /* not a call of this architecture (a pseudo-syscall) */
+    for (size_t r = 0; r < profile->n_rules; r++) {
+      const struct seccomp_rule *rule = &profile->rules[r];
+      if (!rule_applies(rule, host))
+        continue;
+      for (const struct carried_call *call = mux->calls; call->name != NULL; call++) {
+        if (!rule_names(rule, call->name, false))
+          continue;
+        for (int versioned = 0; versioned <= (mux->version_bits != 0); versioned++) {
+          char want[48], gave[48];
+          uint32_t got;
+          data.args[0] = call->number | (versioned ? mux->version_bits : 0);
+          if (!seccomp_bpf_run(program, &data, &got))
+            return oci_error_set(err, 0, "seccomp: libseccomp exported a malformed program");
+          if (carried_answer_holds(profile, host, mux->name, call->name, got))
+            continue;
+          return oci_error_set(
+              err, 0,
+              "seccomp: syscalls[%zu] (%s, %s) does not hold on %s through %s(%#llx), which "
+              "hides the call's arguments%s (the call gets %s); refused rather than loaded "
+              "weaker: add a rule on %s without arguments, or leave %s out of architectures",
+              r, call->name, action_text(action_with_errno(rule->action, rule->errno_ret), want),
+              arch->scmp_name, mux->name, (unsigned long long)data.args[0],
+              versioned ? " and reads only the low 16 bits of its call number" : "",
+              action_text(got, gave), mux->name, arch->scmp_name);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 static int program_check(const struct seccomp_profile *profile, const struct seccomp_host *host,
                          const struct seccomp_program *program, oci_error_t *err)
 {
@@ -601,6 +706,8 @@ static int program_check(const struct seccomp_profile *profile, const struct sec
       if (rule_applies(&profile->rules[r], host) &&
           rule_check(profile, host, program, r, arch, token, err) < 0)
         return -1;
+    if (multiplexer_check(profile, host, program, arch, token, err) < 0)
+      return -1;
   }
   return 0;
 }
@@ -614,7 +721,7 @@ static void program_cache_key(const char *profile_json, char key[OCI_DIGEST_LEN]
   struct oci_sha256 *hash = oci_sha256_new();
   char header[96];
 
-  snprintf(header, sizeof(header), "ocirun seccomp program v2\nlibseccomp %u.%u.%u\n",
+  snprintf(header, sizeof(header), "ocirun seccomp program v3\nlibseccomp %u.%u.%u\n",
            version->major, version->minor, version->micro);
   if (hash == NULL) {
     key[0] = '\0';

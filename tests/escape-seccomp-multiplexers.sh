@@ -1,0 +1,76 @@
+#!/bin/bash
+# A seccomp profile loaded weaker than it says through i386's multiplexers,
+# which a 64-bit process reaches with int 0x80: socketcall(call, args) takes
+# a socket call's arguments from memory, so libseccomp compiles a rule with
+# arguments on socket() into socketcall(SYS_SOCKET) without them (a family
+# allow-list allows every family there); ipc(call, ...) runs call & 0xffff
+# while libseccomp compares all of call, so a rule on msgget misses
+# ipc(2 << 16 | MSGGET). The program check (seccomp/build.c
+# multiplexer_check) refuses such a profile unless it decides the
+# multiplexer with a rule of its own. Each control runs a profile that
+# allows the multiplexer outright, where the same call gets through.
+. "$top_srcdir/tests/lib.sh"
+
+root_with_busybox "escape-seccomp-multiplexers"
+sysprobe_image multiplexers || { not_ok "an image with sysprobe"; tap_done; exit 1; }
+int80_probes "$top_builddir/tests/helpers/sysprobe"
+[ "$HOST_INT80" = yes ] || { tap_done; exit 0; }
+
+run() { "$OCIRUN" run --unsafe-no-cgroup "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"; }
+# profile FILE PYTHON: ocirun's default profile, edited by PYTHON (p: it).
+profile() {
+  "$OCIRUN" seccomp-profile | python3 -c "import json, sys
+p = json.load(sys.stdin)
+$2
+json.dump(p, sys.stdout)" >"$TEST_TMP/$1"
+}
+refused() { # WHAT PROFILE TEXT PROBES...
+  local what=$1 file=$2 text=$3
+  shift 3
+  run --security-opt "seccomp=$TEST_TMP/$file" busybox:multiplexers /sysprobe "$@"
+  verdict "$what: refused (exit 125)" [ $? -eq 125 ]
+  verdict "$what: the error names the rule and the way around it" err_has_literal "$text"
+  verdict "$what: nothing ran" [ ! -s "$TEST_TMP/out" ]
+}
+lines() { # WHAT PROFILE PROBES... -- LINES...
+  local what=$1 file=$2 probes=() line
+  shift 2
+  while [ "$1" != "--" ]; do probes+=("$1"); shift; done
+  shift
+  run --security-opt "seccomp=$TEST_TMP/$file" busybox:multiplexers /sysprobe "${probes[@]}"
+  for line in "$@"; do verdict "$what: $line" out_has_line "$line"; done
+}
+
+# Sockets: the default's family allow-list without its socketcall rule.
+profile families.json 'p["syscalls"] = [r for r in p["syscalls"] if r["names"] != ["socketcall"]]'
+profile families-socketcall.json 'p["syscalls"] = [r for r in p["syscalls"] if r["names"] != ["socketcall"]]
+p["syscalls"].append({"names": ["socketcall"], "action": "SCMP_ACT_ALLOW"})'
+lines "control: socketcall allowed by a rule" families-socketcall.json \
+  socket=40 int80-socket=40 int80-socketcall=40 -- \
+  "socket=40 errno=EPERM" "int80-socket=40 errno=EPERM" "int80-socketcall=40 errno=0"
+refused "a family allow-list that socketcall carries past" families.json \
+  "syscalls[1] (socket, SCMP_ACT_ALLOW) does not hold on SCMP_ARCH_X86 through socketcall(0x1)" \
+  int80-socketcall=40
+profile default.json ''
+lines "the default profile" default.json int80-socketcall=40 int80-socket=40 socket=2 -- \
+  "int80-socketcall=40 errno=ENOSYS" "int80-socket=40 errno=EPERM" "socket=2 errno=0"
+
+# SysV IPC: msgget denied, the ipc multiplexer not named.
+ipc_profile() { # FILE [IPC-RULE]
+  printf '{"defaultAction": "SCMP_ACT_ALLOW", "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86"],
+  "syscalls": [{"names": ["msgget"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1}%s]}\n' "${2:-}" \
+    >"$TEST_TMP/$1"
+}
+ipc_profile msgget.json
+ipc_profile msgget-ipc-allowed.json ', {"names": ["ipc"], "action": "SCMP_ACT_ALLOW"}'
+ipc_profile msgget-ipc-denied.json ', {"names": ["ipc"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1}'
+lines "control: ipc allowed by a rule" msgget-ipc-allowed.json \
+  int80-msgget int80-ipc-msgget=0 int80-ipc-msgget=2 -- \
+  "int80-msgget errno=EPERM" "int80-ipc-msgget=0 errno=EPERM" "int80-ipc-msgget=2 errno=0"
+refused "msgget denied, ipc's version bits past it" msgget.json \
+  "syscalls[0] (msgget, SCMP_ACT_ERRNO(1)) does not hold on SCMP_ARCH_X86 through ipc(0x2000d)" \
+  int80-ipc-msgget=2
+lines "msgget and ipc denied" msgget-ipc-denied.json int80-msgget int80-ipc-msgget=2 -- \
+  "int80-msgget errno=EPERM" "int80-ipc-msgget=2 errno=EPERM"
+
+tap_done
