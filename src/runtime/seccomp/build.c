@@ -542,6 +542,13 @@ static bool arch_narrow(uint32_t token)
   return false;
 }
 
+/* The kernel's order of actions, most restrictive first (it is how it
+ * picks between stacked filters): a smaller rank denies more. */
+static int32_t action_rank(uint32_t action)
+{
+  return (int32_t)(action & SECCOMP_RET_ACTION_FULL);
+}
+
 /* Is got the action of an applicable rule that matches call(args)? A rule
  * on a call the multiplexer call carries matches whatever the arguments. */
 static bool answer_expected(const struct seccomp_profile *profile, const struct seccomp_host *host,
@@ -590,27 +597,28 @@ static int rule_check(const struct seccomp_profile *profile, const struct seccom
       continue; /* not a call of this architecture, or unknown (an allow rule) */
     if (!seccomp_bpf_run(program, &data, &got))
       return oci_error_set(err, 0, "seccomp: libseccomp exported a malformed program");
-    if (!answer_expected(profile, host, *name, args, narrow, got)) {
+    /* Of two rules without arguments on one call libseccomp keeps the
+     * first (the profile's order decides), but a rule without arguments
+     * overrides one with them wherever it stands, whatever their actions:
+     * "allow getcwd" beside "getcwd errno if arg1 >= 0" allowed every
+     * getcwd. A rule with arguments may give way only to a stricter one. */
+    if (!answer_expected(profile, host, *name, args, narrow, got) ||
+        (rule->n_args > 0 &&
+         action_rank(got) > action_rank(action_with_errno(rule->action, rule->errno_ret)))) {
       char want[48], gave[48];
       return oci_error_set(
           err, 0,
           "seccomp: syscalls[%zu] (%s, %s) does not hold on %s in the program libseccomp %u.%u.%u "
           "compiled (the call gets %s); refused rather than loaded weaker (libseccomp 2.5 drops "
           "x86_64's rules when x32 is in the filter with a rule on a call x86_64 lacks, such as "
-          "socketcall or ipc, beside a rule with args)",
+          "socketcall or ipc, beside a rule with args; a rule without args on a call overrides one "
+          "with args, whatever their actions and order)",
           r, *name, action_text(action_with_errno(rule->action, rule->errno_ret), want),
           arch->scmp_name, seccomp_version()->major, seccomp_version()->minor,
           seccomp_version()->micro, action_text(got, gave));
     }
   }
   return 0;
-}
-
-/* The kernel's order of actions, most restrictive first (it is how it
- * picks between stacked filters): a smaller rank denies more. */
-static int32_t action_rank(uint32_t action)
-{
-  return (int32_t)(action & SECCOMP_RET_ACTION_FULL);
 }
 
 /* May the program answer call, made through a multiplexer that hides its

@@ -1,6 +1,13 @@
 #!/bin/bash
-# A seccomp profile loaded weaker than it says through i386's multiplexers,
-# which a 64-bit process reaches with int 0x80: socketcall(call, args) takes
+# A seccomp profile loaded weaker than it says. Rule precedence: a rule
+# without arguments on a call overrides, in libseccomp, a rule with them on
+# the same call, whatever their order and actions ("allow getcwd" beside
+# "getcwd ENOSYS if arg1 >= 0" allowed every getcwd); the program check
+# (seccomp/build.c rule_check) refuses a rule with arguments that gives way
+# to a looser one. The control: the rule alone denies.
+#
+# i386's multiplexers, which a 64-bit process reaches with int 0x80:
+# socketcall(call, args) takes
 # a socket call's arguments from memory, so libseccomp compiles a rule with
 # arguments on socket() into socketcall(SYS_SOCKET) without them (a family
 # allow-list allows every family there); ipc(call, ...) runs call & 0xffff
@@ -11,7 +18,7 @@
 # allows the multiplexer outright, where the same call gets through.
 . "$top_srcdir/tests/lib.sh"
 
-root_with_busybox "escape-seccomp-multiplexers"
+root_with_busybox "escape-seccomp-program"
 sysprobe_image multiplexers || { not_ok "an image with sysprobe"; tap_done; exit 1; }
 int80_probes "$top_builddir/tests/helpers/sysprobe"
 [ "$HOST_INT80" = yes ] || { tap_done; exit 0; }
@@ -29,7 +36,7 @@ refused() { # WHAT PROFILE TEXT PROBES...
   shift 3
   run --security-opt "seccomp=$TEST_TMP/$file" busybox:multiplexers /sysprobe "$@"
   verdict "$what: refused (exit 125)" [ $? -eq 125 ]
-  verdict "$what: the error names the rule and the way around it" err_has_literal "$text"
+  verdict "$what: the error names the rule" err_has_literal "$text"
   verdict "$what: nothing ran" [ ! -s "$TEST_TMP/out" ]
 }
 lines() { # WHAT PROFILE PROBES... -- LINES...
@@ -40,6 +47,18 @@ lines() { # WHAT PROFILE PROBES... -- LINES...
   run --security-opt "seccomp=$TEST_TMP/$file" busybox:multiplexers /sysprobe "${probes[@]}"
   for line in "$@"; do verdict "$what: $line" out_has_line "$line"; done
 }
+
+# Precedence: the default profile plus getcwd denied for every size.
+profile getcwd-alone.json 'for r in p["syscalls"]:
+    r["names"] = [n for n in r["names"] if n != "getcwd"]
+p["syscalls"].append({"names": ["getcwd"], "action": "SCMP_ACT_ERRNO", "errnoRet": 38,
+                      "args": [{"index": 1, "value": 0, "op": "SCMP_CMP_GE"}]})'
+profile getcwd.json 'p["syscalls"].append({"names": ["getcwd"], "action": "SCMP_ACT_ERRNO",
+    "errnoRet": 38, "args": [{"index": 1, "value": 0, "op": "SCMP_CMP_GE"}]})'
+lines "control: the getcwd rule with arguments alone" getcwd-alone.json getcwd -- \
+  "getcwd errno=ENOSYS"
+refused "a getcwd rule with arguments beside getcwd allowed without" getcwd.json \
+  "(getcwd, SCMP_ACT_ERRNO(38)) does not hold on SCMP_ARCH_X86_64" getcwd
 
 # Sockets: the default's family allow-list without its socketcall rule.
 profile families.json 'p["syscalls"] = [r for r in p["syscalls"] if r["names"] != ["socketcall"]]'
