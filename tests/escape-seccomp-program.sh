@@ -6,6 +6,11 @@
 # (seccomp/build.c rule_check) refuses a rule with arguments that gives way
 # to a looser one. The control: the rule alone denies.
 #
+# Wide values: on a 32-bit ABI libseccomp compares an argument's low 32
+# bits only, so a rule on a value above 32 bits matched calls it does not
+# name; rule_check refuses it there. The control: the default profile
+# denies i386's personality(READ_IMPLIES_EXEC) and allows PER_LINUX32.
+#
 # i386's multiplexers, which a 64-bit process reaches with int 0x80:
 # socketcall(call, args) takes
 # a socket call's arguments from memory, so libseccomp compiles a rule with
@@ -48,6 +53,8 @@ lines() { # WHAT PROFILE PROBES... -- LINES...
   for line in "$@"; do verdict "$what: $line" out_has_line "$line"; done
 }
 
+profile default.json ''
+
 # Precedence: the default profile plus getcwd denied for every size.
 profile getcwd-alone.json 'for r in p["syscalls"]:
     r["names"] = [n for n in r["names"] if n != "getcwd"]
@@ -60,6 +67,21 @@ lines "control: the getcwd rule with arguments alone" getcwd-alone.json getcwd -
 refused "a getcwd rule with arguments beside getcwd allowed without" getcwd.json \
   "(getcwd, SCMP_ACT_ERRNO(38)) does not hold on SCMP_ARCH_X86_64" getcwd
 
+# Wide values: "allow personality if arg0 == 0x100400000" (no i386 call can
+# pass it) compiled for i386 as "== 0x400000", READ_IMPLIES_EXEC.
+profile wide.json 'p["syscalls"].append({"names": ["personality"], "action": "SCMP_ACT_ALLOW",
+    "args": [{"index": 0, "value": 0x100400000, "op": "SCMP_CMP_EQ"}]})'
+profile wide-masked.json 'p["syscalls"].append({"names": ["personality"], "action": "SCMP_ACT_ALLOW",
+    "args": [{"index": 0, "value": 0x1ffffffff, "valueTwo": 0x400000, "op": "SCMP_CMP_MASKED_EQ"}]})'
+lines "control: the default profile" default.json int80-personality=0x400000 int80-personality=8 -- \
+  "int80-personality=0x400000 errno=EPERM" "int80-personality=8 errno=0"
+refused "a rule on a value above 32 bits, i386 in the filter" wide.json \
+  "(personality) compares argument 0 with 0x100400000, above 32 bits: on SCMP_ARCH_X86" \
+  int80-personality=0x400000
+lines "a mask above 32 bits (what no 32-bit call sets)" wide-masked.json \
+  int80-personality=0x400000 personality=0x400000 -- \
+  "int80-personality=0x400000 errno=0" "personality=0x400000 errno=0"
+
 # Sockets: the default's family allow-list without its socketcall rule.
 profile families.json 'p["syscalls"] = [r for r in p["syscalls"] if r["names"] != ["socketcall"]]'
 profile families-socketcall.json 'p["syscalls"] = [r for r in p["syscalls"] if r["names"] != ["socketcall"]]
@@ -70,7 +92,6 @@ lines "control: socketcall allowed by a rule" families-socketcall.json \
 refused "a family allow-list that socketcall carries past" families.json \
   "syscalls[1] (socket, SCMP_ACT_ALLOW) does not hold on SCMP_ARCH_X86 through socketcall(0x1)" \
   int80-socketcall=40
-profile default.json ''
 lines "the default profile" default.json int80-socketcall=40 int80-socket=40 socket=2 -- \
   "int80-socketcall=40 errno=ENOSYS" "int80-socket=40 errno=EPERM" "socket=2 errno=0"
 

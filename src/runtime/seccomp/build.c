@@ -577,6 +577,23 @@ static const char *action_text(uint32_t ret, char buf[48])
   return buf;
 }
 
+/* The first argument of rule compared with a value above 32 bits (for
+ * SCMP_CMP_MASKED_EQ the value compared, not the mask: a mask's high bits
+ * only clear what a 32-bit call never sets), or NULL. On a 32-bit ABI
+ * (i386, and x32 as libseccomp compiles it) libseccomp compares only the
+ * low 32 bits, so "allow personality if arg0 == 0x100400000", which no
+ * i386 call can make, allowed i386's personality(0x400000). */
+static const struct seccomp_arg *arg_wider_than_abi(const struct seccomp_rule *rule)
+{
+  for (size_t i = 0; i < rule->n_args; i++) {
+    const struct seccomp_arg *arg = &rule->args[i];
+    uint64_t datum = arg->op == SCMP_CMP_MASKED_EQ ? arg->value_two : arg->value;
+    if (datum > UINT32_MAX)
+      return arg;
+  }
+  return NULL;
+}
+
 static int rule_check(const struct seccomp_profile *profile, const struct seccomp_host *host,
                       const struct seccomp_program *program, size_t r,
                       const struct seccomp_arch_info *arch, uint32_t token, oci_error_t *err)
@@ -584,6 +601,7 @@ static int rule_check(const struct seccomp_profile *profile, const struct seccom
   const struct seccomp_rule *rule = &profile->rules[r];
   bool narrow = arch_narrow(token);
   struct seccomp_data data = {.arch = token == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : token};
+  const struct seccomp_arg *wide = narrow ? arg_wider_than_abi(rule) : NULL;
   uint64_t args[6];
   uint32_t got;
 
@@ -595,6 +613,16 @@ static int rule_check(const struct seccomp_profile *profile, const struct seccom
     data.nr = seccomp_syscall_resolve_name_arch(token, *name);
     if (data.nr < 0)
       continue; /* not a call of this architecture, or unknown (an allow rule) */
+    if (wide != NULL)
+      return oci_error_set(
+          err, 0,
+          "seccomp: syscalls[%zu] (%s) compares argument %u with %#llx, above 32 bits: on %s, a "
+          "32-bit ABI to libseccomp, it compares only the low 32 bits, so the rule would match "
+          "calls it does not name; refused rather than loaded weaker (leave %s out of "
+          "architectures)",
+          r, *name, wide->index,
+          (unsigned long long)(wide->op == SCMP_CMP_MASKED_EQ ? wide->value_two : wide->value),
+          arch->scmp_name, arch->scmp_name);
     if (!seccomp_bpf_run(program, &data, &got))
       return oci_error_set(err, 0, "seccomp: libseccomp exported a malformed program");
     /* Of two rules without arguments on one call libseccomp keeps the
