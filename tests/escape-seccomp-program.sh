@@ -1,10 +1,12 @@
 #!/bin/bash
-# A seccomp profile loaded weaker than it says. Rule precedence: a rule
-# without arguments on a call overrides, in libseccomp, a rule with them on
-# the same call, whatever their order and actions ("allow getcwd" beside
-# "getcwd ENOSYS if arg1 >= 0" allowed every getcwd); the program check
-# (seccomp/build.c rule_check) refuses a rule with arguments that gives way
-# to a looser one. The control: the rule alone denies.
+# A seccomp profile loaded weaker than it says, each class refused by the
+# program check (seccomp/build.c program_check) before anything runs.
+#
+# Rule precedence: in libseccomp a rule without arguments on a call
+# overrides a rule with them on the same call, whatever their order and
+# actions ("allow getcwd" beside "getcwd ENOSYS if arg1 >= 0" allowed every
+# getcwd); rule_check refuses a rule with arguments that gives way to a
+# looser one. The control: the rule alone denies.
 #
 # Wide values: on a 32-bit ABI libseccomp compares an argument's low 32
 # bits only, so a rule on a value above 32 bits matched calls it does not
@@ -12,21 +14,18 @@
 # denies i386's personality(READ_IMPLIES_EXEC) and allows PER_LINUX32.
 #
 # i386's multiplexers, which a 64-bit process reaches with int 0x80:
-# socketcall(call, args) takes
-# a socket call's arguments from memory, so libseccomp compiles a rule with
-# arguments on socket() into socketcall(SYS_SOCKET) without them (a family
-# allow-list allows every family there); ipc(call, ...) runs call & 0xffff
-# while libseccomp compares all of call, so a rule on msgget misses
-# ipc(2 << 16 | MSGGET). The program check (seccomp/build.c
-# multiplexer_check) refuses such a profile unless it decides the
+# socketcall(call, args) takes a socket call's arguments from memory, so
+# libseccomp compiles a rule with arguments on socket() into
+# socketcall(SYS_SOCKET) without them (a family allow-list allows every
+# family there); ipc(call, ...) runs call & 0xffff while libseccomp
+# compares all of call, so a rule on msgget misses ipc(2 << 16 | MSGGET).
+# multiplexer_check refuses such a profile unless it decides the
 # multiplexer with a rule of its own. Each control runs a profile that
 # allows the multiplexer outright, where the same call gets through.
 . "$top_srcdir/tests/lib.sh"
 
 root_with_busybox "escape-seccomp-program"
 sysprobe_image multiplexers || { not_ok "an image with sysprobe"; tap_done; exit 1; }
-int80_probes "$top_builddir/tests/helpers/sysprobe"
-[ "$HOST_INT80" = yes ] || { tap_done; exit 0; }
 
 run() { "$OCIRUN" run --unsafe-no-cgroup "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err"; }
 # profile FILE PYTHON: ocirun's default profile, edited by PYTHON (p: it).
@@ -66,6 +65,10 @@ lines "control: the getcwd rule with arguments alone" getcwd-alone.json getcwd -
   "getcwd errno=ENOSYS"
 refused "a getcwd rule with arguments beside getcwd allowed without" getcwd.json \
   "(getcwd, SCMP_ACT_ERRNO(38)) does not hold on SCMP_ARCH_X86_64" getcwd
+
+# The rest needs i386's entry (int 0x80).
+int80_probes "$top_builddir/tests/helpers/sysprobe"
+[ "$HOST_INT80" = yes ] || { tap_done; exit 0; }
 
 # Wide values: "allow personality if arg0 == 0x100400000" (no i386 call can
 # pass it) compiled for i386 as "== 0x400000", READ_IMPLIES_EXEC.
