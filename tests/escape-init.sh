@@ -12,23 +12,7 @@
 
 root_with_busybox "escape-init"
 # busybox with sysprobe, as busybox:init-attack
-rm -rf "$TEST_TMP/variant" && cp -a "$TEST_IMAGES/busybox" "$TEST_TMP/variant" &&
-  PYTHONPATH="$top_srcdir/scripts/images" python3 -B - "$TEST_TMP/variant" \
-    "$top_builddir/tests/helpers/sysprobe" <<'PY' &&
-import json, os, sys
-from oci_layout import tar_bytes, tar_entry, write_gzip_layer, write_image
-path, probe = sys.argv[1], sys.argv[2]
-def blob(digest):
-    return open(os.path.join(path, "blobs", "sha256", digest[7:]), "rb").read()
-manifest = json.loads(blob(json.load(open(os.path.join(path, "index.json")))["manifests"][0]["digest"]))
-config = json.loads(blob(manifest["config"]["digest"]))
-layers = [dict(l) for l in manifest["layers"]]
-desc, diff_id = write_gzip_layer(path, tar_bytes([tar_entry("sysprobe", "file", open(probe, "rb").read(), mode=0o755)]))
-layers.append(desc)
-config["rootfs"]["diff_ids"].append(diff_id)
-write_image(path, layers, config, "busybox:init-attack")
-PY
-  "$OCIRUN" image import "oci:$TEST_TMP/variant:busybox:init-attack" >/dev/null 2>&1 ||
+sysprobe_image init-attack ||
   { not_ok "an image with sysprobe"; tap_done; exit 1; }
 
 # Every attack on pid 1 and on the workload's own child C, one line each.

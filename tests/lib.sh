@@ -314,6 +314,27 @@ PY
   "$OCIRUN" image import "oci:$TEST_TMP/variant:$base:$ref" >/dev/null 2>&1 &&
     "$OCIRUN" image inspect "$base:$ref" >/dev/null 2>&1
 }
+# sysprobe_image REF: busybox with tests/helpers/sysprobe at /sysprobe, one
+# more layer, imported as busybox:REF.
+sysprobe_image() {
+  rm -rf "$TEST_TMP/variant" && cp -a "$TEST_IMAGES/busybox" "$TEST_TMP/variant" &&
+    PYTHONPATH="$top_srcdir/scripts/images" python3 -B - "$TEST_TMP/variant" \
+      "$top_builddir/tests/helpers/sysprobe" "busybox:$1" <<'PY' &&
+import json, os, sys
+from oci_layout import tar_bytes, tar_entry, write_gzip_layer, write_image
+path, probe, ref = sys.argv[1:4]
+def blob(digest):
+    return open(os.path.join(path, "blobs", "sha256", digest[7:]), "rb").read()
+manifest = json.loads(blob(json.load(open(os.path.join(path, "index.json")))["manifests"][0]["digest"]))
+config = json.loads(blob(manifest["config"]["digest"]))
+layers = [dict(l) for l in manifest["layers"]]
+desc, diff_id = write_gzip_layer(path, tar_bytes([tar_entry("sysprobe", "file", open(probe, "rb").read(), mode=0o755)]))
+layers.append(desc)
+config["rootfs"]["diff_ids"].append(diff_id)
+write_image(path, layers, config, ref)
+PY
+    "$OCIRUN" image import "oci:$TEST_TMP/variant:busybox:$1" >/dev/null 2>&1
+}
 # Guest cases (real cgroup v2, slices under /sys/fs/cgroup/ocirun):
 # has_process SLICE: whether the run's slice holds a process (cgroup files
 # have no size, so one line is read); start_run NAME: a run of `sleep 1000`

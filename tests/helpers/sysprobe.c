@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
@@ -340,10 +341,26 @@ static long probe(const char *name, const char *arg)
     return syscall(SYS_clone3, NULL, 0);
   if (strcmp(name, "getcwd") == 0)
     return syscall(SYS_getcwd, buf, sizeof(buf));
+  if (strcmp(name, "int80-personality") == 0)
+    return int80(136 /* i386 personality */, arg != NULL ? strtol(arg, NULL, 0) : 0xffffffffL, 0,
+                 0);
   if (strcmp(name, "int80-getpid") == 0)
     return int80(20 /* i386 getpid */, 0, 0, 0);
   if (strcmp(name, "int80-keyctl") == 0)
     return int80(288 /* i386 keyctl */, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
+  /* SCHED_FIFO priority 1 for this process (RLIMIT_RTPRIO allows it
+   * without CAP_SYS_NICE) */
+  if (strcmp(name, "sched-fifo") == 0)
+    return sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){.sched_priority = 1});
+  /* i386's msgget(IPC_PRIVATE): "int80-msgget" the direct call,
+   * "int80-ipc-msgget=V" ipc(2) with version V in the call number's high
+   * 16 bits, which the kernel drops. */
+  if (strcmp(name, "int80-msgget") == 0)
+    return int80(399 /* i386 msgget */, IPC_PRIVATE, 0600, 0);
+  if (strcmp(name, "int80-ipc-msgget") == 0) {
+    long version = arg != NULL ? strtol(arg, NULL, 0) : 0;
+    return int80(117 /* i386 ipc */, version << 16 | 13 /* MSGGET */, IPC_PRIVATE, 0600);
+  }
   if (strcmp(name, "socket") == 0 || strcmp(name, "int80-socket") == 0 ||
       strcmp(name, "int80-socketcall") == 0)
     return probe_socket(name, arg);

@@ -418,21 +418,43 @@ static int program_export(scmp_filter_ctx ctx, struct seccomp_program *program, 
  * program must answer the action of a rule that matches the call, or the
  * build fails naming the rule. */
 
-/* What a multiplexer carries (i386, s390, ppc): libseccomp turns a rule on
- * one of these into a rule on the multiplexer that ignores the arguments
- * (they are in memory, out of a filter's reach). */
-static const char *const socketcall_calls[] = {
-    "socket",     "bind",    "connect", "listen",  "accept",   "getsockname", "getpeername",
-    "socketpair", "send",    "recv",    "sendto",  "recvfrom", "shutdown",    "setsockopt",
-    "getsockopt", "sendmsg", "recvmsg", "accept4", "recvmmsg", "sendmmsg",    NULL};
-static const char *const ipc_calls[] = {"semop",  "semget", "semctl", "semtimedop", "msgsnd",
-                                        "msgrcv", "msgget", "msgctl", "shmat",      "shmdt",
-                                        "shmget", "shmctl", NULL};
+/* What a multiplexer carries (i386, s390, ppc), with its number there:
+ * libseccomp turns a rule on one of these into a rule on the multiplexer
+ * that ignores the arguments (they are in memory, out of a filter's
+ * reach). */
+struct carried_call {
+  const char *name;
+  uint32_t number;
+};
+static const struct carried_call socketcall_calls[] = {
+    {"socket", 1},    {"bind", 2},        {"connect", 3},     {"listen", 4},
+    {"accept", 5},    {"getsockname", 6}, {"getpeername", 7}, {"socketpair", 8},
+    {"send", 9},      {"recv", 10},       {"sendto", 11},     {"recvfrom", 12},
+    {"shutdown", 13}, {"setsockopt", 14}, {"getsockopt", 15}, {"sendmsg", 16},
+    {"recvmsg", 17},  {"accept4", 18},    {"recvmmsg", 19},   {"sendmmsg", 20},
+    {NULL, 0}};
+static const struct carried_call ipc_calls[] = {
+    {"semop", 1},   {"semget", 2},  {"semctl", 3},  {"semtimedop", 4}, {"msgsnd", 11},
+    {"msgrcv", 12}, {"msgget", 13}, {"msgctl", 14}, {"shmat", 21},     {"shmdt", 22},
+    {"shmget", 23}, {"shmctl", 24}, {NULL, 0}};
 
-static bool name_in(const char *name, const char *const *names)
+/* ipc(2) reads only the low 16 bits of its call number (the rest is a
+ * version) while libseccomp compares all 32: the same call with version
+ * bits set is tried too. */
+struct multiplexer {
+  const char *name;
+  const struct carried_call *calls;
+  uint32_t version_bits;
+};
+static const struct multiplexer multiplexers[] = {
+    {"socketcall", socketcall_calls, 0},
+    {"ipc", ipc_calls, 0x20000},
+};
+
+static bool name_in(const char *name, const struct carried_call *calls)
 {
-  for (; *names != NULL; names++)
-    if (strcmp(*names, name) == 0)
+  for (; calls->name != NULL; calls++)
+    if (strcmp(calls->name, name) == 0)
       return true;
   return false;
 }
@@ -443,10 +465,9 @@ static bool rule_names(const struct seccomp_rule *rule, const char *call, bool c
   for (const char *const *name = rule->names; *name != NULL; name++) {
     if (!carried && strcmp(*name, call) == 0)
       return true;
-    if (carried && strcmp(call, "socketcall") == 0 && name_in(*name, socketcall_calls))
-      return true;
-    if (carried && strcmp(call, "ipc") == 0 && name_in(*name, ipc_calls))
-      return true;
+    for (size_t m = 0; carried && m < sizeof(multiplexers) / sizeof(multiplexers[0]); m++)
+      if (strcmp(call, multiplexers[m].name) == 0 && name_in(*name, multiplexers[m].calls))
+        return true;
   }
   return false;
 }
@@ -521,6 +542,13 @@ static bool arch_narrow(uint32_t token)
   return false;
 }
 
+/* The kernel's order of actions, most restrictive first (it is how it
+ * picks between stacked filters): a smaller rank denies more. */
+static int32_t action_rank(uint32_t action)
+{
+  return (int32_t)(action & SECCOMP_RET_ACTION_FULL);
+}
+
 /* Is got the action of an applicable rule that matches call(args)? A rule
  * on a call the multiplexer call carries matches whatever the arguments. */
 static bool answer_expected(const struct seccomp_profile *profile, const struct seccomp_host *host,
@@ -549,6 +577,23 @@ static const char *action_text(uint32_t ret, char buf[48])
   return buf;
 }
 
+/* The first argument of rule compared with a value above 32 bits (for
+ * SCMP_CMP_MASKED_EQ the value compared, not the mask: a mask's high bits
+ * only clear what a 32-bit call never sets), or NULL. On a 32-bit ABI
+ * (i386, and x32 as libseccomp compiles it) libseccomp compares only the
+ * low 32 bits, so "allow personality if arg0 == 0x100400000", which no
+ * i386 call can make, allowed i386's personality(0x400000). */
+static const struct seccomp_arg *arg_wider_than_abi(const struct seccomp_rule *rule)
+{
+  for (size_t i = 0; i < rule->n_args; i++) {
+    const struct seccomp_arg *arg = &rule->args[i];
+    uint64_t datum = arg->op == SCMP_CMP_MASKED_EQ ? arg->value_two : arg->value;
+    if (datum > UINT32_MAX)
+      return arg;
+  }
+  return NULL;
+}
+
 static int rule_check(const struct seccomp_profile *profile, const struct seccomp_host *host,
                       const struct seccomp_program *program, size_t r,
                       const struct seccomp_arch_info *arch, uint32_t token, oci_error_t *err)
@@ -556,6 +601,7 @@ static int rule_check(const struct seccomp_profile *profile, const struct seccom
   const struct seccomp_rule *rule = &profile->rules[r];
   bool narrow = arch_narrow(token);
   struct seccomp_data data = {.arch = token == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : token};
+  const struct seccomp_arg *wide = narrow ? arg_wider_than_abi(rule) : NULL;
   uint64_t args[6];
   uint32_t got;
 
@@ -567,19 +613,114 @@ static int rule_check(const struct seccomp_profile *profile, const struct seccom
     data.nr = seccomp_syscall_resolve_name_arch(token, *name);
     if (data.nr < 0)
       continue; /* not a call of this architecture, or unknown (an allow rule) */
+    if (wide != NULL)
+      return oci_error_set(
+          err, 0,
+          "seccomp: syscalls[%zu] (%s) compares argument %u with %#llx, above 32 bits: on %s, a "
+          "32-bit ABI to libseccomp, it compares only the low 32 bits, so the rule would match "
+          "calls it does not name; refused rather than loaded weaker (leave %s out of "
+          "architectures)",
+          r, *name, wide->index,
+          (unsigned long long)(wide->op == SCMP_CMP_MASKED_EQ ? wide->value_two : wide->value),
+          arch->scmp_name, arch->scmp_name);
     if (!seccomp_bpf_run(program, &data, &got))
       return oci_error_set(err, 0, "seccomp: libseccomp exported a malformed program");
-    if (!answer_expected(profile, host, *name, args, narrow, got)) {
+    /* Of two rules without arguments on one call libseccomp keeps the
+     * first (the profile's order decides), but a rule without arguments
+     * overrides one with them wherever it stands, whatever their actions:
+     * "allow getcwd" beside "getcwd errno if arg1 >= 0" allowed every
+     * getcwd. A rule with arguments may give way only to a stricter one. */
+    if (!answer_expected(profile, host, *name, args, narrow, got) ||
+        (rule->n_args > 0 &&
+         action_rank(got) > action_rank(action_with_errno(rule->action, rule->errno_ret)))) {
       char want[48], gave[48];
       return oci_error_set(
           err, 0,
           "seccomp: syscalls[%zu] (%s, %s) does not hold on %s in the program libseccomp %u.%u.%u "
           "compiled (the call gets %s); refused rather than loaded weaker (libseccomp 2.5 drops "
           "x86_64's rules when x32 is in the filter with a rule on a call x86_64 lacks, such as "
-          "socketcall or ipc, beside a rule with args)",
+          "socketcall or ipc, beside a rule with args; a rule without args on a call overrides one "
+          "with args, whatever their actions and order)",
           r, *name, action_text(action_with_errno(rule->action, rule->errno_ret), want),
           arch->scmp_name, seccomp_version()->major, seccomp_version()->minor,
           seccomp_version()->micro, action_text(got, gave));
+    }
+  }
+  return 0;
+}
+
+/* May the program answer call, made through a multiplexer that hides its
+ * arguments, with got? Yes if a rule on the multiplexer itself, without
+ * arguments, says so (the profile decided the multiplexer: Docker's allows
+ * socketcall), or if got denies at least as much as the profile's answer
+ * to call for any arguments (a rule naming it, or the default where a rule
+ * naming it compares arguments). */
+static bool carried_answer_holds(const struct seccomp_profile *profile,
+                                 const struct seccomp_host *host, const char *multiplexer,
+                                 const char *call, uint32_t got)
+{
+  uint32_t default_action = action_with_errno(profile->default_action, profile->default_errno_ret);
+  bool compares = false;
+
+  for (size_t r = 0; r < profile->n_rules; r++) {
+    const struct seccomp_rule *rule = &profile->rules[r];
+    if (rule_applies(rule, host) && rule->n_args == 0 &&
+        action_with_errno(rule->action, rule->errno_ret) == got &&
+        rule_names(rule, multiplexer, false))
+      return true;
+  }
+  for (size_t r = 0; r < profile->n_rules; r++) {
+    const struct seccomp_rule *rule = &profile->rules[r];
+    if (!rule_applies(rule, host) || !rule_names(rule, call, false))
+      continue;
+    compares |= rule->n_args > 0;
+    if (action_rank(got) > action_rank(action_with_errno(rule->action, rule->errno_ret)))
+      return false;
+  }
+  return !compares || action_rank(got) <= action_rank(default_action);
+}
+
+/* Each applicable rule's calls as the architecture's multiplexers carry
+ * them: rule_check tries the direct calls with arguments that satisfy the
+ * rule, but through socketcall or ipc the arguments are out of the
+ * filter's sight (a socket family allow-list allows every family there),
+ * and ipc's version bits dodge libseccomp's comparison of the call number. */
+static int multiplexer_check(const struct seccomp_profile *profile, const struct seccomp_host *host,
+                             const struct seccomp_program *program,
+                             const struct seccomp_arch_info *arch, uint32_t token, oci_error_t *err)
+{
+  for (size_t m = 0; m < sizeof(multiplexers) / sizeof(multiplexers[0]); m++) {
+    const struct multiplexer *mux = &multiplexers[m];
+    struct seccomp_data data = {.nr = seccomp_syscall_resolve_name_arch(token, mux->name),
+                                .arch = token};
+    if (data.nr < 0)
+      continue; /* not a call of this architecture (a pseudo-syscall) */
+    for (size_t r = 0; r < profile->n_rules; r++) {
+      const struct seccomp_rule *rule = &profile->rules[r];
+      if (!rule_applies(rule, host))
+        continue;
+      for (const struct carried_call *call = mux->calls; call->name != NULL; call++) {
+        if (!rule_names(rule, call->name, false))
+          continue;
+        for (int versioned = 0; versioned <= (mux->version_bits != 0); versioned++) {
+          char want[48], gave[48];
+          uint32_t got;
+          data.args[0] = call->number | (versioned ? mux->version_bits : 0);
+          if (!seccomp_bpf_run(program, &data, &got))
+            return oci_error_set(err, 0, "seccomp: libseccomp exported a malformed program");
+          if (carried_answer_holds(profile, host, mux->name, call->name, got))
+            continue;
+          return oci_error_set(
+              err, 0,
+              "seccomp: syscalls[%zu] (%s, %s) does not hold on %s through %s(%#llx), which "
+              "hides the call's arguments%s (the call gets %s); refused rather than loaded "
+              "weaker: add a rule on %s without arguments, or leave %s out of architectures",
+              r, call->name, action_text(action_with_errno(rule->action, rule->errno_ret), want),
+              arch->scmp_name, mux->name, (unsigned long long)data.args[0],
+              versioned ? " and reads only the low 16 bits of its call number" : "",
+              action_text(got, gave), mux->name, arch->scmp_name);
+        }
+      }
     }
   }
   return 0;
@@ -601,6 +742,8 @@ static int program_check(const struct seccomp_profile *profile, const struct sec
       if (rule_applies(&profile->rules[r], host) &&
           rule_check(profile, host, program, r, arch, token, err) < 0)
         return -1;
+    if (multiplexer_check(profile, host, program, arch, token, err) < 0)
+      return -1;
   }
   return 0;
 }
@@ -614,7 +757,7 @@ static void program_cache_key(const char *profile_json, char key[OCI_DIGEST_LEN]
   struct oci_sha256 *hash = oci_sha256_new();
   char header[96];
 
-  snprintf(header, sizeof(header), "ocirun seccomp program v2\nlibseccomp %u.%u.%u\n",
+  snprintf(header, sizeof(header), "ocirun seccomp program v3\nlibseccomp %u.%u.%u\n",
            version->major, version->minor, version->micro);
   if (hash == NULL) {
     key[0] = '\0';
