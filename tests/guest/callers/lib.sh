@@ -54,18 +54,26 @@ callers_start_dockerd() {
     --add-runtime "ocirun=$2" --data-root "$dir/docker" --exec-root "$dir/docker-exec" \
     --pidfile "$dir/docker.pid" -H "unix://$dir/docker.sock" >"$dir/dockerd.log" 2>&1 &
   callers_dockerd_pid=$!
-  for _ in $(seq 240); do
-    "$dir/bin/docker" info >/dev/null 2>&1 && return 0
-    kill -0 "$callers_dockerd_pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  return 1
+  callers_answers 240 "$callers_dockerd_pid" "$dir/bin/docker" info
 }
 
 # callers_docker_load DIR LAYOUT REF: the OCI layout into dockerd as REF
 # (skopeo's docker-daemon: transport, nothing from a registry).
 callers_docker_load() {
   skopeo copy --quiet --dest-daemon-host "unix://$1/docker.sock" "oci:$2:$3" "docker-daemon:$3"
+}
+
+# callers_answers N PID COMMAND...: polls COMMAND every half second, N
+# times at most, while the daemon PID lives; true once it succeeds.
+callers_answers() {
+  local n=$1 pid=$2
+  shift 2
+  for _ in $(seq "$n"); do
+    "$@" >/dev/null 2>&1 && return 0
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.5
+  done
+  return 1
 }
 
 # callers_start_containerd DIR: containerd with the overlayfs snapshotter,
@@ -88,12 +96,7 @@ disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.b
 EOF
   containerd --config "$c/config.toml" >"$c/containerd.log" 2>&1 &
   callers_containerd_pid=$!
-  for _ in $(seq 120); do
-    "$dir/bin/ctr" version >/dev/null 2>&1 && return 0
-    kill -0 "$callers_containerd_pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  return 1
+  callers_answers 120 "$callers_containerd_pid" "$dir/bin/ctr" version
 }
 
 # callers_ctr_import DIR LAYOUT: an OCI layout tarred as it is is an

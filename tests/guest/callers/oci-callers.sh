@@ -58,6 +58,20 @@ use_runtime() {
     rt_bin=$(tracer "$rt_label" "$2")
   fi
 }
+# for_each_runtime CONTROL CASES: the function CASES with the control
+# runtime (CONTROL, on PATH), then with $OCIRUN, as $runtimes asks.
+for_each_runtime() {
+  local r
+  for r in $runtimes; do
+    case $r in
+    control) use_runtime "$1" "$(command -v "$1")" control ;;
+    ocirun) use_runtime ocirun "$OCIRUN" test ;;
+    *) continue ;;
+    esac
+    "$2"
+    note "$caller: $rt_label done"
+  done
+}
 # tracer LABEL BINARY: prints the path of a wrapper that logs each call.
 tracer() {
   local w=$work/trace-$1
@@ -233,16 +247,7 @@ containerd_caller() {
     fi
   done
   note "containerd: images imported"
-  local r
-  for r in $runtimes; do
-    case $r in
-    control) use_runtime runc "$(command -v runc)" control ;;
-    ocirun) use_runtime ocirun "$OCIRUN" test ;;
-    *) continue ;;
-    esac
-    ctr_cases
-    note "containerd: $rt_label done"
-  done
+  for_each_runtime runc ctr_cases
 }
 
 # ====================================================================
@@ -423,16 +428,7 @@ podman_caller() {
     fi
   done
   [ "$ok_load" = 1 ] || return
-  local r
-  for r in $runtimes; do
-    case $r in
-    control) use_runtime crun "$(command -v crun)" control ;;
-    ocirun) use_runtime ocirun "$OCIRUN" test ;;
-    *) continue ;;
-    esac
-    podman_cases
-    note "podman: $rt_label done"
-  done
+  for_each_runtime crun podman_cases
 }
 
 # ====================================================================
@@ -551,16 +547,7 @@ docker_caller() {
     tail_of "$err"
     return
   fi
-  local r
-  for r in $runtimes; do
-    case $r in
-    control) use_runtime runc "$(command -v runc)" control ;;
-    ocirun) use_runtime ocirun "$OCIRUN" test ;;
-    *) continue ;;
-    esac
-    docker_cases
-    note "docker: $rt_label done"
-  done
+  for_each_runtime runc docker_cases
 }
 
 for tool in ctr containerd containerd-shim-runc-v2 runc crun podman conmon tmux dockerd docker skopeo; do
