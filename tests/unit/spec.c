@@ -673,6 +673,19 @@ static int parse_with(const char *dotted, const char *value, struct spec *s)
   return ret;
 }
 
+/* What dockerd writes for every container that asks for no CPU weight. */
+static void test_cpu_shares_zero(void)
+{
+  struct spec s;
+
+  if (is_int(
+          parse_with("linux.resources.cpu", "{'shares': 0, 'quota': 50000, 'period': 100000}", &s),
+          0, "cpu {shares: 0} (dockerd's) parses"))
+    ok(!s.resources.cpu_shares_set && s.resources.cpu_quota == 50000,
+       "cpu.shares 0: not given, the quota kept");
+  spec_clear(&s);
+}
+
 static void test_block_io(void)
 {
   struct spec s;
@@ -1246,6 +1259,7 @@ int main(void)
   test_uts_sysctl();
   test_rules();
   test_refused_properties();
+  test_cpu_shares_zero();
   test_block_io();
   test_hugepages_and_idle();
   test_process_attrs();

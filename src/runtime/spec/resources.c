@@ -77,14 +77,18 @@ static int check_cpu_list(const char *list, const char *path, oci_error_t *err)
   return 0;
 }
 
+/* 0 is "not given": dockerd writes {"shares": 0} for every container that
+ * asks for no weight, and runc and crun leave the weight alone then. */
 static int parse_cpu_shares(const cJSON *value, const char *path, void *resources, oci_error_t *err)
 {
   struct spec_resources *out = resources;
 
   if (value == NULL)
     return 0;
-  out->cpu_shares_set = true;
-  return spec_number_u64(value, path, UINT64_MAX, &out->cpu_shares, err);
+  if (spec_number_u64(value, path, UINT64_MAX, &out->cpu_shares, err) < 0)
+    return -1;
+  out->cpu_shares_set = out->cpu_shares != 0;
+  return 0;
 }
 
 /* microseconds; -1: unlimited, as when absent */

@@ -1,11 +1,13 @@
 # tests/guest/callers/lib.sh, sourced in the cgroup v2 guest by oci-callers.sh
-# and scripts/bench-callers: a private containerd and a private podman whose
-# state lives under one directory on the guest's tmpfs /tmp (9p cannot hold an
-# overlay upper), the test images loaded into both, and two wrappers,
-# DIR/bin/ctr and DIR/bin/podman, that carry the private flags.
+# and scripts/bench-callers: a private containerd, a private podman and a
+# private dockerd whose state lives under one directory on the guest's tmpfs
+# /tmp (9p cannot hold an overlay upper), the test images loaded into them,
+# and three wrappers, DIR/bin/ctr, DIR/bin/podman and DIR/bin/docker, that
+# carry the private flags.
 
 callers_namespace=ocirun-callers
 callers_containerd_pid=
+callers_dockerd_pid=
 
 # callers_write_wrappers DIR: DIR/bin/ctr and DIR/bin/podman. No journald and
 # no systemd in the guest: podman's cgroups through cgroupfs, its events and
@@ -34,7 +36,44 @@ CONTAINERS_CONF='$dir/podman/containers.conf' TMPDIR='$dir/podman/scratch' exec 
   --runroot '$dir/podman/run' --tmpdir '$dir/podman/tmp' --storage-driver overlay \\
   --cgroup-manager cgroupfs --events-backend file "\$@"
 EOF
-  chmod 0755 "$dir/bin/ctr" "$dir/bin/podman"
+  cat >"$dir/bin/docker" <<EOF || return 1
+#!/bin/sh
+exec docker -H 'unix://$dir/docker.sock' "\$@"
+EOF
+  chmod 0755 "$dir/bin/ctr" "$dir/bin/podman" "$dir/bin/docker"
+}
+
+# callers_start_dockerd DIR RUNTIME: dockerd (which starts a containerd of
+# its own under DIR/docker-exec) with RUNTIME added as the runtime "ocirun"
+# (--add-runtime: the runc v2 shim runs it as its runc binary), overlay2
+# under DIR/docker, no bridge and no iptables (the cases run --network
+# none). Waits for it to answer (120 s at most).
+callers_start_dockerd() {
+  local dir=$1
+  dockerd --iptables=false --bridge=none --ip-forward=false --storage-driver=overlay2 \
+    --add-runtime "ocirun=$2" --data-root "$dir/docker" --exec-root "$dir/docker-exec" \
+    --pidfile "$dir/docker.pid" -H "unix://$dir/docker.sock" >"$dir/dockerd.log" 2>&1 &
+  callers_dockerd_pid=$!
+  callers_answers 240 "$callers_dockerd_pid" "$dir/bin/docker" info
+}
+
+# callers_docker_load DIR LAYOUT REF: the OCI layout into dockerd as REF
+# (skopeo's docker-daemon: transport, nothing from a registry).
+callers_docker_load() {
+  skopeo copy --quiet --dest-daemon-host "unix://$1/docker.sock" "oci:$2:$3" "docker-daemon:$3"
+}
+
+# callers_answers N PID COMMAND...: polls COMMAND every half second, N
+# times at most, while the daemon PID lives; true once it succeeds.
+callers_answers() {
+  local n=$1 pid=$2
+  shift 2
+  for _ in $(seq "$n"); do
+    "$@" >/dev/null 2>&1 && return 0
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.5
+  done
+  return 1
 }
 
 # callers_start_containerd DIR: containerd with the overlayfs snapshotter,
@@ -57,12 +96,7 @@ disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.b
 EOF
   containerd --config "$c/config.toml" >"$c/containerd.log" 2>&1 &
   callers_containerd_pid=$!
-  for _ in $(seq 120); do
-    "$dir/bin/ctr" version >/dev/null 2>&1 && return 0
-    kill -0 "$callers_containerd_pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  return 1
+  callers_answers 120 "$callers_containerd_pid" "$dir/bin/ctr" version
 }
 
 # callers_ctr_import DIR LAYOUT: an OCI layout tarred as it is is an
@@ -85,7 +119,8 @@ callers_podman_load() {
 
 # callers_cleanup DIR: removes what the callers left (containers, tasks,
 # shims, conmons, cgroups, mounts), stops containerd, and removes DIR. Only
-# processes whose command line names DIR, and the containers' own cgroups.
+# processes whose command line names DIR, and the containers' own cgroups
+# (dockerd's under /sys/fs/cgroup/docker: in the guest only a test runs one).
 callers_cleanup() {
   local dir=$1 t pid f cg m
   if [ -x "$dir/bin/podman" ]; then
@@ -103,13 +138,21 @@ callers_cleanup() {
     wait "$callers_containerd_pid" 2>/dev/null
     callers_containerd_pid=
   fi
+  if [ -n "$callers_dockerd_pid" ]; then
+    t=$(timeout 20 "$dir/bin/docker" ps -a -q 2>/dev/null)
+    # shellcheck disable=SC2086 # a list of ids
+    [ -z "$t" ] || timeout -k 5 60 "$dir/bin/docker" rm -f $t >/dev/null 2>&1
+    kill "$callers_dockerd_pid" 2>/dev/null
+    wait "$callers_dockerd_pid" 2>/dev/null
+    callers_dockerd_pid=
+  fi
   for f in /proc/[0-9]*/cmdline; do
     pid=${f#/proc/}
     pid=${pid%/cmdline}
     [ "$pid" != $$ ] || continue
     case "$( (tr '\0' ' ' <"$f") 2>/dev/null)" in *"$dir/"*) kill -9 "$pid" 2>/dev/null ;; esac
   done
-  for cg in /sys/fs/cgroup/$callers_namespace /sys/fs/cgroup/libpod_parent; do
+  for cg in /sys/fs/cgroup/$callers_namespace /sys/fs/cgroup/libpod_parent /sys/fs/cgroup/docker; do
     [ -d "$cg" ] || continue
     find "$cg" -mindepth 1 -depth -type d | while read -r f; do
       [ -e "$f/cgroup.kill" ] && echo 1 >"$f/cgroup.kill" 2>/dev/null

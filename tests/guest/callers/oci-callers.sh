@@ -9,7 +9,8 @@
 #   cd BUILDDIR && OCIRUN=$PWD/ocirun top_srcdir=SRC top_builddir=$PWD \
 #     TEST_IMAGES=$PWD/test-images SRC/scripts/vm-run SRC/tests/guest/callers/oci-callers.sh
 # (the busybox and python test images must exist: scripts/make-test-images).
-# Environment: OCIRUN_CALLERS ("containerd podman" by default: which callers),
+# Environment: OCIRUN_CALLERS ("containerd podman docker" by default: which
+# callers),
 # OCIRUN_CALLERS_RUNTIMES ("control ocirun": which runtimes),
 # OCIRUN_CALLERS_TIMEOUT (seconds per caller command, default 120),
 # OCIRUN_CALLERS_TRACE=1 (run each runtime through a wrapper that logs every
@@ -22,11 +23,12 @@ images=${TEST_IMAGES:-}
 
 work=$TEST_TMP/callers
 trap 'TERM=xterm tmux -L ocirun-callers kill-server 2>/dev/null; callers_cleanup "$work"; rm -rf "$TEST_TMP"' EXIT
-callers=${OCIRUN_CALLERS:-containerd podman}
+callers=${OCIRUN_CALLERS:-containerd podman docker}
 runtimes=${OCIRUN_CALLERS_RUNTIMES:-control ocirun}
 tmo=${OCIRUN_CALLERS_TIMEOUT:-120}
 ctr=$work/bin/ctr
 podman=$work/bin/podman
+docker=$work/bin/docker
 probe_py=$top_srcdir/src/probe/probe.py
 out=$TEST_TMP/out
 err=$TEST_TMP/err
@@ -55,6 +57,20 @@ use_runtime() {
   if [ "${OCIRUN_CALLERS_TRACE:-0}" = 1 ]; then
     rt_bin=$(tracer "$rt_label" "$2")
   fi
+}
+# for_each_runtime CONTROL CASES: the function CASES with the control
+# runtime (CONTROL, on PATH), then with $OCIRUN, as $runtimes asks.
+for_each_runtime() {
+  local r
+  for r in $runtimes; do
+    case $r in
+    control) use_runtime "$1" "$(command -v "$1")" control ;;
+    ocirun) use_runtime ocirun "$OCIRUN" test ;;
+    *) continue ;;
+    esac
+    "$2"
+    note "$caller: $rt_label done"
+  done
 }
 # tracer LABEL BINARY: prints the path of a wrapper that logs each call.
 tracer() {
@@ -231,16 +247,7 @@ containerd_caller() {
     fi
   done
   note "containerd: images imported"
-  local r
-  for r in $runtimes; do
-    case $r in
-    control) use_runtime runc "$(command -v runc)" control ;;
-    ocirun) use_runtime ocirun "$OCIRUN" test ;;
-    *) continue ;;
-    esac
-    ctr_cases
-    note "containerd: $rt_label done"
-  done
+  for_each_runtime runc ctr_cases
 }
 
 # ====================================================================
@@ -421,19 +428,129 @@ podman_caller() {
     fi
   done
   [ "$ok_load" = 1 ] || return
-  local r
-  for r in $runtimes; do
-    case $r in
-    control) use_runtime crun "$(command -v crun)" control ;;
-    ocirun) use_runtime ocirun "$OCIRUN" test ;;
-    *) continue ;;
-    esac
-    podman_cases
-    note "podman: $rt_label done"
-  done
+  for_each_runtime crun podman_cases
 }
 
-for tool in ctr containerd containerd-shim-runc-v2 runc crun podman conmon tmux; do
+# ====================================================================
+# docker: dockerd 20.10 with --add-runtime ocirun=$OCIRUN; docker run
+# --runtime RUNTIME, through dockerd's own containerd and the runc v2 shim
+# ====================================================================
+# The recipe's flags as the recipe passes them to docker (docs/docker-path.md).
+docker_recipe_flags=(--network none --read-only --memory 128m --memory-swap 128m --cpus 0.5
+  --pids-limit 32 --cap-drop ALL --security-opt no-new-privileges --user 65534:65534
+  --tmpfs /tmp:rw,noexec,nosuid,size=1048576)
+# The probe's checks (docs/docker-path.md's table) in busybox's sh, one line
+# each; the recipe's image has python, the test's busybox does not.
+docker_probe='echo "uid $(id -u)"
+for f in memory.max pids.max cpu.max; do echo "$f $(cat /sys/fs/cgroup/$f)"; done
+sed -nE "s/^(CapEff|NoNewPrivs):[[:space:]]*/\1 /p" /proc/self/status
+echo net $(ls /sys/class/net)
+touch /var/tmp/probe 2>&1 | grep -q "Read-only file system" && echo "var/tmp EROFS"
+echo hi >/tmp/probe && [ "$(cat /tmp/probe)" = hi ] && rm /tmp/probe && echo "tmp written"
+o=,$(awk "\$2 == \"/tmp\" { print \$4 }" /proc/mounts),
+case $o in *,nosuid,*) case $o in *,noexec,*) echo "tmp nosuid,noexec" ;; esac ;; esac'
+docker_probe_want='uid 65534
+memory.max 134217728
+pids.max 32
+cpu.max 50000 100000
+CapEff 0000000000000000
+NoNewPrivs 1
+net lo
+var/tmp EROFS
+tmp written
+tmp nosuid,noexec'
+
+# io_weights PID: "io.weight VALUE; io.bfq.weight VALUE" of the cgroup the
+# process is in (its /proc/PID/cgroup line, read in the guest: the host's
+# side of the container's cgroup), "none" for a file the kernel lacks.
+io_weights() {
+  local cg f v line=
+  cg=$(sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null)
+  [ -n "$cg" ] || { echo "no cgroup for pid $1"; return; }
+  for f in io.weight io.bfq.weight; do
+    v=$(tr '\n' ' ' 2>/dev/null <"/sys/fs/cgroup$cg/$f") || v=none
+    line="$line${line:+; }$f ${v% }"
+  done
+  echo "$line"
+}
+# weight_is WANT_V2 WANT_BFQ PID: the cgroup's default io.weight is WANT_V2,
+# or its io.bfq.weight is WANT_BFQ (runc writes only the latter where the
+# kernel has BFQ; ocirun writes both).
+weight_is() {
+  local w
+  w=$(io_weights "$3")
+  case "$w" in
+  "io.weight default $1;"* | *"io.bfq.weight default $2") return 0 ;;
+  esac
+  echo "# $w"
+  return 1
+}
+
+docker_cases() {
+  # dockerd's names for the two: its default and the one it was given.
+  local name=dc-$rt_label what pid d=("$docker" run --runtime "$rt_label")
+  expect_status 0 "docker run busybox true exits 0" "${d[@]}" --rm --network none busybox:latest true
+  expect_status 3 "docker run busybox sh -c 'exit 3': the exit status reaches docker" \
+    "${d[@]}" --rm --network none busybox:latest sh -c 'echo hello from $$; exit 3'
+  out_is "hello from 1" "docker run: stdout reaches docker, the command is pid 1"
+  expect_status 0 "docker run with the recipe's flags runs busybox's probe" \
+    "${d[@]}" --rm -i "${docker_recipe_flags[@]}" busybox:latest sh -c "$docker_probe"
+  out_is "$docker_probe_want" "docker run with the recipe's flags: every check of the probe's table holds"
+
+  # A long container without a weight (the control of what io_weights
+  # reads: the default), exec into it, stop it (TERM trapped: exit 7).
+  expect_status 0 "docker run -d a trapping loop" "${d[@]}" -d --network none --name "$name-long" \
+    busybox:latest sh -c 'trap "exit 7" TERM; while :; do sleep 1; done'
+  what="docker run without --blkio-weight: io.weight is the default, 100"
+  if runnable "$what"; then
+    pid=$("$docker" inspect --format '{{.State.Pid}}' "$name-long" 2>/dev/null)
+    if weight_is 100 100 "${pid:-0}"; then pass "$what"; else fail "$what"; fi
+  fi
+  expect_status 4 "docker exec: runs in the container and its status reaches docker" \
+    "$docker" exec "$name-long" sh -c 'tr "\0" " " </proc/1/cmdline; exit 4'
+  out_is 'sh -c trap "exit 7" TERM; while :; do sleep 1; done ' "docker exec: sees the container's pid 1"
+  expect_status 0 "docker stop -t 60" "$docker" stop -t 60 "$name-long"
+  bounded "$docker" inspect --format '{{.State.Status}} {{.State.ExitCode}}' "$name-long"
+  out_is "exited 7" "docker stop: TERM reached pid 1 (it exited 7)"
+  expect_status 0 "docker rm of the stopped container" "$docker" rm "$name-long"
+
+  # --blkio-weight 300: dockerd writes blockIO.weight 300 (cgroup v1's
+  # scale); on cgroup v2 that is io.weight 1 + (300-10)*9999/990 = 2930.
+  expect_status 0 "docker run -d --blkio-weight 300" "${d[@]}" -d --network none --blkio-weight 300 \
+    --name "$name-weight" busybox:latest sleep 1000
+  what="docker run --blkio-weight 300: the container's cgroup has io.weight 2930 (io.bfq.weight 300)"
+  if runnable "$what"; then
+    pid=$("$docker" inspect --format '{{.State.Pid}}' "$name-weight" 2>/dev/null)
+    if weight_is 2930 300 "${pid:-0}"; then pass "$what"; else fail "$what"; fi
+  fi
+  expect_status 0 "docker rm -f of the weighted container" "$docker" rm -f "$name-weight"
+
+  bounded "$docker" ps -a -q --filter "name=^$name-"
+  if [ ! -s "$out" ]; then pass "no container left"; else fail "no container left: $(tr '\n' ' ' <"$out")"; fi
+  # State under the --root the shim gives, named by the 64-digit ids.
+  nothing_left "docker/*/" "$work/docker-exec/runtime-$rt_label" "$(printf '%.0s?' $(seq 64))"
+}
+
+docker_caller() {
+  caller=docker
+  note "docker: starting dockerd"
+  if ! callers_start_dockerd "$work" "$OCIRUN"; then
+    harness_broken "dockerd starts"
+    tail_of "$work/dockerd.log"
+    return
+  fi
+  ok "dockerd starts (overlay2 on tmpfs, no bridge, the runtime ocirun added)"
+  if callers_docker_load "$work" "$TEST_IMAGES/busybox" busybox:latest >"$out" 2>"$err"; then
+    ok "skopeo loads the busybox test image into dockerd"
+  else
+    harness_broken "skopeo loads the busybox test image into dockerd"
+    tail_of "$err"
+    return
+  fi
+  for_each_runtime runc docker_cases
+}
+
+for tool in ctr containerd containerd-shim-runc-v2 runc crun podman conmon tmux dockerd docker skopeo; do
   command -v "$tool" >/dev/null 2>&1 || not_ok "$tool is installed (scripts/install-deps)"
 done
 for layout in busybox python; do
@@ -450,6 +567,7 @@ for c in $callers; do
   case $c in
   containerd) containerd_caller ;;
   podman) podman_caller ;;
+  docker) docker_caller ;;
   *) not_ok "unknown caller '$c' in OCIRUN_CALLERS" ;;
   esac
 done
