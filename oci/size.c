@@ -72,3 +72,16 @@ too_large:
   errno = ERANGE;
   return -1;
 }
+
+int oci_size_option(const char *option, const char *text, int64_t *bytes, oci_error_t *err)
+{
+  int64_t parsed;
+
+  if (oci_size_parse(text, &parsed) < 0 || parsed < 1)
+    return oci_error_set(err, 0,
+                         "%s '%s': invalid size: a positive number with an optional unit b, k, m "
+                         "or g is expected",
+                         option, text);
+  *bytes = parsed;
+  return 0;
+}

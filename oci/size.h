@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "oci/error.h"
+
 /* The largest size, 2^53 bytes (8 PiB): what a JSON number holds exactly,
  * and sizes are written into config.json. */
 #define OCI_SIZE_MAX (INT64_C(1) << 53)
@@ -20,5 +22,9 @@
  * OCI_SIZE_MAX. 0 with *bytes set, or -1 with errno EINVAL (ERANGE when
  * it is too large); *bytes is left alone on failure. */
 int oci_size_parse(const char *text, int64_t *bytes);
+
+/* An option's size, at least a byte: oci_size_parse, and on failure *err
+ * names the option and its text ("--memory 'big': invalid size: ..."). */
+int oci_size_option(const char *option, const char *text, int64_t *bytes, oci_error_t *err);
 
 #endif

@@ -108,22 +108,6 @@ static int replace_string(char **slot, const char *value, oci_error_t *err)
   return 0;
 }
 
-/* A size (oci/size.h: docker's units, binary multiples), at least a byte. */
-static int parse_bytes(const char *option, const char *text, int64_t *out, oci_error_t *err)
-{
-  int64_t bytes;
-
-  if (oci_size_parse(text, &bytes) < 0 || bytes < 1) {
-    oci_error_set(err, 0,
-                  "%s '%s': invalid size: a positive number with an optional unit b, k, m or g "
-                  "is expected",
-                  option, text);
-    return -1;
-  }
-  *out = bytes;
-  return 0;
-}
-
 /* A decimal number with nothing after it. */
 static int parse_decimal(const char *text, double *out)
 {
@@ -231,7 +215,7 @@ static int parse_storage_opt(const char *text, struct run_config *config, oci_er
                          "--storage-opt '%s': unsupported; ocirun knows size=BYTES (the bound of "
                          "the root's writable layer)",
                          text);
-  if (parse_bytes("--storage-opt size=", text + 5, &size, err) < 0)
+  if (oci_size_option("--storage-opt size=", text + 5, &size, err) < 0)
     return -1;
   config->storage_size = (uint64_t)size;
   return 0;
@@ -430,7 +414,7 @@ static int apply_option(int c, const char *arg, struct run_config *config, oci_e
   case OPT_STORAGE_OPT:
     return parse_storage_opt(arg, config, err);
   case 'm':
-    if (parse_bytes("--memory", arg, &config->memory_bytes, err) < 0)
+    if (oci_size_option("--memory", arg, &config->memory_bytes, err) < 0)
       return -1;
     if (config->memory_bytes < MEMORY_MINIMUM_BYTES)
       return oci_error_set(err, 0, "--memory '%s': the minimum memory limit allowed is 6m", arg);
@@ -440,7 +424,7 @@ static int apply_option(int c, const char *arg, struct run_config *config, oci_e
       config->memory_swap_bytes = -2;
       return 0;
     }
-    return parse_bytes("--memory-swap", arg, &config->memory_swap_bytes, err);
+    return oci_size_option("--memory-swap", arg, &config->memory_swap_bytes, err);
   case OPT_CPUS:
     return parse_cpus(arg, config, err);
   case OPT_PIDS_LIMIT:

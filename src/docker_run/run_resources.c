@@ -232,22 +232,11 @@ static int parse_cpu_shares(const char *text, struct run_resources *r, oci_error
   return 0;
 }
 
-/* A size in docker's units (oci/size.h), at least a byte. */
-static int parse_size(const char *option, const char *text, int64_t *bytes, oci_error_t *err)
-{
-  if (oci_size_parse(text, bytes) < 0 || *bytes < 1)
-    return oci_error_set(err, 0,
-                         "%s '%s': invalid size: a positive number with an optional unit b, k, m "
-                         "or g is expected",
-                         option, text);
-  return 0;
-}
-
 static int parse_memory_reservation(const char *text, struct run_resources *r, oci_error_t *err)
 {
   int64_t bytes;
 
-  if (parse_size("--memory-reservation", text, &bytes, err) < 0)
+  if (oci_size_option("--memory-reservation", text, &bytes, err) < 0)
     return -1;
   if (bytes < MEMORY_RESERVATION_MINIMUM)
     return oci_error_set(
@@ -491,7 +480,7 @@ int run_resources_apply(int c, const char *arg, struct run_resources *r, oci_err
   case RUN_RESOURCES_OPT_SHM_SIZE: {
     int64_t bytes;
 
-    if (parse_size("--shm-size", arg, &bytes, err) < 0)
+    if (oci_size_option("--shm-size", arg, &bytes, err) < 0)
       return -1;
     r->shm_size = (uint64_t)bytes;
     return 0;
