@@ -52,6 +52,17 @@ static size_t depth_of(const char *path)
   return n;
 }
 
+/* What one mount holds: its strings and its source's fd. */
+static void run_mount_release(struct run_mount *mount)
+{
+  free(mount->path);
+  free(mount->options);
+  free(mount->source);
+  free(mount->volume);
+  if (mount->source_fd >= 0)
+    close(mount->source_fd);
+}
+
 /* Takes *mount. As docker, a shallower target comes before a deeper one
  * whatever the order given (-v A:/data/x -v B:/data still shows A inside
  * B), otherwise the order given; one target twice is refused. */
@@ -82,12 +93,7 @@ static int add_mount(struct run_config *config, const char *text, struct run_mou
   config->n_mounts++;
   return 0;
 fail:
-  free(mount->path);
-  free(mount->options);
-  free(mount->source);
-  free(mount->volume);
-  if (mount->source_fd >= 0)
-    close(mount->source_fd);
+  run_mount_release(mount);
   return -1;
 }
 
@@ -280,10 +286,7 @@ static int add_bind(struct run_config *config, const char *text, const char *sou
   if (normalize_target(mount->option, target, text, &mount->path, err) < 0 ||
       check_bind_target(mount->option, text, mount->path, err) < 0 ||
       open_bind_source(mount->option, text, source, mount, err) < 0) {
-    free(mount->path);
-    free(mount->source);
-    if (mount->source_fd >= 0)
-      close(mount->source_fd);
+    run_mount_release(mount);
     return -1;
   }
   return add_mount(config, text, mount, err);
@@ -298,12 +301,12 @@ static int add_volume(struct run_config *config, const char *text, const char *n
     return oci_error_wrap(err, "%s '%s': ", mount->option, text);
   if (normalize_target(mount->option, target, text, &mount->path, err) < 0 ||
       check_bind_target(mount->option, text, mount->path, err) < 0) {
-    free(mount->path);
+    run_mount_release(mount);
     return -1;
   }
   mount->volume = strdup(name);
   if (mount->volume == NULL) {
-    free(mount->path);
+    run_mount_release(mount);
     return oci_error_errno(err, "run: allocate %s", mount->option);
   }
   return add_mount(config, text, mount, err);
@@ -578,16 +581,8 @@ int run_mount_parse_mount(const char *text, struct run_config *config, oci_error
 
 void run_mounts_clear(struct run_config *config)
 {
-  for (size_t i = 0; i < config->n_mounts; i++) {
-    struct run_mount *m = &config->mounts[i];
-
-    free(m->path);
-    free(m->options);
-    free(m->source);
-    free(m->volume);
-    if (m->source_fd >= 0)
-      close(m->source_fd);
-  }
+  for (size_t i = 0; i < config->n_mounts; i++)
+    run_mount_release(&config->mounts[i]);
   free(config->mounts);
   config->mounts = NULL;
   config->n_mounts = 0;
