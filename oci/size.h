@@ -1,6 +1,7 @@
 /* Sizes in bytes as docker's flags write them ("512m", "1.5g"): one parser
  * for every flag that takes one (`ocirun run`'s --memory, --memory-swap,
- * --storage-opt size=, --tmpfs size=; `ocirun update`'s --memory,
+ * --memory-reservation, --shm-size, --storage-opt size=, --tmpfs size=,
+ * --mount tmpfs-size=; `ocirun update`'s --memory,
  * --memory-reservation, --memory-swap). Here, not in src/, because both
  * src/docker_run/ and src/cli/ read sizes and neither may include the
  * other. */
