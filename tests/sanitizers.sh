@@ -52,7 +52,7 @@ for t in $SANITIZED_TESTS; do
   found=$(ls "$reports")
   if [ -z "$found" ]; then ok "tests/$t.sh: no sanitizer report"; else
     not_ok "tests/$t.sh: no sanitizer report"
-    for f in "$reports"/*; do grep -m3 -E 'ERROR|runtime error|SUMMARY' "$f" | sed 's/^/# /'; done
+    for f in "$reports"/*; do grep -m3 -E 'ERROR|runtime error|SUMMARY|fatal error|HINT' "$f" | sed 's/^/# /'; done
     mkdir -p "$TEST_TMP/seen" && mv "$reports"/* "$TEST_TMP/seen/"
   fi
 done
